@@ -1,0 +1,8 @@
+// Package adapters links every dialect into the registry of package
+// dialect. Import it for its side effect; a new dialect adds one line here.
+package adapters
+
+import (
+	_ "github.com/evtool/evtool/adapters/basis"     // basis spawn --json
+	_ "github.com/evtool/evtool/adapters/canonical" // evtool's own model
+)

@@ -1,0 +1,113 @@
+// Package basis reads and writes the event stream of `basis spawn --json`.
+//
+// basis writes one flat JSON object per line: "seq", "type", then the
+// event's fields in declaration order. Schema 1 and schema 2 streams both
+// decode; unknown types become canonical "unknown" events and unknown fields
+// ride in ext.basis, so basis → canonical → basis gives back the same JSON,
+// byte for byte when the input was in basis's own key order.
+package basis
+
+import (
+	"bufio"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/tidwall/gjson"
+)
+
+// Name is the dialect's name.
+const Name = "basis"
+
+func init() { dialect.Register(Dialect{}) }
+
+// Dialect is the basis dialect.
+type Dialect struct{}
+
+// Name implements dialect.Dialect.
+func (Dialect) Name() string { return Name }
+
+// Description implements dialect.Dialect.
+func (Dialect) Description() string { return "basis spawn --json (schema 1 and 2)" }
+
+// Schema implements dialect.Dialect.
+func (Dialect) Schema() string { return "basis.schema.json" }
+
+// Sniff accepts a line with an integer "seq" and a string "type" and no
+// canonical "source" object.
+func (Dialect) Sniff(line []byte) bool {
+	r := gjson.ParseBytes(line)
+	return r.Get("seq").Type == gjson.Number && r.Get("type").Type == gjson.String &&
+		!r.Get("source").Exists() && !r.Get("payload_type").Exists()
+}
+
+// NewDecoder implements dialect.Dialect.
+func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder {
+	return &Decoder{opts: opts}
+}
+
+// NewEncoder implements dialect.Dialect.
+func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
+	return &Encoder{w: w, opts: opts}
+}
+
+// NewChecker implements dialect.Dialect.
+func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }
+
+// fields lists the keys of every known type in basis's declared order,
+// without the leading "seq" and "type".
+var fields = map[string][]string{
+	"run_started":                 {"schema", "basis", "session_id", "workspace", "model", "provider", "context_files", "skills_dirs", "skills", "templates_dirs", "templates", "mcp_files", "mcp_servers", "a2a_files", "a2a_agents"},
+	"user_message":                {"text", "image_count"},
+	"assistant_delta":             {"text"},
+	"assistant_reasoning_delta":   {"text"},
+	"assistant_message":           {"text"},
+	"tool_queued":                 {"tool_call_id", "tool_name", "summary", "mutability", "input"},
+	"tool_started":                {"tool_call_id", "tool_name"},
+	"tool_progress":               {"tool_call_id", "tool_name", "progress"},
+	"tool_completed":              {"tool_call_id", "tool_name", "summary", "is_error"},
+	"permission_requested":        {"request_id", "tool_call_id", "tool_name", "description", "preview"},
+	"permission_resolved":         {"request_id", "tool_call_id", "tool_name", "outcome", "rule_scope"},
+	"task_updated":                {"task_id", "kind", "status", "title", "detail"},
+	"compaction_started":          {"agent_id"},
+	"compaction_completed":        {"agent_id", "replaced_items", "preserved_items", "transcript_len", "extracted_facts", "summary_preview"},
+	"request_tool_results_elided": {"agent_id", "policy", "canonical_tool_result_content_bytes", "projected_tool_result_content_bytes", "results"},
+	"memory_updated":              {"agent_id", "stored_records"},
+	"usage":                       {"agent_id", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "reasoning_tokens", "thoughts_tokens"},
+	"notice":                      {"severity", "message"},
+	"retry":                       {"agent_id", "error", "attempt", "max_attempts", "next_delay_ms"},
+	"error":                       {"message", "recoverable"},
+	"branched":                    {"entry_id", "abandoned_entries"},
+	"run_finished":                {"status", "message", "stopped_by", "usage"},
+}
+
+// Types returns the 22 known basis event types.
+func Types() []string {
+	out := make([]string, 0, len(fields))
+	for t := range fields {
+		out = append(out, t)
+	}
+	return out
+}
+
+// nested lists the keys of nested object types, for unknown-key detection.
+var nested = map[string][]string{
+	"context_file":  {"path", "scope"},
+	"skill":         {"name", "description"},
+	"template":      {"name", "description", "argument_hint"},
+	"run_usage":     {"input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "reasoning_tokens", "thoughts_tokens", "model_responses"},
+	"elided_result": {"tool_call_id", "tool_name", "is_error", "canonical_content_kind", "action", "canonical_content_bytes", "projected_content_bytes"},
+}
+
+func knownField(t, k string) bool {
+	if k == "seq" || k == "type" {
+		return true
+	}
+	for _, f := range fields[t] {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+// schema2Only lists the types that exist only from schema 2 on.
+var schema2Only = map[string]bool{"request_tool_results_elided": true}

@@ -1,0 +1,55 @@
+package basis
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// ToolKind returns the ACP ToolKind basis's own ACP mapping gives a tool
+// call: by name first, with `spawn` decided by its input, and by mutability
+// for any other name.
+func ToolKind(name, mutability string, input []byte) string {
+	switch name {
+	case "spawn":
+		v := gjson.GetBytes(input, "input")
+		if v.Type != gjson.String {
+			return "execute"
+		}
+		s := strings.TrimSpace(v.Str)
+		switch {
+		case strings.HasPrefix(s, "!!"):
+			return "other"
+		case strings.HasPrefix(s, "!"):
+			return "execute"
+		default:
+			return "other"
+		}
+	case "shell", "bash", "command", "background_command":
+		return "execute"
+	case "files", "read", "read_file":
+		if mutability == "read_only" {
+			return "read"
+		}
+		return "edit"
+	case "write", "write_file", "edit", "edit_file", "apply_patch":
+		return "edit"
+	case "delete", "remove":
+		return "delete"
+	case "move", "rename":
+		return "move"
+	case "search", "grep", "glob", "find":
+		return "search"
+	case "fetch", "web_fetch", "http":
+		return "fetch"
+	case "think", "load_skill":
+		return "think"
+	}
+	switch mutability {
+	case "read_only":
+		return "read"
+	case "mutating":
+		return "edit"
+	}
+	return "other"
+}

@@ -1,0 +1,275 @@
+package basis
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
+
+// Rule ids of basis's stream rules. docs/rules.md describes each.
+const (
+	RuleFirstLine         = "basis/first-line"
+	RuleRunStartedAgain   = "basis/run-started-repeated"
+	RuleAfterFinish       = "basis/after-finish"
+	RuleTruncated         = "basis/truncated"
+	RuleSeqIncreasing     = "basis/seq-increasing"
+	RuleSeqGap            = "basis/seq-gap"
+	RuleSeqStart          = "basis/seq-start"
+	RuleSchemaVersion     = "basis/schema-version"
+	RuleTypeVersion       = "basis/type-version"
+	RuleErrorMessage      = "basis/error-message"
+	RuleToolNotQueued     = "basis/tool-not-queued"
+	RuleToolRequeued      = "basis/tool-requeued"
+	RuleToolRestarted     = "basis/tool-restarted"
+	RuleToolClosed        = "basis/tool-closed"
+	RuleToolName          = "basis/tool-name"
+	RuleToolUnfinished    = "basis/tool-unfinished"
+	RulePermNotRequested  = "basis/permission-not-requested"
+	RulePermDuplicate     = "basis/permission-duplicate"
+	RulePermResolvedTwice = "basis/permission-resolved-twice"
+	RulePermUnresolved    = "basis/permission-unresolved"
+	RuleUnknownType       = "basis/unknown-type"
+	RuleUnknownField      = "basis/unknown-field"
+)
+
+type toolState struct {
+	line      int
+	name      string
+	started   bool
+	completed bool
+}
+
+type permState struct {
+	line     int
+	resolved bool
+}
+
+type checker struct {
+	lines    int
+	schema   uint64
+	seq      uint64
+	haveSeq  bool
+	finished int // line of run_finished, 0 if none yet
+	tools    map[string]*toolState
+	perms    map[string]*permState
+	order    []string // tool ids in queue order, for end-of-stream reports
+	permIDs  []string
+}
+
+func newChecker() *checker {
+	return &checker{tools: map[string]*toolState{}, perms: map[string]*permState{}}
+}
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return // the schema reports it
+	}
+	errf := func(ptr, rule, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	warnf := func(ptr, rule, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	typ := r.Get("type").Str
+
+	if c.finished > 0 {
+		errf("/type", RuleAfterFinish, "%s after run_finished on line %d: run_finished must be the last line", typ, c.finished)
+	}
+	if c.lines == 1 && typ != "run_started" {
+		errf("/type", RuleFirstLine, "the first line is %q, want run_started", typ)
+	}
+	if c.lines > 1 && typ == "run_started" {
+		errf("/type", RuleRunStartedAgain, "run_started may only be the first line")
+	}
+
+	if v := r.Get("seq"); v.Type == gjson.Number {
+		if s, err := strconv.ParseUint(v.Raw, 10, 64); err == nil {
+			switch {
+			case !c.haveSeq && c.lines == 1 && s != 0:
+				warnf("/seq", RuleSeqStart, "seq of the first line is %d, want 0", s)
+			case c.haveSeq && s <= c.seq:
+				errf("/seq", RuleSeqIncreasing, "seq %d does not increase (previous line had %d)", s, c.seq)
+			case c.haveSeq && s > c.seq+1:
+				warnf("/seq", RuleSeqGap, "seq jumps from %d to %d", c.seq, s)
+			}
+			if !c.haveSeq || s > c.seq {
+				c.seq = s
+			}
+			c.haveSeq = true
+		}
+	}
+
+	known, isKnown := fields[typ]
+	if !isKnown {
+		if typ != "" {
+			report(dialect.Finding{Line: n, Pointer: "/type", Severity: dialect.Warning, Rule: RuleUnknownType,
+				Message: fmt.Sprintf("unknown event type %q (kept as opaque data)", typ), Unknown: true})
+		}
+		return
+	}
+	_ = known
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if !knownField(typ, k.Str) {
+			report(dialect.Finding{Line: n, Pointer: "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning, Rule: RuleUnknownField,
+				Message: fmt.Sprintf("unknown field %q on %s", k.Str, typ), Unknown: true})
+		}
+		return true
+	})
+	c.nestedUnknown(r, typ, n, report)
+
+	if schema2Only[typ] && c.schema == 1 {
+		errf("/type", RuleTypeVersion, "%s does not exist in schema 1 (the stream's run_started says schema 1)", typ)
+	}
+
+	id := r.Get("tool_call_id").Str
+	switch typ {
+	case "run_started":
+		if v := r.Get("schema"); v.Type == gjson.Number {
+			s, err := strconv.ParseUint(v.Raw, 10, 64)
+			if err != nil || (s != 1 && s != 2) {
+				errf("/schema", RuleSchemaVersion, "schema %s is not a known basis schema version (1 or 2)", v.Raw)
+			} else if c.lines == 1 {
+				c.schema = s
+			}
+		}
+	case "run_finished":
+		c.finished = n
+		if r.Get("status").Str == "error" && !r.Get("message").Exists() {
+			errf("/status", RuleErrorMessage, "a run_finished with status \"error\" must have a message")
+		}
+	case "tool_queued":
+		if t, ok := c.tools[id]; ok {
+			errf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, t.line)
+			return
+		}
+		c.tools[id] = &toolState{line: n, name: r.Get("tool_name").Str}
+		c.order = append(c.order, id)
+	case "tool_started", "tool_progress", "tool_completed":
+		t, ok := c.tools[id]
+		if !ok {
+			errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
+			return
+		}
+		if t.completed {
+			errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
+			return
+		}
+		if name := r.Get("tool_name"); name.Exists() && name.Str != t.name {
+			warnf("/tool_name", RuleToolName, "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
+		}
+		switch typ {
+		case "tool_started":
+			if t.started {
+				errf("/tool_call_id", RuleToolRestarted, "tool call %q was already started", id)
+			}
+			t.started = true
+		case "tool_completed":
+			t.completed = true
+		}
+	case "permission_requested":
+		rid := r.Get("request_id").Str
+		if p, ok := c.perms[rid]; ok {
+			errf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, p.line)
+		} else {
+			c.perms[rid] = &permState{line: n}
+			c.permIDs = append(c.permIDs, rid)
+		}
+		c.permTool(id, typ, errf)
+	case "permission_resolved":
+		rid := r.Get("request_id").Str
+		p, ok := c.perms[rid]
+		switch {
+		case !ok:
+			errf("/request_id", RulePermNotRequested, "permission_resolved for request %q, which was never requested", rid)
+		case p.resolved:
+			errf("/request_id", RulePermResolvedTwice, "permission request %q was already resolved", rid)
+		default:
+			p.resolved = true
+		}
+		c.permTool(id, typ, errf)
+	}
+}
+
+// permTool checks that a permission event names a call between its queueing
+// and its completion.
+func (c *checker) permTool(id, typ string, errf func(ptr, rule, format string, args ...any)) {
+	t, ok := c.tools[id]
+	switch {
+	case !ok:
+		errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
+	case t.completed:
+		errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
+	}
+}
+
+func (c *checker) nestedUnknown(r gjson.Result, typ string, n int, report func(dialect.Finding)) {
+	check := func(field, kind string) {
+		v := r.Get(field)
+		if !v.IsArray() && !v.IsObject() {
+			return
+		}
+		visit := func(ptr string, obj gjson.Result) {
+			if !obj.IsObject() {
+				return
+			}
+			obj.ForEach(func(k, _ gjson.Result) bool {
+				if !contains(nested[kind], k.Str) {
+					report(dialect.Finding{Line: n, Pointer: ptr + "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning,
+						Rule: RuleUnknownField, Message: fmt.Sprintf("unknown field %q in %s", k.Str, field), Unknown: true})
+				}
+				return true
+			})
+		}
+		if v.IsObject() {
+			visit("/"+field, v)
+			return
+		}
+		i := 0
+		v.ForEach(func(_, e gjson.Result) bool {
+			visit(fmt.Sprintf("/%s/%d", field, i), e)
+			i++
+			return true
+		})
+	}
+	switch typ {
+	case "run_started":
+		check("context_files", "context_file")
+		check("mcp_files", "context_file")
+		check("a2a_files", "context_file")
+		check("skills", "skill")
+		check("templates", "template")
+	case "request_tool_results_elided":
+		check("results", "elided_result")
+	case "run_finished":
+		check("usage", "run_usage")
+	}
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Line: 0, Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want run_started first"})
+		return
+	}
+	if c.finished == 0 {
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: "the stream ends without run_finished: it is truncated"})
+		return
+	}
+	for _, id := range c.order {
+		if t := c.tools[id]; !t.completed {
+			report(dialect.Finding{Line: t.line, Pointer: "/tool_call_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
+				Message: fmt.Sprintf("tool call %q never completed", id)})
+		}
+	}
+	for _, id := range c.permIDs {
+		if p := c.perms[id]; !p.resolved {
+			report(dialect.Finding{Line: p.line, Pointer: "/request_id", Severity: dialect.Warning, Rule: RulePermUnresolved,
+				Message: fmt.Sprintf("permission request %q was never resolved", id)})
+		}
+	}
+}

@@ -1,0 +1,226 @@
+// Package canonical reads and writes evtool's own canonical stream, the
+// model of package event serialised as NDJSON.
+package canonical
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/tidwall/gjson"
+)
+
+// Name is the dialect's name.
+const Name = "canonical"
+
+func init() { dialect.Register(Dialect{}) }
+
+// Dialect is the canonical dialect.
+type Dialect struct{}
+
+// Name implements dialect.Dialect.
+func (Dialect) Name() string { return Name }
+
+// Description implements dialect.Dialect.
+func (Dialect) Description() string { return "evtool's canonical event model, version 1" }
+
+// Schema implements dialect.Dialect.
+func (Dialect) Schema() string { return "canonical.schema.json" }
+
+// Sniff accepts a session_started line with a source object.
+func (Dialect) Sniff(line []byte) bool {
+	r := gjson.ParseBytes(line)
+	return r.Get("type").Str == string(event.TypeSessionStarted) && r.Get("source").IsObject()
+}
+
+// NewDecoder implements dialect.Dialect.
+func (Dialect) NewDecoder(dialect.DecodeOptions) dialect.Decoder { return decoder{} }
+
+// NewEncoder implements dialect.Dialect.
+func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
+	return &Encoder{w: w}
+}
+
+// NewChecker implements dialect.Dialect.
+func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }
+
+type decoder struct{}
+
+// A DecodeError is a canonical value that does not fit the model.
+type DecodeError = event.FieldError
+
+func (decoder) Decode(out []*event.Event, line []byte, _ int) ([]*event.Event, error) {
+	ev, err := event.Parse(line)
+	if err != nil {
+		return out, err
+	}
+	return append(out, ev), nil
+}
+
+func (decoder) End(out []*event.Event) []*event.Event { return out }
+
+// Encoder writes canonical lines. It numbers them from 0 in output order,
+// whatever seq the events carried.
+type Encoder struct {
+	w   *bufio.Writer
+	seq uint64
+	buf []byte
+}
+
+// Encode implements dialect.Encoder.
+func (e *Encoder) Encode(ev *event.Event) error {
+	ev.Seq = e.seq
+	b, err := event.Append(e.buf[:0], ev)
+	if err != nil {
+		return err
+	}
+	e.seq++
+	e.buf = append(b, '\n')
+	_, err = e.w.Write(e.buf)
+	return err
+}
+
+// Close implements dialect.Encoder.
+func (e *Encoder) Close() error { return nil }
+
+// Rule ids of the canonical stream rules.
+const (
+	RuleFirstLine        = "canonical/first-line"
+	RuleStartedRepeated  = "canonical/session-started-repeated"
+	RuleAfterFinish      = "canonical/after-finish"
+	RuleTruncated        = "canonical/truncated"
+	RuleSeqContiguous    = "canonical/seq-contiguous"
+	RuleToolNotCalled    = "canonical/tool-not-called"
+	RuleToolCalledTwice  = "canonical/tool-called-twice"
+	RuleToolClosed       = "canonical/tool-closed"
+	RuleTurnNotStarted   = "canonical/turn-not-started"
+	RuleTurnClosed       = "canonical/turn-closed"
+	RulePermNotRequested = "canonical/permission-not-requested"
+	RulePermClosed       = "canonical/permission-resolved-twice"
+	RuleUnknownField     = "canonical/unknown-field"
+	RuleBadValue         = "canonical/value"
+)
+
+type checker struct {
+	lines    int
+	next     uint64
+	finished int
+	tools    map[string]bool // call id → finished
+	turns    map[string]bool // turn id → finished
+	perms    map[string]bool // request id → resolved
+}
+
+func newChecker() *checker {
+	return &checker{tools: map[string]bool{}, turns: map[string]bool{}, perms: map[string]bool{}}
+}
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return
+	}
+	errf := func(ptr, rule, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	typ := event.Type(r.Get("type").Str)
+	if c.finished > 0 {
+		errf("/type", RuleAfterFinish, "%s after session_finished on line %d: session_finished must be the last line", typ, c.finished)
+	}
+	if c.lines == 1 && typ != event.TypeSessionStarted {
+		errf("/type", RuleFirstLine, "the first line is %q, want session_started", typ)
+	}
+	if c.lines > 1 && typ == event.TypeSessionStarted {
+		errf("/type", RuleStartedRepeated, "session_started may only be the first line")
+	}
+	if v := r.Get("seq"); v.Type == gjson.Number {
+		if s, err := strconv.ParseUint(v.Raw, 10, 64); err == nil {
+			if s != c.next {
+				errf("/seq", RuleSeqContiguous, "seq is %d, want %d (0-based, +1 per line)", s, c.next)
+			}
+			c.next = s + 1
+		}
+	}
+	known, ok := event.Fields(typ)
+	if !ok {
+		return // the schema reports the type
+	}
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if !known[k.Str] {
+			report(dialect.Finding{Line: n, Pointer: "/" + k.Str, Severity: dialect.Warning, Rule: RuleUnknownField,
+				Message: fmt.Sprintf("unknown field %q on %s", k.Str, typ), Unknown: true})
+		}
+		return true
+	})
+	// Values the schema accepts but the model cannot hold (e.g. an exit code
+	// beyond int64) are reported by decoding the line.
+	if _, err := event.Parse(line); err != nil {
+		var fe *event.FieldError
+		if errors.As(err, &fe) {
+			errf(fe.Pointer, RuleBadValue, "%s", fe.Msg)
+		}
+	}
+	call := r.Get("call_id").Str
+	switch typ {
+	case event.TypeSessionFinished:
+		c.finished = n
+	case event.TypeToolCall:
+		if _, seen := c.tools[call]; seen {
+			errf("/call_id", RuleToolCalledTwice, "a second tool_call for %q", call)
+		} else {
+			c.tools[call] = false
+		}
+	case event.TypeToolStarted, event.TypeToolProgress, event.TypeToolOutput, event.TypeToolFinished:
+		done, seen := c.tools[call]
+		switch {
+		case !seen:
+			errf("/call_id", RuleToolNotCalled, "%s for %q before its tool_call", typ, call)
+		case done:
+			errf("/call_id", RuleToolClosed, "%s for %q after its tool_finished", typ, call)
+		}
+		if typ == event.TypeToolFinished && seen {
+			c.tools[call] = true
+		}
+	case event.TypeTurnStarted:
+		c.turns[r.Get("turn_id").Str] = false
+	case event.TypeTurnFinished:
+		id := r.Get("turn_id").Str
+		done, seen := c.turns[id]
+		switch {
+		case !seen:
+			errf("/turn_id", RuleTurnNotStarted, "turn_finished for %q, which never started", id)
+		case done:
+			errf("/turn_id", RuleTurnClosed, "turn %q finished twice", id)
+		}
+		c.turns[id] = true
+	case event.TypePermissionRequest:
+		if id := r.Get("request_id").Str; id != "" {
+			c.perms[id] = false
+		}
+	case event.TypePermissionResolved:
+		if id := r.Get("request_id").Str; id != "" {
+			done, seen := c.perms[id]
+			switch {
+			case !seen:
+				errf("/request_id", RulePermNotRequested, "permission_resolved for %q, which was never requested", id)
+			case done:
+				errf("/request_id", RulePermClosed, "permission request %q resolved twice", id)
+			}
+			c.perms[id] = true
+		}
+	}
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want session_started first"})
+		return
+	}
+	if c.finished == 0 {
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: "the stream ends without session_finished: it is truncated"})
+	}
+}

@@ -1,0 +1,166 @@
+// Package dialect defines what every evtool dialect provides and keeps the
+// registry of them.
+//
+// A dialect reads its own lines into canonical events (Decoder), writes
+// canonical events as its own lines (Encoder), publishes a JSON Schema for a
+// single line, and checks the rules of a whole stream that a schema cannot
+// say (Checker). Each adapter registers itself from an init function; the
+// command imports them all through package adapters.
+package dialect
+
+import (
+	"bufio"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/evtool/evtool/event"
+)
+
+// Dialect is one wire format.
+type Dialect interface {
+	// Name is the dialect's name on the command line, e.g. "basis".
+	Name() string
+	// Description is a one-line summary for `evtool dialects`.
+	Description() string
+	// Sniff reports whether a first line looks like this dialect.
+	Sniff(line []byte) bool
+	// NewDecoder returns a decoder for one stream.
+	NewDecoder(opts DecodeOptions) Decoder
+	// NewEncoder returns an encoder that writes one stream to w.
+	NewEncoder(w *bufio.Writer, opts EncodeOptions) Encoder
+	// Schema returns the name of the dialect's schema file in package schema.
+	Schema() string
+	// NewChecker returns a checker of the dialect's stream rules.
+	NewChecker(opts CheckOptions) Checker
+}
+
+// DecodeOptions configure a Decoder.
+type DecodeOptions struct {
+	// Provenance makes every event carry its source line in Src.
+	Provenance bool
+}
+
+// Decoder turns the lines of one stream into canonical events.
+type Decoder interface {
+	// Decode appends the events of one line to out. The line is valid JSON.
+	// n is its 1-based physical line number. An error leaves the decoder
+	// ready for the next line.
+	Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error)
+	// End appends whatever the end of the stream implies.
+	End(out []*event.Event) []*event.Event
+}
+
+// EncodeOptions configure an Encoder.
+type EncodeOptions struct {
+	// Losses counts what the target cannot carry. It is never nil.
+	Losses *Losses
+	// Defaults supply facts a target needs and a source may lack, keyed by
+	// name (for example "session_id").
+	Defaults map[string]string
+}
+
+// Encoder writes canonical events as the lines of one stream.
+type Encoder interface {
+	// Encode writes the lines for one event.
+	Encode(e *event.Event) error
+	// Close writes whatever the end of the stream implies. It does not
+	// flush or close the underlying writer.
+	Close() error
+}
+
+// CheckOptions configure a Checker.
+type CheckOptions struct{}
+
+// Checker checks the stream rules of one stream, line by line.
+type Checker interface {
+	// Line checks one line that is valid JSON.
+	Line(line []byte, n int, report func(Finding))
+	// End checks what only the end of the stream can tell.
+	End(lastLine int, report func(Finding))
+}
+
+// Severity ranks a finding.
+type Severity int
+
+// Severities of findings.
+const (
+	Error Severity = iota
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Finding is one problem a Checker found.
+type Finding struct {
+	Line     int      // 1-based physical line
+	Pointer  string   // JSON pointer of the offending value, "" for the whole line
+	Severity Severity // Error or Warning
+	Rule     string   // stable rule id, e.g. "basis/seq-increasing"
+	Message  string
+	// Unknown marks findings about unknown types or fields, which are
+	// warnings unless validation is strict.
+	Unknown bool
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Dialect{}
+	order    []string
+)
+
+// Register adds a dialect. It panics on a duplicate name, which is a
+// programming error.
+func Register(d Dialect) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[d.Name()]; dup {
+		panic("dialect: Register called twice for " + d.Name())
+	}
+	registry[d.Name()] = d
+	order = append(order, d.Name())
+}
+
+// Lookup returns the dialect of that name.
+func Lookup(name string) (Dialect, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	if d, ok := registry[name]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("unknown dialect %q (known: %s)", name, strings.Join(namesLocked(), ", "))
+}
+
+// All returns the registered dialects sorted by name.
+func All() []Dialect {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []Dialect
+	for _, n := range namesLocked() {
+		out = append(out, registry[n])
+	}
+	return out
+}
+
+func namesLocked() []string {
+	names := append([]string(nil), order...)
+	sort.Strings(names)
+	return names
+}
+
+// Detect returns the dialect whose Sniff accepts the line, trying them in
+// name order.
+func Detect(line []byte) (Dialect, bool) {
+	for _, d := range All() {
+		if d.Sniff(line) {
+			return d, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,254 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/tidwall/gjson"
+)
+
+// Envelope keys in the order they are written. Body fields come between
+// "synthetic" and "src".
+var envelopeKeys = map[string]bool{
+	"seq": true, "type": true, "time": true, "turn_id": true, "agent_id": true,
+	"synthetic": true, "src": true, "ext": true,
+}
+
+// Append appends the canonical JSON line of e to dst, without a newline.
+func Append(dst []byte, e *Event) ([]byte, error) {
+	if e.Body == nil {
+		return dst, errors.New("event has no body")
+	}
+	first := true
+	dst = append(dst, '{')
+	dst = jsonenc.Key(dst, &first, "seq")
+	dst = jsonenc.Uint(dst, e.Seq)
+	dst = jsonenc.Key(dst, &first, "type")
+	dst = jsonenc.String(dst, string(e.Body.Type()))
+	if e.Time != "" {
+		dst = jsonenc.Key(dst, &first, "time")
+		dst = jsonenc.String(dst, e.Time)
+	}
+	if e.TurnID != "" {
+		dst = jsonenc.Key(dst, &first, "turn_id")
+		dst = jsonenc.String(dst, e.TurnID)
+	}
+	if e.AgentID != "" {
+		dst = jsonenc.Key(dst, &first, "agent_id")
+		dst = jsonenc.String(dst, e.AgentID)
+	}
+	if e.Synthetic {
+		dst = jsonenc.Key(dst, &first, "synthetic")
+		dst = append(dst, "true"...)
+	}
+	body, err := marshalBody(e.Body)
+	if err != nil {
+		return dst, fmt.Errorf("%s: %w", e.Body.Type(), err)
+	}
+	if len(body) > 2 { // not "{}"
+		dst = append(dst, ',')
+		dst = append(dst, body[1:len(body)-1]...)
+	}
+	if e.Src != nil {
+		dst = jsonenc.Key(dst, &first, "src")
+		b, err := json.Marshal(e.Src)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, b...)
+	}
+	if len(e.Ext) > 0 {
+		dst = jsonenc.Key(dst, &first, "ext")
+		dst = appendExt(dst, e.Ext)
+	}
+	for _, f := range e.Extra {
+		dst = jsonenc.Key(dst, &first, f.Key)
+		dst = append(dst, f.Value...)
+	}
+	return append(dst, '}'), nil
+}
+
+func appendExt(dst []byte, ext Ext) []byte {
+	keys := make([]string, 0, len(ext))
+	for k := range ext {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	first := true
+	dst = append(dst, '{')
+	for _, k := range keys {
+		dst = jsonenc.Key(dst, &first, k)
+		dst = append(dst, ext[k]...)
+	}
+	return append(dst, '}')
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// marshalBody encodes a body without HTML escaping, so text survives as
+// written.
+func marshalBody(b Body) ([]byte, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(b); err != nil {
+		return nil, err
+	}
+	out := bytes.TrimRight(buf.Bytes(), "\n")
+	if out[0] != '{' {
+		return nil, fmt.Errorf("body encodes as %s, not an object", out)
+	}
+	return out, nil
+}
+
+// A FieldError is a value of a canonical line that does not fit the model.
+type FieldError struct {
+	Pointer string // JSON pointer of the offending value
+	Msg     string
+}
+
+func (e *FieldError) Error() string { return e.Pointer + ": " + e.Msg }
+
+// Parse decodes one canonical JSON line. The line must be valid JSON; Parse
+// reports a FieldError when a known field has the wrong type. Top-level keys
+// the model does not know are kept in Extra.
+func Parse(line []byte) (*Event, error) {
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return nil, &FieldError{Pointer: "", Msg: "a canonical line must be a JSON object"}
+	}
+	tv := root.Get("type")
+	if !tv.Exists() {
+		return nil, &FieldError{Pointer: "/type", Msg: "missing"}
+	}
+	if tv.Type != gjson.String {
+		return nil, &FieldError{Pointer: "/type", Msg: "must be a string"}
+	}
+	t := Type(tv.Str)
+	body := newBody(t)
+	if body == nil {
+		return nil, &FieldError{Pointer: "/type", Msg: fmt.Sprintf("unknown canonical event type %q", tv.Str)}
+	}
+	known := bodyKeys(t)
+	e := &Event{Body: body}
+	var ferr error
+	root.ForEach(func(k, v gjson.Result) bool {
+		key := k.Str
+		switch key {
+		case "seq":
+			n, err := strconv.ParseUint(v.Raw, 10, 64)
+			if v.Type != gjson.Number || err != nil {
+				ferr = &FieldError{Pointer: "/seq", Msg: "must be a non-negative integer"}
+				return false
+			}
+			e.Seq = n
+		case "type":
+		case "time", "turn_id", "agent_id":
+			if v.Type != gjson.String {
+				ferr = &FieldError{Pointer: "/" + key, Msg: "must be a string"}
+				return false
+			}
+			switch key {
+			case "time":
+				e.Time = v.Str
+			case "turn_id":
+				e.TurnID = v.Str
+			default:
+				e.AgentID = v.Str
+			}
+		case "synthetic":
+			if !v.IsBool() {
+				ferr = &FieldError{Pointer: "/synthetic", Msg: "must be a boolean"}
+				return false
+			}
+			e.Synthetic = v.Bool()
+		case "src":
+			var s Source
+			if err := json.Unmarshal([]byte(v.Raw), &s); err != nil {
+				ferr = &FieldError{Pointer: "/src", Msg: err.Error()}
+				return false
+			}
+			e.Src = &s
+		case "ext":
+			if !v.IsObject() {
+				ferr = &FieldError{Pointer: "/ext", Msg: "must be an object"}
+				return false
+			}
+			e.Ext = Ext{}
+			v.ForEach(func(dk, dv gjson.Result) bool {
+				e.Ext[dk.Str] = json.RawMessage(dv.Raw)
+				return true
+			})
+		default:
+			if !known[key] {
+				e.Extra = append(e.Extra, RawField{Key: key, Value: json.RawMessage(v.Raw)})
+			}
+		}
+		return true
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	if err := json.Unmarshal(line, body); err != nil {
+		return nil, bodyError(err)
+	}
+	return e, nil
+}
+
+func bodyError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		ptr := "/" + strings.ReplaceAll(te.Field, ".", "/")
+		return &FieldError{Pointer: ptr, Msg: fmt.Sprintf("cannot hold a JSON %s (want %s)", te.Value, te.Type)}
+	}
+	return &FieldError{Msg: err.Error()}
+}
+
+var keyCache sync.Map // Type → map[string]bool
+
+// bodyKeys returns the JSON keys of a type's body fields.
+func bodyKeys(t Type) map[string]bool {
+	if m, ok := keyCache.Load(t); ok {
+		return m.(map[string]bool)
+	}
+	m := map[string]bool{}
+	rt := reflect.TypeOf(newBody(t)).Elem()
+	for i := 0; i < rt.NumField(); i++ {
+		tag := rt.Field(i).Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if name != "" && name != "-" {
+			m[name] = true
+		}
+	}
+	keyCache.Store(t, m)
+	return m
+}
+
+// Fields returns the JSON keys a canonical line of type t may carry: the
+// envelope and the body fields. It reports false for a type not in the model.
+func Fields(t Type) (map[string]bool, bool) {
+	if newBody(t) == nil {
+		return nil, false
+	}
+	out := map[string]bool{}
+	for k := range envelopeKeys {
+		out[k] = true
+	}
+	for k := range bodyKeys(t) {
+		out[k] = true
+	}
+	return out, true
+}
+
+// Position returns the JSON pointer of the offending value.
+func (e *FieldError) Position() string { return e.Pointer }

@@ -1,0 +1,120 @@
+package ndjson
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type got struct {
+	text string
+	n    int
+}
+
+func readAll(t *testing.T, r io.Reader) []got {
+	t.Helper()
+	rd := NewReader(r)
+	var out []got
+	for {
+		line, n, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		out = append(out, got{string(line), n})
+	}
+}
+
+func TestReader(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []got
+	}{
+		{"empty", "", nil},
+		{"one line", "{}\n", []got{{"{}", 1}}},
+		{"no final newline", "{\"a\":1}\n{\"b\":2}", []got{{`{"a":1}`, 1}, {`{"b":2}`, 2}}},
+		{"crlf", "{\"a\":1}\r\n{\"b\":2}\r\n", []got{{`{"a":1}`, 1}, {`{"b":2}`, 2}}},
+		{"bom", "\xEF\xBB\xBF{\"a\":1}\n", []got{{`{"a":1}`, 1}}},
+		{"bom only on first line", "{}\n\xEF\xBB\xBF{}\n", []got{{"{}", 1}, {"\xEF\xBB\xBF{}", 2}}},
+		{"blank lines keep numbering", "\n{}\n  \t\n\r\n{}\n\n", []got{{"{}", 2}, {"{}", 5}}},
+		{"only blanks", "\n\n \n", nil},
+		{"last line blank without newline", "{}\n   ", []got{{"{}", 1}}},
+		{"broken json is still a line", "{\"a\":\n{}\n", []got{{`{"a":`, 1}, {"{}", 2}}},
+		{"lone cr in a line is kept", "{\"a\":\"x\ry\"}\n", []got{{"{\"a\":\"x\ry\"}", 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, mode := range []string{"whole", "one byte reads"} {
+				var r io.Reader = strings.NewReader(tt.in)
+				if mode != "whole" {
+					r = iotest.OneByteReader(r)
+				}
+				out := readAll(t, r)
+				if len(out) != len(tt.want) {
+					t.Fatalf("%s: got %d lines %+v, want %d %+v", mode, len(out), out, len(tt.want), tt.want)
+				}
+				for i := range out {
+					if out[i] != tt.want[i] {
+						t.Errorf("%s: line %d = %+v, want %+v", mode, i, out[i], tt.want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	// A 64 MiB line, longer than any buffer, between two short ones.
+	big := make([]byte, 64<<20)
+	for i := range big {
+		big[i] = 'a' + byte(i%26)
+	}
+	var in bytes.Buffer
+	in.WriteString("{}\n\"")
+	in.Write(big)
+	in.WriteString("\"\r\n{\"end\":true}")
+	rd := NewReader(&in)
+	lines := 0
+	for {
+		line, n, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines++
+		if n != lines {
+			t.Errorf("line %d reported as %d", lines, n)
+		}
+		if lines == 2 {
+			if len(line) != len(big)+2 || !bytes.Equal(line[1:len(line)-1], big) {
+				t.Fatalf("long line: got %d bytes, want %d", len(line), len(big)+2)
+			}
+		}
+	}
+	if lines != 3 {
+		t.Fatalf("got %d lines, want 3", lines)
+	}
+}
+
+func TestReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	r := io.MultiReader(strings.NewReader("{}\n{\"partial"), iotest.ErrReader(boom))
+	rd := NewReader(r)
+	if line, n, err := rd.Next(); err != nil || string(line) != "{}" || n != 1 {
+		t.Fatalf("first line: %q %d %v", line, n, err)
+	}
+	if _, _, err := rd.Next(); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the read error", err)
+	}
+	if _, _, err := rd.Next(); !errors.Is(err, boom) {
+		t.Fatalf("the error must stick, got %v", err)
+	}
+}

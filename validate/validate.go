@@ -1,0 +1,267 @@
+// Package validate checks streams against a dialect's published JSON Schema
+// and its stream rules, and reports every problem with its position.
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/ndjson"
+	"github.com/evtool/evtool/schema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Rule ids that belong to no dialect.
+const (
+	RuleSyntax = "json/syntax"
+	RuleUTF8   = "json/utf8"
+)
+
+// Options configure a validation.
+type Options struct {
+	// Dialect is the stream's dialect; nil detects it from the first line.
+	Dialect dialect.Dialect
+	// Strict makes findings about unknown types and fields errors.
+	Strict bool
+}
+
+// Diagnostic is one problem found in a stream.
+type Diagnostic struct {
+	File     string
+	Line     int // 1-based; 0 for the stream as a whole
+	Col      int // 1-based, in characters; 0 when not known
+	Severity dialect.Severity
+	Pointer  string // JSON pointer of the offending value
+	Message  string
+	Rule     string
+}
+
+// String renders the diagnostic GNU style:
+// FILE:LINE[:COL]: error|warning: MESSAGE [RULE].
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	b.WriteString(d.File)
+	if d.Line > 0 {
+		fmt.Fprintf(&b, ":%d", d.Line)
+		if d.Col > 0 {
+			fmt.Fprintf(&b, ":%d", d.Col)
+		}
+	}
+	fmt.Fprintf(&b, ": %s: ", d.Severity)
+	if d.Pointer != "" {
+		b.WriteString(d.Pointer)
+		b.WriteString(": ")
+	}
+	b.WriteString(d.Message)
+	fmt.Fprintf(&b, " [%s]", d.Rule)
+	return b.String()
+}
+
+// Summary counts what a validation found.
+type Summary struct {
+	Dialect  string
+	Lines    int
+	Errors   int
+	Warnings int
+}
+
+// ErrUndetected means the dialect could not be told from the first line.
+var ErrUndetected = errors.New("cannot tell the dialect from the first line; name it with --dialect")
+
+// Stream validates one stream and calls report for every diagnostic, in
+// line order. The error is non-nil only when the stream could not be read
+// (or its dialect not detected); problems in the stream are diagnostics.
+func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Summary, error) {
+	var sum Summary
+	rd := ndjson.NewReader(r)
+	d := opts.Dialect
+	var sch *jsonschema.Schema
+	var chk dialect.Checker
+	emit := func(diag Diagnostic) {
+		diag.File = file
+		if diag.Severity == dialect.Error {
+			sum.Errors++
+		} else {
+			sum.Warnings++
+		}
+		report(diag)
+	}
+	setup := func() error {
+		s, err := compiled(d.Schema())
+		if err != nil {
+			return err
+		}
+		sch, chk = s, d.NewChecker(dialect.CheckOptions{})
+		sum.Dialect = d.Name()
+		return nil
+	}
+	if d != nil {
+		if err := setup(); err != nil {
+			return sum, err
+		}
+	}
+	last := 0
+	for {
+		line, n, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, fmt.Errorf("%s: %w", file, err)
+		}
+		sum.Lines++
+		last = n
+		if i := invalidUTF8(line); i >= 0 {
+			emit(Diagnostic{Line: n, Col: column(line, i), Severity: dialect.Error, Rule: RuleUTF8,
+				Message: fmt.Sprintf("invalid UTF-8 at byte %d", i+1)})
+			continue
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+		if err != nil {
+			emit(syntaxDiagnostic(line, n, err))
+			continue
+		}
+		if d == nil {
+			var ok bool
+			if d, ok = dialect.Detect(line); !ok {
+				return sum, fmt.Errorf("%s:%d: %w", file, n, ErrUndetected)
+			}
+			if err := setup(); err != nil {
+				return sum, err
+			}
+		}
+		if err := sch.Validate(inst); err != nil {
+			var ve *jsonschema.ValidationError
+			if !errors.As(err, &ve) {
+				return sum, err
+			}
+			for _, leaf := range leaves(ve, nil) {
+				ptr := pointer(leaf.InstanceLocation)
+				emit(Diagnostic{Line: n, Col: jsonptr.Column(line, ptr), Severity: dialect.Error, Pointer: ptr,
+					Rule: d.Name() + "/schema", Message: leaf.ErrorKind.LocalizedString(printer)})
+			}
+		}
+		chk.Line(line, n, func(f dialect.Finding) { emit(finding(f, line, opts.Strict)) })
+	}
+	if d == nil {
+		// Nothing valid to detect from: the stream is empty or all broken.
+		if sum.Lines == 0 {
+			return sum, fmt.Errorf("%s: %w", file, errEmpty)
+		}
+		return sum, nil
+	}
+	chk.End(last, func(f dialect.Finding) { emit(finding(f, nil, opts.Strict)) })
+	return sum, nil
+}
+
+var errEmpty = errors.New("the stream is empty and no --dialect was given")
+
+func finding(f dialect.Finding, line []byte, strict bool) Diagnostic {
+	sev := f.Severity
+	if f.Unknown && strict {
+		sev = dialect.Error
+	}
+	col := 0
+	if line != nil && f.Line > 0 {
+		col = jsonptr.Column(line, f.Pointer)
+	}
+	return Diagnostic{Line: f.Line, Col: col, Severity: sev, Pointer: f.Pointer, Message: f.Message, Rule: f.Rule}
+}
+
+var printer = message.NewPrinter(language.English)
+
+// leaves returns the innermost errors, which say what is actually wrong.
+func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return append(out, ve)
+	}
+	for _, c := range ve.Causes {
+		out = leaves(c, out)
+	}
+	return out
+}
+
+func pointer(tokens []string) string { return jsonptr.Join(tokens...) }
+
+func syntaxDiagnostic(line []byte, n int, err error) Diagnostic {
+	diag := Diagnostic{Line: n, Severity: dialect.Error, Rule: RuleSyntax}
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		off := int(se.Offset) - 1
+		if off < 0 {
+			off = 0
+		}
+		diag.Col = column(line, off)
+		diag.Message = "invalid JSON: " + se.Error()
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		diag.Col = column(line, len(line))
+		diag.Message = "invalid JSON: the line ends inside a value"
+	default:
+		diag.Col = 1
+		diag.Message = "invalid JSON: " + err.Error()
+	}
+	return diag
+}
+
+// invalidUTF8 returns the byte offset of the first invalid UTF-8 sequence,
+// or -1.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func column(line []byte, off int) int { return jsonptr.ColumnAt(line, off) }
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]*jsonschema.Schema{}
+)
+
+// compiled returns the compiled schema of that file name.
+func compiled(name string) (*jsonschema.Schema, error) {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if s, ok := cache[name]; ok {
+		return s, nil
+	}
+	c := jsonschema.NewCompiler()
+	for _, n := range schema.Names() {
+		data, err := schema.Read(n)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n, err)
+		}
+		if err := c.AddResource(schema.BaseURL+n, doc); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n, err)
+		}
+	}
+	s, err := c.Compile(schema.BaseURL + name)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	cache[name] = s
+	return s, nil
+}
