@@ -164,3 +164,22 @@ func Detect(line []byte) (Dialect, bool) {
 	}
 	return nil, false
 }
+
+// Rule describes one stream rule, for documentation and for tests that
+// prove every rule is exercised.
+type Rule struct {
+	ID       string
+	Severity Severity
+	Summary  string
+}
+
+// RuleLister is implemented by dialects that publish their rule catalogue.
+type RuleLister interface {
+	Rules() []Rule
+}
+
+// ErrorRule describes a rule whose findings are errors.
+func ErrorRule(id, summary string) Rule { return Rule{ID: id, Severity: Error, Summary: summary} }
+
+// WarningRule describes a rule whose findings are warnings.
+func WarningRule(id, summary string) Rule { return Rule{ID: id, Severity: Warning, Summary: summary} }

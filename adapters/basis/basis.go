@@ -111,3 +111,7 @@ func knownField(t, k string) bool {
 
 // schema2Only lists the types that exist only from schema 2 on.
 var schema2Only = map[string]bool{"request_tool_results_elided": true}
+
+// Fields returns the keys of a known basis type in declared order, without
+// "seq" and "type", or nil for an unknown type.
+func Fields(typ string) []string { return append([]string(nil), fields[typ]...) }

@@ -323,8 +323,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 // Close implements dialect.Encoder.
 func (e *Encoder) Close() error { return nil }
 
-// nextSeq returns the source's own seq when it is still increasing, else
-// the next number after the last line written.
+// nextSeq returns the source's own seq when the residue has one, so a
+// round trip is faithful even to a stream with gaps or disorder, and
+// otherwise the number after the last line written.
 func (e *Encoder) nextSeq() uint64 {
 	seq := e.seq + 1
 	if !e.started {
@@ -332,7 +333,7 @@ func (e *Encoder) nextSeq() uint64 {
 	}
 	for _, f := range e.ext {
 		if f.key == "seq" {
-			if n, err := strconv.ParseUint(f.raw, 10, 64); err == nil && (!e.started || n > e.seq) {
+			if n, err := strconv.ParseUint(f.raw, 10, 64); err == nil {
 				seq = n
 			}
 		}

@@ -273,3 +273,31 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 		}
 	}
 }
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.ErrorRule(RuleFirstLine, "the first line is run_started"),
+		dialect.ErrorRule(RuleRunStartedAgain, "run_started appears only as the first line"),
+		dialect.ErrorRule(RuleAfterFinish, "nothing follows run_finished"),
+		dialect.ErrorRule(RuleTruncated, "the stream ends with run_finished; without it the stream is truncated"),
+		dialect.ErrorRule(RuleSeqIncreasing, "seq strictly increases"),
+		dialect.WarningRule(RuleSeqGap, "seq increases by 1 (gap-free is not promised upstream)"),
+		dialect.WarningRule(RuleSeqStart, "the first line has seq 0"),
+		dialect.ErrorRule(RuleSchemaVersion, "run_started.schema is 1 or 2"),
+		dialect.ErrorRule(RuleTypeVersion, "every type exists in the stream's schema version (request_tool_results_elided needs 2)"),
+		dialect.ErrorRule(RuleErrorMessage, "a run_finished with status error has a message"),
+		dialect.ErrorRule(RuleToolNotQueued, "tool and permission events name a tool call queued before"),
+		dialect.ErrorRule(RuleToolRequeued, "a tool call is queued once"),
+		dialect.ErrorRule(RuleToolRestarted, "a tool call starts at most once"),
+		dialect.ErrorRule(RuleToolClosed, "nothing happens to a tool call after its tool_completed"),
+		dialect.WarningRule(RuleToolName, "tool_name repeats the name the call was queued with"),
+		dialect.WarningRule(RuleToolUnfinished, "every queued tool call completes before run_finished"),
+		dialect.ErrorRule(RulePermNotRequested, "permission_resolved answers a permission_requested"),
+		dialect.ErrorRule(RulePermDuplicate, "a request_id is requested once"),
+		dialect.ErrorRule(RulePermResolvedTwice, "a permission request is resolved at most once"),
+		dialect.WarningRule(RulePermUnresolved, "every permission request is resolved before run_finished"),
+		dialect.WarningRule(RuleUnknownType, "the type is one of the 22 known types (error under --strict)"),
+		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+	}
+}

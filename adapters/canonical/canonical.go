@@ -224,3 +224,23 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 			Message: "the stream ends without session_finished: it is truncated"})
 	}
 }
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.ErrorRule(RuleFirstLine, "the first line is session_started"),
+		dialect.ErrorRule(RuleStartedRepeated, "session_started appears only as the first line"),
+		dialect.ErrorRule(RuleAfterFinish, "nothing follows session_finished"),
+		dialect.ErrorRule(RuleTruncated, "the stream ends with session_finished; without it the stream is truncated"),
+		dialect.ErrorRule(RuleSeqContiguous, "seq is 0 on the first line and +1 on every line"),
+		dialect.ErrorRule(RuleToolNotCalled, "tool_started, tool_progress, tool_output and tool_finished follow the call's tool_call"),
+		dialect.ErrorRule(RuleToolCalledTwice, "a call id has one tool_call"),
+		dialect.ErrorRule(RuleToolClosed, "nothing happens to a tool call after its tool_finished"),
+		dialect.ErrorRule(RuleTurnNotStarted, "turn_finished follows its turn_started"),
+		dialect.ErrorRule(RuleTurnClosed, "a turn finishes once"),
+		dialect.ErrorRule(RulePermNotRequested, "permission_resolved answers a permission_requested of the same request_id"),
+		dialect.ErrorRule(RulePermClosed, "a permission request is resolved at most once"),
+		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+		dialect.ErrorRule(RuleBadValue, "values fit the model (e.g. exit_code within 64 bits)"),
+	}
+}
