@@ -4,7 +4,6 @@ package convert
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,12 +91,12 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 			return res, fmt.Errorf("%s: %w", file, err)
 		}
 		res.Lines++
-		if !utf8.Valid(line) {
-			fail(&LineError{Line: n, Err: errors.New("invalid UTF-8")})
-			continue
-		}
-		if !gjson.ValidBytes(line) {
-			fail(syntaxError(line, n))
+		if !gjson.ValidBytes(line) || !utf8.Valid(line) {
+			se := ndjson.Check(line)
+			if se == nil { // gjson and encoding/json disagree; trust the stricter
+				se = &ndjson.SyntaxError{Col: 1, Msg: "invalid JSON"}
+			}
+			fail(&LineError{Line: n, Col: se.Col, Err: se})
 			continue
 		}
 		if dec == nil {
@@ -147,26 +146,4 @@ func encode(enc dialect.Encoder, evs []*event.Event, res *Result) error {
 		}
 	}
 	return nil
-}
-
-// syntaxError locates a JSON syntax error, which gjson only detects.
-func syntaxError(line []byte, n int) *LineError {
-	var v any
-	err := json.Unmarshal(line, &v)
-	le := &LineError{Line: n, Err: errors.New("invalid JSON")}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off := int(se.Offset) - 1
-		if off < 0 {
-			off = 0
-		}
-		if off > len(line) {
-			off = len(line)
-		}
-		le.Col = utf8.RuneCount(line[:off]) + 1
-		le.Err = fmt.Errorf("invalid JSON: %w", se)
-	} else if err != nil {
-		le.Err = fmt.Errorf("invalid JSON: %w", err)
-	}
-	return le
 }

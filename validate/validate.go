@@ -4,7 +4,6 @@ package validate
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -121,14 +120,17 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		}
 		sum.Lines++
 		last = n
-		if i := invalidUTF8(line); i >= 0 {
-			emit(Diagnostic{Line: n, Col: column(line, i), Severity: dialect.Error, Rule: RuleUTF8,
-				Message: fmt.Sprintf("invalid UTF-8 at byte %d", i+1)})
+		if se := ndjson.Check(line); se != nil {
+			rule := RuleSyntax
+			if !utf8.Valid(line) {
+				rule = RuleUTF8
+			}
+			emit(Diagnostic{Line: n, Col: se.Col, Severity: dialect.Error, Rule: rule, Message: se.Msg})
 			continue
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
 		if err != nil {
-			emit(syntaxDiagnostic(line, n, err))
+			emit(Diagnostic{Line: n, Col: 1, Severity: dialect.Error, Rule: RuleSyntax, Message: "invalid JSON: " + err.Error()})
 			continue
 		}
 		if d == nil {
@@ -192,45 +194,6 @@ func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) [
 }
 
 func pointer(tokens []string) string { return jsonptr.Join(tokens...) }
-
-func syntaxDiagnostic(line []byte, n int, err error) Diagnostic {
-	diag := Diagnostic{Line: n, Severity: dialect.Error, Rule: RuleSyntax}
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		off := int(se.Offset) - 1
-		if off < 0 {
-			off = 0
-		}
-		diag.Col = column(line, off)
-		diag.Message = "invalid JSON: " + se.Error()
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		diag.Col = column(line, len(line))
-		diag.Message = "invalid JSON: the line ends inside a value"
-	default:
-		diag.Col = 1
-		diag.Message = "invalid JSON: " + err.Error()
-	}
-	return diag
-}
-
-// invalidUTF8 returns the byte offset of the first invalid UTF-8 sequence,
-// or -1.
-func invalidUTF8(b []byte) int {
-	if utf8.Valid(b) {
-		return -1
-	}
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
-}
-
-func column(line []byte, off int) int { return jsonptr.ColumnAt(line, off) }
 
 var (
 	cacheMu sync.Mutex

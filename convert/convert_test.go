@@ -1,0 +1,140 @@
+package convert_test
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/evtool/evtool/adapters"
+	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/dialect"
+)
+
+func lookup(t *testing.T, name string) dialect.Dialect {
+	t.Helper()
+	d, err := dialect.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+const head = `{"seq":0,"type":"run_started","schema":2,"basis":"0.6.2","session_id":"s","workspace":"/r","model":"m","provider":"p","context_files":[]}`
+
+func TestBadLinesAreReportedAndSkipped(t *testing.T) {
+	in := strings.Join([]string{
+		head,
+		`{"seq":1,"type":"user_message","text":"a"`,
+		"{\"seq\":2,\"type\":\"assistant_delta\",\"text\":\"\xff\"}",
+		`{"seq":3,"type":"usage","agent_id":"a","input_tokens":"many"}`,
+		`{"seq":4,"type":"assistant_delta","text":"still here"}`,
+		`{"seq":5,"type":"run_finished","status":"ok"}`,
+	}, "\n")
+	var out bytes.Buffer
+	var errs []*convert.LineError
+	res, err := convert.Run(strings.NewReader(in), &out, "in.jsonl", convert.Options{To: lookup(t, "canonical")},
+		func(le *convert.LineError) { errs = append(errs, le) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"in.jsonl:2:42: error: invalid JSON: the line ends inside a value",
+		"in.jsonl:3:43: error: invalid UTF-8 at byte 43",
+		"in.jsonl:4:55: error: /input_tokens: must be a non-negative integer, not \"many\"",
+	}
+	if len(errs) != len(want) || res.Errors != 3 {
+		t.Fatalf("got %d errors (%d counted): %v", len(errs), res.Errors, errs)
+	}
+	for i, le := range errs {
+		if le.Error() != want[i] {
+			t.Errorf("error %d:\n got %s\nwant %s", i, le, want[i])
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], "still here") || !strings.Contains(lines[2], "session_finished") {
+		t.Fatalf("the good lines must all be converted:\n%s", out.String())
+	}
+	if res.From != "basis" || res.Lines != 6 {
+		t.Errorf("result %+v", res)
+	}
+}
+
+// signalWriter reports every write on a channel.
+type signalWriter struct {
+	buf   bytes.Buffer
+	wrote chan string
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	w.wrote <- string(p)
+	return len(p), nil
+}
+
+// A live producer writes a line and waits: the converted line must come out
+// before the next input line exists.
+func TestLivePipeFlushesEachLine(t *testing.T) {
+	pr, pw := io.Pipe()
+	sw := &signalWriter{wrote: make(chan string, 16)}
+	done := make(chan error, 1)
+	go func() {
+		_, err := convert.Run(pr, sw, "-", convert.Options{From: lookup(t, "basis"), To: lookup(t, "canonical")}, func(*convert.LineError) {})
+		done <- err
+	}()
+	lines := []string{head, `{"seq":1,"type":"assistant_delta","text":"one"}`, `{"seq":2,"type":"run_finished","status":"ok"}`}
+	for _, l := range lines {
+		go pw.Write([]byte(l + "\n"))
+		select {
+		case got := <-sw.wrote:
+			if !strings.HasSuffix(got, "\n") {
+				t.Fatalf("partial line written: %q", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no output for %s while the producer waits", l)
+		}
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLossesAreCounted(t *testing.T) {
+	in := strings.Join([]string{
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"mermaid","version":1},"session_id":"s"}`,
+		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"go"}`,
+		`{"seq":2,"type":"plan_updated","turn_id":"t1","entries":[]}`,
+		`{"seq":3,"type":"plan_updated","turn_id":"t1","entries":[{"content":"a","status":"pending"}]}`,
+		`{"seq":4,"type":"tool_call","call_id":"c","name":"x"}`,
+		`{"seq":5,"type":"tool_finished","call_id":"c","status":"cancelled"}`,
+		`{"seq":6,"type":"session_finished","status":"ok"}`,
+	}, "\n")
+	var out bytes.Buffer
+	res, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: lookup(t, "basis")}, func(le *convert.LineError) { t.Error(le) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range res.Losses.List() {
+		got = append(got, l.String())
+	}
+	want := []string{
+		`approximated 1 tool statuses "cancelled" (basis says only is_error)`,
+		"dropped 2 plan_updated events (basis has no such event)",
+		"dropped 1 turn_started events (basis has no turn events; a turn begins at its user_message)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("losses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	sc := bufio.NewScanner(&out)
+	n := 0
+	for sc.Scan() {
+		n++
+	}
+	if n != 4 {
+		t.Errorf("wrote %d basis lines, want 4:\n%s", n, out.String())
+	}
+}
