@@ -251,9 +251,9 @@ func schemaCmd() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErr("schema: name one dialect (%s)", strings.Join(dialectNames(), ", "))
 			}
-			d, err := lookupDialect("schema", c.Args().First())
+			d, err := dialect.Lookup(c.Args().First())
 			if err != nil {
-				return usageErr("schema: %v", errors.Unwrap(err))
+				return usageErr("schema: %v", err)
 			}
 			data, err := schema.Read(d.Schema())
 			if err != nil {
