@@ -138,3 +138,12 @@ func TestLossesAreCounted(t *testing.T) {
 		t.Errorf("wrote %d basis lines, want 4:\n%s", n, out.String())
 	}
 }
+
+func lookupB(b *testing.B, name string) dialect.Dialect {
+	b.Helper()
+	d, err := dialect.Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}

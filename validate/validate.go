@@ -84,7 +84,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 	var sum Summary
 	rd := ndjson.NewReader(r)
 	d := opts.Dialect
-	var sch *jsonschema.Schema
+	var sch *lineSchema
 	var chk dialect.Checker
 	emit := func(diag Diagnostic) {
 		diag.File = file
@@ -142,7 +142,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 				return sum, err
 			}
 		}
-		if err := sch.Validate(inst); err != nil {
+		if err := sch.validate(inst); err != nil {
 			var ve *jsonschema.ValidationError
 			if !errors.As(err, &ve) {
 				return sum, err
@@ -197,17 +197,46 @@ func pointer(tokens []string) string { return jsonptr.Join(tokens...) }
 
 var (
 	cacheMu sync.Mutex
-	cache   = map[string]*jsonschema.Schema{}
+	cache   = map[string]*lineSchema{}
 )
 
+// lineSchema is a dialect schema split for speed. evtool's schemas choose
+// the branch for a line with allOf entries of the form
+// {"if": {"properties": {"type": {"const": T}}}, "then": {"$ref": R}}.
+// Evaluating every "if" for every line dominates the cost, so the envelope
+// (the schema without allOf) and each branch are compiled on their own and
+// a line is checked against the envelope and its own type's branch: the
+// same verdict, and the same errors, as the whole schema.
+type lineSchema struct {
+	whole    *jsonschema.Schema // for schemas not of that form
+	envelope *jsonschema.Schema
+	branches map[string]*jsonschema.Schema
+}
+
+func (ls *lineSchema) validate(inst any) error {
+	if ls.whole != nil {
+		return ls.whole.Validate(inst)
+	}
+	if err := ls.envelope.Validate(inst); err != nil {
+		return err
+	}
+	obj, _ := inst.(map[string]any)
+	t, _ := obj["type"].(string)
+	if b := ls.branches[t]; b != nil {
+		return b.Validate(inst)
+	}
+	return nil
+}
+
 // compiled returns the compiled schema of that file name.
-func compiled(name string) (*jsonschema.Schema, error) {
+func compiled(name string) (*lineSchema, error) {
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	if s, ok := cache[name]; ok {
 		return s, nil
 	}
 	c := jsonschema.NewCompiler()
+	var root map[string]any
 	for _, n := range schema.Names() {
 		data, err := schema.Read(n)
 		if err != nil {
@@ -220,11 +249,69 @@ func compiled(name string) (*jsonschema.Schema, error) {
 		if err := c.AddResource(schema.BaseURL+n, doc); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", n, err)
 		}
+		if n == name {
+			root, _ = doc.(map[string]any)
+		}
 	}
-	s, err := c.Compile(schema.BaseURL + name)
-	if err != nil {
+	url := schema.BaseURL + name
+	ls := &lineSchema{branches: map[string]*jsonschema.Schema{}}
+	branches, ok := typeBranches(root)
+	if !ok {
+		s, err := c.Compile(url)
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+		ls.whole = s
+		cache[name] = ls
+		return ls, nil
+	}
+	env := map[string]any{}
+	for k, v := range root {
+		if k != "allOf" {
+			env[k] = v
+		}
+	}
+	envURL := schema.BaseURL + "envelope/" + name
+	env["$id"] = envURL
+	if err := c.AddResource(envURL, env); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	cache[name] = s
-	return s, nil
+	var err error
+	if ls.envelope, err = c.Compile(envURL); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	for t, ref := range branches {
+		if ls.branches[t], err = c.Compile(url + ref); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", name, err)
+		}
+	}
+	cache[name] = ls
+	return ls, nil
+}
+
+// typeBranches reads the type → $ref table from a schema's allOf, and
+// reports false if any entry is not of the form lineSchema relies on.
+func typeBranches(root map[string]any) (map[string]string, bool) {
+	all, ok := root["allOf"].([]any)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]string{}
+	for _, e := range all {
+		m, _ := e.(map[string]any)
+		if len(m) != 2 {
+			return nil, false
+		}
+		cond, _ := m["if"].(map[string]any)
+		props, _ := cond["properties"].(map[string]any)
+		typ, _ := props["type"].(map[string]any)
+		t, isStr := typ["const"].(string)
+		then, _ := m["then"].(map[string]any)
+		ref, isRef := then["$ref"].(string)
+		if len(cond) != 1 || len(props) != 1 || len(typ) != 1 || !isStr || len(then) != 1 || !isRef || !strings.HasPrefix(ref, "#") {
+			return nil, false
+		}
+		out[t] = ref
+	}
+	return out, true
 }

@@ -97,6 +97,21 @@ var nested = map[string][]string{
 	"elided_result": {"tool_call_id", "tool_name", "is_error", "canonical_content_kind", "action", "canonical_content_bytes", "projected_content_bytes"},
 }
 
+// nestedRequired lists the nested keys basis always writes.
+var nestedRequired = map[string][]string{
+	"context_file":  {"path", "scope"},
+	"skill":         {"name", "description"},
+	"template":      {"name", "description"},
+	"elided_result": {"tool_call_id", "is_error", "canonical_content_kind", "action", "canonical_content_bytes", "projected_content_bytes"},
+}
+
+// nestedOptional lists nested keys basis omits when absent; a present
+// empty string there cannot be told from absence in the canonical model.
+var nestedOptional = map[string][]string{
+	"template":      {"argument_hint"},
+	"elided_result": {"tool_name"},
+}
+
 func knownField(t, k string) bool {
 	if k == "seq" || k == "type" {
 		return true
@@ -115,3 +130,32 @@ var schema2Only = map[string]bool{"request_tool_results_elided": true}
 // Fields returns the keys of a known basis type in declared order, without
 // "seq" and "type", or nil for an unknown type.
 func Fields(typ string) []string { return append([]string(nil), fields[typ]...) }
+
+// required lists the fields basis always writes, per type.
+var required = map[string][]string{
+	"run_started":                 {"schema", "basis", "session_id", "workspace", "model", "provider", "context_files"},
+	"user_message":                {"text"},
+	"assistant_delta":             {"text"},
+	"assistant_reasoning_delta":   {"text"},
+	"assistant_message":           {"text"},
+	"tool_queued":                 {"tool_call_id", "tool_name", "summary", "mutability", "input"},
+	"tool_started":                {"tool_call_id", "tool_name"},
+	"tool_progress":               {"tool_call_id", "tool_name", "progress"},
+	"tool_completed":              {"tool_call_id", "tool_name", "summary", "is_error"},
+	"permission_requested":        {"request_id", "tool_call_id", "tool_name", "description", "preview"},
+	"permission_resolved":         {"request_id", "tool_call_id", "tool_name", "outcome"},
+	"task_updated":                {"task_id", "kind", "status", "title"},
+	"compaction_started":          {"agent_id"},
+	"compaction_completed":        {"agent_id", "replaced_items", "preserved_items", "transcript_len", "extracted_facts", "summary_preview"},
+	"request_tool_results_elided": {"agent_id", "policy", "canonical_tool_result_content_bytes", "projected_tool_result_content_bytes", "results"},
+	"memory_updated":              {"agent_id", "stored_records"},
+	"usage":                       {"agent_id", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens"},
+	"notice":                      {"message"},
+	"retry":                       {"agent_id", "error", "attempt", "max_attempts", "next_delay_ms"},
+	"error":                       {"message", "recoverable"},
+	"branched":                    {"entry_id", "abandoned_entries"},
+	"run_finished":                {"status"},
+}
+
+// Required returns the fields basis always writes for a type.
+func Required(typ string) []string { return append([]string(nil), required[typ]...) }

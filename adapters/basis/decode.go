@@ -154,7 +154,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.CallID, _ = o.str("tool_call_id")
 		b.Tool, _ = o.str("tool_name")
 		b.Outcome, _ = o.str("outcome")
-		b.Scope, _ = o.str("rule_scope")
+		b.Scope = o.optStr("rule_scope", ext)
 		ev.Body = b
 	case "task_updated":
 		b := &event.TaskUpdated{}
@@ -162,7 +162,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.Kind, _ = o.str("kind")
 		b.Status, _ = o.str("status")
 		b.Title, _ = o.str("title")
-		b.Detail, _ = o.str("detail")
+		b.Detail = o.optStr("detail", ext)
 		ev.Body = b
 	case "compaction_started":
 		ev.AgentID, _ = o.str("agent_id")
@@ -202,7 +202,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		}
 	case "notice":
 		b := &event.Notice{}
-		b.Severity, _ = o.str("severity")
+		b.Severity = o.optStr("severity", ext)
 		b.Message, _ = o.str("message")
 		ev.Body = b
 	case "retry":
@@ -221,8 +221,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	case "run_finished":
 		b := &event.SessionFinished{}
 		b.Status, _ = o.str("status")
-		b.Message, _ = o.str("message")
-		b.StoppedBy, _ = o.str("stopped_by")
+		b.Message = o.optStr("message", ext)
+		b.StoppedBy = o.optStr("stopped_by", ext)
 		b.Usage = o.runUsage(ext)
 		ev.Body = b
 	}
@@ -324,6 +324,16 @@ func (o *object) str(k string) (string, bool) {
 	return v.Str, true
 }
 
+// optStr reads an optional string. canonical omits empty strings, so a
+// present "" is kept in the residue to come back as written.
+func (o *object) optStr(k string, ext *residue) string {
+	v, ok := o.str(k)
+	if ok && v == "" {
+		ext.add(k, []byte(`""`))
+	}
+	return v
+}
+
 func (o *object) u64(k string) *uint64 {
 	v, ok := o.get(k)
 	if !ok {
@@ -421,12 +431,17 @@ func (o *object) each(k, kind string, ext *residue, f func(ptr string, e gjson.R
 			o.fail(ptr, "must be an object")
 			return false
 		}
-		e.ForEach(func(ek, _ gjson.Result) bool {
-			if !contains(nested[kind], ek.Str) {
+		e.ForEach(func(ek, ev gjson.Result) bool {
+			if !contains(nested[kind], ek.Str) || (contains(nestedOptional[kind], ek.Str) && ev.Type == gjson.String && ev.Str == "") {
 				extra = true
 			}
 			return true
 		})
+		for _, k := range nestedRequired[kind] {
+			if !e.Get(gjson.Escape(k)).Exists() {
+				extra = true // keep the element as written, not with defaults
+			}
+		}
 		f(ptr, e)
 		i++
 		return true

@@ -1,0 +1,33 @@
+# evtool — see README.md.
+GO      ?= go
+PYTHON  ?= python3
+FUZZTIME ?= 60s
+
+.PHONY: all build test check bench fuzz fmt vet
+
+all: build
+
+build:
+	$(GO) build -o bin/evtool ./cmd/evtool
+
+# The test command CI runs: formatting, vet, and every test, including the
+# python-jsonschema cross-check of the published schemas.
+test: check
+	EVTOOL_PYTHON=$(PYTHON) $(GO) test ./...
+
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Throughput and allocation figures; see docs/performance.md.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./convert/
+
+# Long fuzzing runs, one target after another.
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./adapters/basis/
+	$(GO) test -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) ./validate/
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
