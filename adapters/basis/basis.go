@@ -88,30 +88,6 @@ func Types() []string {
 	return out
 }
 
-// nested lists the keys of nested object types, for unknown-key detection.
-var nested = map[string][]string{
-	"context_file":  {"path", "scope"},
-	"skill":         {"name", "description"},
-	"template":      {"name", "description", "argument_hint"},
-	"run_usage":     {"input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "reasoning_tokens", "thoughts_tokens", "model_responses"},
-	"elided_result": {"tool_call_id", "tool_name", "is_error", "canonical_content_kind", "action", "canonical_content_bytes", "projected_content_bytes"},
-}
-
-// nestedRequired lists the nested keys basis always writes.
-var nestedRequired = map[string][]string{
-	"context_file":  {"path", "scope"},
-	"skill":         {"name", "description"},
-	"template":      {"name", "description"},
-	"elided_result": {"tool_call_id", "is_error", "canonical_content_kind", "action", "canonical_content_bytes", "projected_content_bytes"},
-}
-
-// nestedOptional lists nested keys basis omits when absent; a present
-// empty string there cannot be told from absence in the canonical model.
-var nestedOptional = map[string][]string{
-	"template":      {"argument_hint"},
-	"elided_result": {"tool_name"},
-}
-
 func knownField(t, k string) bool {
 	if k == "seq" || k == "type" {
 		return true

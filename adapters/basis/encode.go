@@ -2,12 +2,12 @@ package basis
 
 import (
 	"bufio"
-	"encoding/json"
 	"strconv"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -19,24 +19,13 @@ const DefaultSchema = 2
 type Encoder struct {
 	w       *bufio.Writer
 	opts    dialect.EncodeOptions
-	buf     []byte
+	l       jsonobj.Writer
 	seq     uint64
 	started bool // a line was written, so seq holds the last one
-	ext     []extField
-}
-
-type extField struct {
-	key  string
-	raw  string
-	used bool
 }
 
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
-	e.loadExt(ev)
-	b := e.buf[:0]
-	first := true
-	var typ string
 	switch body := ev.Body.(type) {
 	case *event.Unknown:
 		if body.Dialect == Name {
@@ -55,268 +44,244 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		e.opts.Losses.Drop(string(ev.Type())+" events", "basis has no such event")
 		return nil
 	}
-	seq := e.nextSeq()
-	b = append(b, '{')
-	b = jsonenc.Key(b, &first, "seq")
-	b = jsonenc.Uint(b, seq)
-	b = jsonenc.Key(b, &first, "type")
-	b = jsonenc.String(b, typ)
-	l := &lineWriter{b: b, ext: e.ext}
+	l := &e.l
+	l.Begin(ev.Ext[Name])
+	l.Uint("seq", e.nextSeq(l))
+	l.Str("type", typ)
 	switch body := ev.Body.(type) {
 	case *event.SessionStarted:
 		schema := uint64(DefaultSchema)
 		if body.Source.Dialect == Name && body.Source.Version != nil {
 			schema = *body.Source.Version
 		}
-		l.uint("schema", schema)
+		l.Uint("schema", schema)
 		version := e.opts.Defaults["basis_version"]
-		if body.Agent != nil && body.Agent.Version != "" {
+		if body.Agent != nil && body.Agent.Name == Name && body.Agent.Version != "" {
 			version = body.Agent.Version
 		}
-		l.str("basis", version)
-		l.str("session_id", body.SessionID)
-		l.str("workspace", body.Workspace)
-		l.str("model", body.Model)
-		l.str("provider", body.Provider)
+		l.Str("basis", version)
+		l.Str("session_id", body.SessionID)
+		l.Str("workspace", body.Workspace)
+		l.Str("model", body.Model)
+		l.Str("provider", body.Provider)
 		var cf []event.ContextFile
 		if body.ContextFiles != nil {
 			cf = *body.ContextFiles
 		}
-		if l.key("context_files") {
-			l.contextFiles(cf)
+		if l.Key("context_files") {
+			appendContextFiles(l, cf)
 		}
-		l.strings("skills_dirs", body.SkillsDirs)
-		if len(body.Skills) > 0 || l.has("skills") {
-			if l.key("skills") {
-				l.b = append(l.b, '[')
-				for i, s := range body.Skills {
-					if i > 0 {
-						l.b = append(l.b, ',')
-					}
-					f := true
-					l.b = append(l.b, '{')
-					l.b = jsonenc.Key(l.b, &f, "name")
-					l.b = jsonenc.String(l.b, s.Name)
-					l.b = jsonenc.Key(l.b, &f, "description")
-					l.b = jsonenc.String(l.b, s.Description)
-					l.b = append(l.b, '}')
+		l.Strings("skills_dirs", body.SkillsDirs)
+		if (len(body.Skills) > 0 || l.Has("skills")) && l.Key("skills") {
+			l.B = append(l.B, '[')
+			for i, s := range body.Skills {
+				if i > 0 {
+					l.B = append(l.B, ',')
 				}
-				l.b = append(l.b, ']')
+				f := true
+				l.B = append(l.B, '{')
+				l.B = jsonenc.Key(l.B, &f, "name")
+				l.B = jsonenc.String(l.B, s.Name)
+				l.B = jsonenc.Key(l.B, &f, "description")
+				l.B = jsonenc.String(l.B, s.Description)
+				l.B = append(l.B, '}')
 			}
+			l.B = append(l.B, ']')
 		}
-		l.strings("templates_dirs", body.CommandsDirs)
-		if len(body.Commands) > 0 || l.has("templates") {
-			if l.key("templates") {
-				l.b = append(l.b, '[')
-				for i, c := range body.Commands {
-					if i > 0 {
-						l.b = append(l.b, ',')
-					}
-					f := true
-					l.b = append(l.b, '{')
-					l.b = jsonenc.Key(l.b, &f, "name")
-					l.b = jsonenc.String(l.b, c.Name)
-					l.b = jsonenc.Key(l.b, &f, "description")
-					l.b = jsonenc.String(l.b, c.Description)
-					if c.Hint != "" {
-						l.b = jsonenc.Key(l.b, &f, "argument_hint")
-						l.b = jsonenc.String(l.b, c.Hint)
-					}
-					l.b = append(l.b, '}')
+		l.Strings("templates_dirs", body.CommandsDirs)
+		if (len(body.Commands) > 0 || l.Has("templates")) && l.Key("templates") {
+			l.B = append(l.B, '[')
+			for i, c := range body.Commands {
+				if i > 0 {
+					l.B = append(l.B, ',')
 				}
-				l.b = append(l.b, ']')
+				f := true
+				l.B = append(l.B, '{')
+				l.B = jsonenc.Key(l.B, &f, "name")
+				l.B = jsonenc.String(l.B, c.Name)
+				l.B = jsonenc.Key(l.B, &f, "description")
+				l.B = jsonenc.String(l.B, c.Description)
+				if c.Hint != "" {
+					l.B = jsonenc.Key(l.B, &f, "argument_hint")
+					l.B = jsonenc.String(l.B, c.Hint)
+				}
+				l.B = append(l.B, '}')
 			}
+			l.B = append(l.B, ']')
 		}
-		if len(body.MCPFiles) > 0 || l.has("mcp_files") {
-			if l.key("mcp_files") {
-				l.contextFiles(body.MCPFiles)
-			}
+		if (len(body.MCPFiles) > 0 || l.Has("mcp_files")) && l.Key("mcp_files") {
+			appendContextFiles(l, body.MCPFiles)
 		}
-		l.strings("mcp_servers", body.MCPServers)
-		if len(body.A2AFiles) > 0 || l.has("a2a_files") {
-			if l.key("a2a_files") {
-				l.contextFiles(body.A2AFiles)
-			}
+		l.Strings("mcp_servers", body.MCPServers)
+		if (len(body.A2AFiles) > 0 || l.Has("a2a_files")) && l.Key("a2a_files") {
+			appendContextFiles(l, body.A2AFiles)
 		}
-		l.strings("a2a_agents", body.A2AAgents)
+		l.Strings("a2a_agents", body.A2AAgents)
 	case *event.UserMessage:
-		l.str("text", body.Text)
-		l.optUint("image_count", body.ImageCount)
+		l.Str("text", body.Text)
+		l.OptUint("image_count", body.ImageCount)
 	case *event.MessageDelta:
-		l.str("text", body.Text)
+		l.Str("text", body.Text)
 	case *event.ReasoningDelta:
-		l.str("text", body.Text)
+		l.Str("text", body.Text)
 	case *event.Message:
-		l.str("text", body.Text)
+		l.Str("text", body.Text)
 	case *event.ToolCall:
-		l.str("tool_call_id", body.CallID)
-		l.str("tool_name", body.Name)
-		l.str("summary", body.Title)
+		l.Str("tool_call_id", body.CallID)
+		l.Str("tool_name", body.Name)
+		l.Str("summary", body.Title)
 		mut := body.Mutability
 		if mut == "" {
 			mut = "unknown"
 		}
-		l.str("mutability", mut)
-		l.raw("input", body.Input)
+		l.Str("mutability", mut)
+		l.Raw("input", body.Input)
 	case *event.ToolStarted:
-		l.str("tool_call_id", body.CallID)
-		l.str("tool_name", body.Name)
+		l.Str("tool_call_id", body.CallID)
+		l.Str("tool_name", body.Name)
 	case *event.ToolProgress:
-		l.str("tool_call_id", body.CallID)
-		l.str("tool_name", body.Name)
-		l.str("progress", body.Message)
+		l.Str("tool_call_id", body.CallID)
+		l.Str("tool_name", body.Name)
+		l.Str("progress", body.Message)
 	case *event.ToolFinished:
-		l.str("tool_call_id", body.CallID)
-		l.str("tool_name", body.Name)
+		l.Str("tool_call_id", body.CallID)
+		l.Str("tool_name", body.Name)
 		summary := ""
 		if body.Summary != nil {
 			summary = *body.Summary
 		} else if body.Error != "" {
 			summary = body.Error
 		}
-		l.str("summary", summary)
+		l.Str("summary", summary)
 		switch body.Status {
 		case "success", "error":
 		default:
 			e.opts.Losses.Approximate("tool statuses "+strconv.Quote(body.Status), "basis says only is_error")
 		}
-		l.boolean("is_error", body.Status != "success")
+		l.Bool("is_error", body.Status != "success")
 	case *event.PermissionRequested:
-		l.str("request_id", body.RequestID)
-		l.str("tool_call_id", body.CallID)
-		l.str("tool_name", body.Tool)
-		l.str("description", body.Description)
-		l.raw("preview", body.Preview)
+		l.Str("request_id", body.RequestID)
+		l.Str("tool_call_id", body.CallID)
+		l.Str("tool_name", body.Tool)
+		l.Str("description", body.Description)
+		l.Raw("preview", body.Preview)
 	case *event.PermissionResolved:
-		l.str("request_id", body.RequestID)
-		l.str("tool_call_id", body.CallID)
-		l.str("tool_name", body.Tool)
-		l.str("outcome", body.Outcome)
-		l.optStr("rule_scope", body.Scope)
+		l.Str("request_id", body.RequestID)
+		l.Str("tool_call_id", body.CallID)
+		l.Str("tool_name", body.Tool)
+		l.Str("outcome", body.Outcome)
+		l.OptStr("rule_scope", body.Scope)
 	case *event.TaskUpdated:
-		l.str("task_id", body.TaskID)
-		l.str("kind", body.Kind)
-		l.str("status", body.Status)
-		l.str("title", body.Title)
-		l.optStr("detail", body.Detail)
+		l.Str("task_id", body.TaskID)
+		l.Str("kind", body.Kind)
+		l.Str("status", body.Status)
+		l.Str("title", body.Title)
+		l.OptStr("detail", body.Detail)
 	case *event.CompactionStarted:
-		l.str("agent_id", ev.AgentID)
+		l.Str("agent_id", ev.AgentID)
 	case *event.CompactionFinished:
-		l.str("agent_id", ev.AgentID)
-		l.uint("replaced_items", val(body.ReplacedItems))
-		l.uint("preserved_items", val(body.PreservedItems))
-		l.uint("transcript_len", val(body.TranscriptLen))
-		l.uint("extracted_facts", val(body.ExtractedFacts))
+		l.Str("agent_id", ev.AgentID)
+		l.Uint("replaced_items", val(body.ReplacedItems))
+		l.Uint("preserved_items", val(body.PreservedItems))
+		l.Uint("transcript_len", val(body.TranscriptLen))
+		l.Uint("extracted_facts", val(body.ExtractedFacts))
 		s := ""
 		if body.SummaryPreview != nil {
 			s = *body.SummaryPreview
 		}
-		l.str("summary_preview", s)
+		l.Str("summary_preview", s)
 	case *event.ContextElided:
-		l.str("agent_id", ev.AgentID)
-		l.raw("policy", body.Policy)
-		l.uint("canonical_tool_result_content_bytes", val(body.OriginalBytes))
-		l.uint("projected_tool_result_content_bytes", val(body.ProjectedBytes))
-		if l.key("results") {
-			l.b = append(l.b, '[')
+		l.Str("agent_id", ev.AgentID)
+		l.Raw("policy", body.Policy)
+		l.Uint("canonical_tool_result_content_bytes", val(body.OriginalBytes))
+		l.Uint("projected_tool_result_content_bytes", val(body.ProjectedBytes))
+		if l.Key("results") {
+			l.B = append(l.B, '[')
 			for i, r := range body.Results {
 				if i > 0 {
-					l.b = append(l.b, ',')
+					l.B = append(l.B, ',')
 				}
 				f := true
-				l.b = append(l.b, '{')
-				l.b = jsonenc.Key(l.b, &f, "tool_call_id")
-				l.b = jsonenc.String(l.b, r.CallID)
+				l.B = append(l.B, '{')
+				l.B = jsonenc.Key(l.B, &f, "tool_call_id")
+				l.B = jsonenc.String(l.B, r.CallID)
 				if r.Name != "" {
-					l.b = jsonenc.Key(l.b, &f, "tool_name")
-					l.b = jsonenc.String(l.b, r.Name)
+					l.B = jsonenc.Key(l.B, &f, "tool_name")
+					l.B = jsonenc.String(l.B, r.Name)
 				}
-				l.b = jsonenc.Key(l.b, &f, "is_error")
-				l.b = jsonenc.Bool(l.b, r.IsError)
-				l.b = jsonenc.Key(l.b, &f, "canonical_content_kind")
-				l.b = jsonenc.String(l.b, r.ContentKind)
-				l.b = jsonenc.Key(l.b, &f, "action")
-				l.b = jsonenc.String(l.b, r.Action)
-				l.b = jsonenc.Key(l.b, &f, "canonical_content_bytes")
-				l.b = jsonenc.Uint(l.b, r.OriginalBytes)
-				l.b = jsonenc.Key(l.b, &f, "projected_content_bytes")
-				l.b = jsonenc.Uint(l.b, r.ProjectedBytes)
-				l.b = append(l.b, '}')
+				l.B = jsonenc.Key(l.B, &f, "is_error")
+				l.B = jsonenc.Bool(l.B, r.IsError)
+				l.B = jsonenc.Key(l.B, &f, "canonical_content_kind")
+				l.B = jsonenc.String(l.B, r.ContentKind)
+				l.B = jsonenc.Key(l.B, &f, "action")
+				l.B = jsonenc.String(l.B, r.Action)
+				l.B = jsonenc.Key(l.B, &f, "canonical_content_bytes")
+				l.B = jsonenc.Uint(l.B, r.OriginalBytes)
+				l.B = jsonenc.Key(l.B, &f, "projected_content_bytes")
+				l.B = jsonenc.Uint(l.B, r.ProjectedBytes)
+				l.B = append(l.B, '}')
 			}
-			l.b = append(l.b, ']')
+			l.B = append(l.B, ']')
 		}
 	case *event.MemoryUpdated:
-		l.str("agent_id", ev.AgentID)
-		l.uint("stored_records", val(body.StoredRecords))
+		l.Str("agent_id", ev.AgentID)
+		l.Uint("stored_records", val(body.StoredRecords))
 	case *event.Usage:
-		l.str("agent_id", ev.AgentID)
-		l.uint("input_tokens", val(body.InputTokens))
-		l.uint("output_tokens", val(body.OutputTokens))
-		l.uint("cache_read_tokens", val(body.CacheReadTokens))
-		l.uint("cache_creation_tokens", val(body.CacheCreationTokens))
-		l.optUint("reasoning_tokens", body.ReasoningTokens)
-		l.optUint("thoughts_tokens", body.ThoughtsTokens)
+		l.Str("agent_id", ev.AgentID)
+		l.Uint("input_tokens", val(body.InputTokens))
+		l.Uint("output_tokens", val(body.OutputTokens))
+		l.Uint("cache_read_tokens", val(body.CacheReadTokens))
+		l.Uint("cache_creation_tokens", val(body.CacheCreationTokens))
+		l.OptUint("reasoning_tokens", body.ReasoningTokens)
+		l.OptUint("thoughts_tokens", body.ThoughtsTokens)
 		if body.TotalTokens != nil {
 			e.opts.Losses.Drop("usage totals", "basis usage has no total_tokens")
 		}
 	case *event.Notice:
-		l.optStr("severity", body.Severity)
-		l.str("message", body.Message)
+		l.OptStr("severity", body.Severity)
+		l.Str("message", body.Message)
 	case *event.Retry:
-		l.str("agent_id", ev.AgentID)
-		l.str("error", body.Error)
-		l.uint("attempt", val(body.Attempt))
-		l.uint("max_attempts", val(body.MaxAttempts))
-		l.uint("next_delay_ms", val(body.NextDelayMS))
+		l.Str("agent_id", ev.AgentID)
+		l.Str("error", body.Error)
+		l.Uint("attempt", val(body.Attempt))
+		l.Uint("max_attempts", val(body.MaxAttempts))
+		l.Uint("next_delay_ms", val(body.NextDelayMS))
 	case *event.Error:
-		l.str("message", body.Message)
+		l.Str("message", body.Message)
 		rec := false
 		if body.Recoverable != nil {
 			rec = *body.Recoverable
 		}
-		l.boolean("recoverable", rec)
+		l.Bool("recoverable", rec)
 	case *event.Branched:
-		l.str("entry_id", body.EntryID)
-		l.uint("abandoned_entries", val(body.AbandonedEntries))
+		l.Str("entry_id", body.EntryID)
+		l.Uint("abandoned_entries", val(body.AbandonedEntries))
 	case *event.SessionFinished:
-		l.str("status", body.Status)
-		l.optStr("message", body.Message)
-		l.optStr("stopped_by", body.StoppedBy)
-		if body.Usage != nil || l.has("usage") {
-			if l.key("usage") {
-				u := body.Usage
-				f := true
-				l.b = append(l.b, '{')
-				for _, p := range []struct {
-					k string
-					v *uint64
-				}{
-					{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
-					{"cache_read_tokens", u.CacheReadTokens}, {"cache_creation_tokens", u.CacheCreationTokens},
-					{"reasoning_tokens", u.ReasoningTokens}, {"thoughts_tokens", u.ThoughtsTokens},
-					{"model_responses", u.ModelResponses},
-				} {
-					if p.v != nil {
-						l.b = jsonenc.Key(l.b, &f, p.k)
-						l.b = jsonenc.Uint(l.b, *p.v)
-					}
+		l.Str("status", body.Status)
+		l.OptStr("message", body.Message)
+		l.OptStr("stopped_by", body.StoppedBy)
+		if (body.Usage != nil || l.Has("usage")) && l.Key("usage") {
+			u := body.Usage
+			f := true
+			l.B = append(l.B, '{')
+			for _, p := range []struct {
+				k string
+				v *uint64
+			}{
+				{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
+				{"cache_read_tokens", u.CacheReadTokens}, {"cache_creation_tokens", u.CacheCreationTokens},
+				{"reasoning_tokens", u.ReasoningTokens}, {"thoughts_tokens", u.ThoughtsTokens},
+				{"model_responses", u.ModelResponses},
+			} {
+				if p.v != nil {
+					l.B = jsonenc.Key(l.B, &f, p.k)
+					l.B = jsonenc.Uint(l.B, *p.v)
 				}
-				l.b = append(l.b, '}')
 			}
+			l.B = append(l.B, '}')
 		}
 	}
-	// Residue the canonical model had no place for, in input order.
-	for i := range l.ext {
-		if f := &l.ext[i]; !f.used && f.key != "seq" {
-			l.b = append(l.b, ',')
-			l.b = jsonenc.String(l.b, f.key)
-			l.b = append(l.b, ':')
-			l.b = append(l.b, f.raw...)
-		}
-	}
-	l.b = append(l.b, '}', '\n')
-	e.buf = l.b
-	_, err := e.w.Write(l.b)
+	_, err := e.w.Write(l.End())
 	return err
 }
 
@@ -326,16 +291,14 @@ func (e *Encoder) Close() error { return nil }
 // nextSeq returns the source's own seq when the residue has one, so a
 // round trip is faithful even to a stream with gaps or disorder, and
 // otherwise the number after the last line written.
-func (e *Encoder) nextSeq() uint64 {
+func (e *Encoder) nextSeq(l *jsonobj.Writer) uint64 {
 	seq := e.seq + 1
 	if !e.started {
 		seq = 0
 	}
-	for _, f := range e.ext {
-		if f.key == "seq" {
-			if n, err := strconv.ParseUint(f.raw, 10, 64); err == nil {
-				seq = n
-			}
+	if raw, ok := l.Residue("seq"); ok {
+		if n, err := strconv.ParseUint(raw, 10, 64); err == nil {
+			seq = n
 		}
 	}
 	e.seq, e.started = seq, true
@@ -352,18 +315,6 @@ func (e *Encoder) writeRaw(raw []byte) error {
 		return err
 	}
 	return e.w.WriteByte('\n')
-}
-
-func (e *Encoder) loadExt(ev *event.Event) {
-	e.ext = e.ext[:0]
-	raw, ok := ev.Ext[Name]
-	if !ok {
-		return
-	}
-	gjson.ParseBytes(raw).ForEach(func(k, v gjson.Result) bool {
-		e.ext = append(e.ext, extField{key: k.Str, raw: v.Raw})
-		return true
-	})
 }
 
 func basisType(b event.Body) (string, bool) {
@@ -423,109 +374,19 @@ func val(p *uint64) uint64 {
 	return *p
 }
 
-// lineWriter appends the fields of one line. A known key that has an entry
-// in the residue is written from the residue, verbatim: that is how values
-// the canonical model holds only approximately come back exactly.
-type lineWriter struct {
-	b   []byte
-	ext []extField
-}
-
-func (l *lineWriter) has(k string) bool {
-	for _, f := range l.ext {
-		if f.key == k {
-			return true
-		}
-	}
-	return false
-}
-
-// key writes the key and reports whether the caller must write the value.
-func (l *lineWriter) key(k string) bool {
-	l.b = append(l.b, ',')
-	l.b = jsonenc.String(l.b, k)
-	l.b = append(l.b, ':')
-	for i := range l.ext {
-		if f := &l.ext[i]; f.key == k {
-			f.used = true
-			l.b = append(l.b, f.raw...)
-			return false
-		}
-	}
-	return true
-}
-
-func (l *lineWriter) str(k, v string) {
-	if l.key(k) {
-		l.b = jsonenc.String(l.b, v)
-	}
-}
-
-func (l *lineWriter) optStr(k, v string) {
-	if v != "" || l.has(k) {
-		l.str(k, v)
-	}
-}
-
-func (l *lineWriter) uint(k string, v uint64) {
-	if l.key(k) {
-		l.b = jsonenc.Uint(l.b, v)
-	}
-}
-
-func (l *lineWriter) optUint(k string, v *uint64) {
-	if v != nil {
-		l.uint(k, *v)
-	} else if l.has(k) {
-		l.key(k)
-	}
-}
-
-func (l *lineWriter) boolean(k string, v bool) {
-	if l.key(k) {
-		l.b = jsonenc.Bool(l.b, v)
-	}
-}
-
-func (l *lineWriter) raw(k string, v json.RawMessage) {
-	if l.key(k) {
-		if len(v) == 0 {
-			l.b = append(l.b, "null"...)
-		} else {
-			l.b = append(l.b, v...)
-		}
-	}
-}
-
-func (l *lineWriter) strings(k string, v []string) {
-	if len(v) == 0 && !l.has(k) {
-		return
-	}
-	if l.key(k) {
-		l.b = append(l.b, '[')
-		for i, s := range v {
-			if i > 0 {
-				l.b = append(l.b, ',')
-			}
-			l.b = jsonenc.String(l.b, s)
-		}
-		l.b = append(l.b, ']')
-	}
-}
-
-func (l *lineWriter) contextFiles(v []event.ContextFile) {
-	l.b = append(l.b, '[')
+func appendContextFiles(l *jsonobj.Writer, v []event.ContextFile) {
+	l.B = append(l.B, '[')
 	for i, c := range v {
 		if i > 0 {
-			l.b = append(l.b, ',')
+			l.B = append(l.B, ',')
 		}
 		f := true
-		l.b = append(l.b, '{')
-		l.b = jsonenc.Key(l.b, &f, "path")
-		l.b = jsonenc.String(l.b, c.Path)
-		l.b = jsonenc.Key(l.b, &f, "scope")
-		l.b = jsonenc.String(l.b, c.Scope)
-		l.b = append(l.b, '}')
+		l.B = append(l.B, '{')
+		l.B = jsonenc.Key(l.B, &f, "path")
+		l.B = jsonenc.String(l.B, c.Path)
+		l.B = jsonenc.Key(l.B, &f, "scope")
+		l.B = jsonenc.String(l.B, c.Scope)
+		l.B = append(l.B, '}')
 	}
-	l.b = append(l.b, ']')
+	l.B = append(l.B, ']')
 }

@@ -2,9 +2,11 @@ package basis
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -208,7 +210,7 @@ func (c *checker) permTool(id, typ string, errf func(ptr, rule, format string, a
 }
 
 func (c *checker) nestedUnknown(r gjson.Result, typ string, n int, report func(dialect.Finding)) {
-	check := func(field, kind string) {
+	check := func(field string, shape jsonobj.Shape) {
 		v := r.Get(field)
 		if !v.IsArray() && !v.IsObject() {
 			return
@@ -218,7 +220,7 @@ func (c *checker) nestedUnknown(r gjson.Result, typ string, n int, report func(d
 				return
 			}
 			obj.ForEach(func(k, _ gjson.Result) bool {
-				if !contains(nested[kind], k.Str) {
+				if !slices.Contains(shape.Known, k.Str) {
 					report(dialect.Finding{Line: n, Pointer: ptr + "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning,
 						Rule: RuleUnknownField, Message: fmt.Sprintf("unknown field %q in %s", k.Str, field), Unknown: true})
 				}
@@ -238,15 +240,15 @@ func (c *checker) nestedUnknown(r gjson.Result, typ string, n int, report func(d
 	}
 	switch typ {
 	case "run_started":
-		check("context_files", "context_file")
-		check("mcp_files", "context_file")
-		check("a2a_files", "context_file")
-		check("skills", "skill")
-		check("templates", "template")
+		check("context_files", contextFileShape)
+		check("mcp_files", contextFileShape)
+		check("a2a_files", contextFileShape)
+		check("skills", skillShape)
+		check("templates", templateShape)
 	case "request_tool_results_elided":
-		check("results", "elided_result")
+		check("results", elidedShape)
 	case "run_finished":
-		check("usage", "run_usage")
+		check("usage", runUsageShape)
 	}
 }
 

@@ -1,0 +1,306 @@
+// Package jsonobj gives adapters typed access to the fields of one flat JSON
+// line, and writes such lines back with their residue.
+//
+// Reading goes through gjson without building maps. Writing appends fields
+// in the caller's order; a known field that has an entry in the residue is
+// written from the residue, verbatim, which is how values the canonical
+// model holds only approximately come back exactly.
+package jsonobj
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/tidwall/gjson"
+)
+
+// FieldError is a known field whose value does not fit.
+type FieldError struct {
+	Pointer string
+	Msg     string
+}
+
+func (e *FieldError) Error() string { return e.Pointer + ": " + e.Msg }
+
+// Position returns the JSON pointer of the offending value.
+func (e *FieldError) Position() string { return e.Pointer }
+
+// Object holds the top-level keys of one line. Reuse it from line to line.
+type Object struct {
+	keys []string
+	vals []gjson.Result
+	err  error
+}
+
+// Reset loads the keys of root, an object.
+func (o *Object) Reset(root gjson.Result) {
+	o.keys, o.vals, o.err = o.keys[:0], o.vals[:0], nil
+	root.ForEach(func(k, v gjson.Result) bool {
+		o.keys = append(o.keys, k.Str)
+		o.vals = append(o.vals, v)
+		return true
+	})
+}
+
+// Len returns the number of keys.
+func (o *Object) Len() int { return len(o.keys) }
+
+// At returns the i-th key and its value.
+func (o *Object) At(i int) (string, gjson.Result) { return o.keys[i], o.vals[i] }
+
+// Err returns the first field error met, if any.
+func (o *Object) Err() error { return o.err }
+
+// Get returns the value of a key; the last occurrence wins.
+func (o *Object) Get(k string) (gjson.Result, bool) {
+	for i := len(o.keys) - 1; i >= 0; i-- {
+		if o.keys[i] == k {
+			return o.vals[i], true
+		}
+	}
+	return gjson.Result{}, false
+}
+
+// Fail records a field error unless one is recorded already.
+func (o *Object) Fail(ptr, format string, args ...any) {
+	if o.err == nil {
+		o.err = &FieldError{Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// Str reads a string field; ok is false when the key is absent.
+func (o *Object) Str(k string) (s string, ok bool) {
+	v, ok := o.Get(k)
+	if !ok {
+		return "", false
+	}
+	if v.Type != gjson.String {
+		o.Fail("/"+k, "must be a string")
+		return "", false
+	}
+	return v.Str, true
+}
+
+// NullableStr reads a field that is a string or null; ok is false when the
+// key is absent or null.
+func (o *Object) NullableStr(k string) (string, bool) {
+	v, ok := o.Get(k)
+	if !ok || v.Type == gjson.Null {
+		return "", false
+	}
+	return o.Str(k)
+}
+
+// OptStr reads an optional string. The canonical model omits empty strings,
+// so a present "" is kept in the residue to come back as written.
+func (o *Object) OptStr(k string, res *Residue) string {
+	v, ok := o.Str(k)
+	if ok && v == "" {
+		res.Add(k, []byte(`""`))
+	}
+	return v
+}
+
+// U64 reads a non-negative integer field, exactly; nil when absent.
+func (o *Object) U64(k string) *uint64 {
+	v, ok := o.Get(k)
+	if !ok {
+		return nil
+	}
+	return o.u64(v, "/"+k)
+}
+
+// NullableU64 reads a field that is a non-negative integer or null; nil when
+// absent or null.
+func (o *Object) NullableU64(k string) *uint64 {
+	v, ok := o.Get(k)
+	if !ok || v.Type == gjson.Null {
+		return nil
+	}
+	return o.u64(v, "/"+k)
+}
+
+func (o *Object) u64(v gjson.Result, ptr string) *uint64 {
+	n, ok := ParseU64(v)
+	if !ok {
+		o.Fail(ptr, "must be a non-negative integer, not %s", v.Raw)
+		return nil
+	}
+	return &n
+}
+
+// ParseU64 reads a JSON integer exactly, without a float64 in between.
+func ParseU64(v gjson.Result) (uint64, bool) {
+	if v.Type != gjson.Number {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(v.Raw, 10, 64)
+	return n, err == nil
+}
+
+// Bool reads a boolean field; nil when absent.
+func (o *Object) Bool(k string) *bool {
+	v, ok := o.Get(k)
+	if !ok {
+		return nil
+	}
+	if !v.IsBool() {
+		o.Fail("/"+k, "must be true or false")
+		return nil
+	}
+	b := v.Bool()
+	return &b
+}
+
+// Raw returns a field's raw JSON; nil when absent.
+func (o *Object) Raw(k string) json.RawMessage {
+	v, ok := o.Get(k)
+	if !ok {
+		return nil
+	}
+	return json.RawMessage(v.Raw)
+}
+
+// Strings reads an array of strings. An explicitly empty array goes to the
+// residue, since the canonical model omits empty lists.
+func (o *Object) Strings(k string, res *Residue) []string {
+	v, ok := o.Get(k)
+	if !ok {
+		return nil
+	}
+	if !v.IsArray() {
+		o.Fail("/"+k, "must be an array of strings")
+		return nil
+	}
+	var out []string
+	i := 0
+	v.ForEach(func(_, e gjson.Result) bool {
+		if e.Type != gjson.String {
+			o.Fail(fmt.Sprintf("/%s/%d", k, i), "must be a string")
+			return false
+		}
+		out = append(out, e.Str)
+		i++
+		return true
+	})
+	if out == nil {
+		res.Add(k, []byte(v.Raw))
+	}
+	return out
+}
+
+// Shape names the keys of a nested object type.
+type Shape struct {
+	Known    []string // every key the type has
+	Required []string // keys the producer always writes
+	// Exact lists keys whose presence or nullness the canonical model cannot
+	// tell apart from absence (a present "" or null); an element holding
+	// one such is kept whole in the residue.
+	Exact []string
+}
+
+// Each calls f for every element of an array of objects. It keeps the whole
+// original array in the residue when an element has a key outside the
+// shape, lacks a required key, or holds an Exact key, so that the array is
+// written back as it was read. It reports whether the key was present.
+func (o *Object) Each(k string, s Shape, res *Residue, f func(ptr string, e gjson.Result)) bool {
+	v, ok := o.Get(k)
+	if !ok {
+		return false
+	}
+	if !v.IsArray() {
+		o.Fail("/"+k, "must be an array")
+		return false
+	}
+	keep := false
+	i := 0
+	v.ForEach(func(_, e gjson.Result) bool {
+		ptr := fmt.Sprintf("/%s/%d", k, i)
+		if !e.IsObject() {
+			o.Fail(ptr, "must be an object")
+			return false
+		}
+		if !s.fits(e) {
+			keep = true
+		}
+		f(ptr, e)
+		i++
+		return true
+	})
+	if keep {
+		res.Add(k, []byte(v.Raw))
+	}
+	return true
+}
+
+func (s Shape) fits(e gjson.Result) bool {
+	fits := true
+	e.ForEach(func(k, v gjson.Result) bool {
+		if !contains(s.Known, k.Str) {
+			fits = false
+		}
+		if contains(s.Exact, k.Str) && (v.Type == gjson.Null || (v.Type == gjson.String && v.Str == "")) {
+			fits = false
+		}
+		return fits
+	})
+	for _, k := range s.Required {
+		if !e.Get(gjson.Escape(k)).Exists() {
+			fits = false
+		}
+	}
+	return fits
+}
+
+// Field reads a string key of a nested object e at ptr ("" when absent or null).
+func (o *Object) Field(ptr string, e gjson.Result, k string) string {
+	v := e.Get(gjson.Escape(k))
+	if !v.Exists() || v.Type == gjson.Null {
+		return ""
+	}
+	if v.Type != gjson.String {
+		o.Fail(ptr+"/"+k, "must be a string")
+	}
+	return v.Str
+}
+
+// FieldU64 reads an integer key of a nested object e at ptr (nil when absent or null).
+func (o *Object) FieldU64(ptr string, e gjson.Result, k string) *uint64 {
+	v := e.Get(gjson.Escape(k))
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	return o.u64(v, ptr+"/"+k)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Residue collects an ext.<dialect> object, in input order.
+type Residue struct{ buf []byte }
+
+// Add appends a key and its raw value.
+func (r *Residue) Add(k string, raw []byte) {
+	if len(r.buf) == 0 {
+		r.buf = append(r.buf, '{')
+	} else {
+		r.buf = append(r.buf, ',')
+	}
+	r.buf = jsonenc.String(r.buf, k)
+	r.buf = append(r.buf, ':')
+	r.buf = append(r.buf, raw...)
+}
+
+// Empty reports whether nothing was added.
+func (r *Residue) Empty() bool { return len(r.buf) == 0 }
+
+// Bytes returns the residue object.
+func (r *Residue) Bytes() json.RawMessage { return append(r.buf, '}') }
