@@ -63,3 +63,7 @@ func (ls *Losses) List() []*Loss {
 
 // Empty reports whether nothing was lost.
 func (ls *Losses) Empty() bool { return len(ls.m) == 0 }
+
+// Synthesize counts one line the target needs that no source line stands
+// behind, built from canonical facts or defaults.
+func (ls *Losses) Synthesize(kind, why string) { ls.add("synthesized", kind, why) }

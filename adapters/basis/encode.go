@@ -3,6 +3,7 @@ package basis
 import (
 	"bufio"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
@@ -21,7 +22,22 @@ type Encoder struct {
 	opts    dialect.EncodeOptions
 	l       jsonobj.Writer
 	seq     uint64
-	started bool // a line was written, so seq holds the last one
+	started bool              // a line was written, so seq holds the last one
+	names   map[string]string // call id → tool name, for lines that lack it
+	texts   bool              // assistant text was written
+}
+
+// toolName returns the name to write for a call: the event's own, else the
+// one learned from an earlier event of the call.
+func (e *Encoder) toolName(id, name string) string {
+	if e.names == nil {
+		e.names = map[string]string{}
+	}
+	if name != "" {
+		e.names[id] = name
+		return name
+	}
+	return e.names[id]
 }
 
 // Encode implements dialect.Encoder.
@@ -60,10 +76,16 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			version = body.Agent.Version
 		}
 		l.Str("basis", version)
-		l.Str("session_id", body.SessionID)
-		l.Str("workspace", body.Workspace)
-		l.Str("model", body.Model)
-		l.Str("provider", body.Provider)
+		l.Str("session_id", or(body.SessionID, e.opts.Defaults["session_id"]))
+		l.Str("workspace", or(body.Workspace, e.opts.Defaults["workspace"]))
+		model, provider := or(body.Model, e.opts.Defaults["model"]), or(body.Provider, e.opts.Defaults["provider"])
+		// Some dialects name a model with its provider ("anthropic/claude-x");
+		// basis names them apart.
+		if p, m, ok := strings.Cut(model, "/"); ok && provider == "" && p != "" && m != "" {
+			provider, model = p, m
+		}
+		l.Str("model", model)
+		l.Str("provider", provider)
 		var cf []event.ContextFile
 		if body.ContextFiles != nil {
 			cf = *body.ContextFiles
@@ -121,14 +143,19 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Str("text", body.Text)
 		l.OptUint("image_count", body.ImageCount)
 	case *event.MessageDelta:
+		e.texts = true
 		l.Str("text", body.Text)
 	case *event.ReasoningDelta:
 		l.Str("text", body.Text)
 	case *event.Message:
+		e.texts = true
 		l.Str("text", body.Text)
 	case *event.ToolCall:
 		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", body.Name)
+		if body.Name == "" {
+			e.opts.Losses.Approximate("tool names at queue time", "the source names the tool only later; tool_queued has an empty tool_name")
+		}
+		l.Str("tool_name", e.toolName(body.CallID, body.Name))
 		l.Str("summary", body.Title)
 		mut := body.Mutability
 		if mut == "" {
@@ -138,14 +165,14 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Raw("input", body.Input)
 	case *event.ToolStarted:
 		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", body.Name)
+		l.Str("tool_name", e.toolName(body.CallID, body.Name))
 	case *event.ToolProgress:
 		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", body.Name)
+		l.Str("tool_name", e.toolName(body.CallID, body.Name))
 		l.Str("progress", body.Message)
 	case *event.ToolFinished:
 		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", body.Name)
+		l.Str("tool_name", e.toolName(body.CallID, body.Name))
 		summary := ""
 		if body.Summary != nil {
 			summary = *body.Summary
@@ -153,6 +180,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			summary = body.Error
 		}
 		l.Str("summary", summary)
+		if body.Error != "" && body.Summary != nil {
+			e.opts.Losses.Drop("tool error details", "basis's tool_completed has only a summary")
+		}
 		switch body.Status {
 		case "success", "error":
 		default:
@@ -160,15 +190,24 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		l.Bool("is_error", body.Status != "success")
 	case *event.PermissionRequested:
-		l.Str("request_id", body.RequestID)
+		id := body.RequestID
+		if id == "" {
+			id = "approval-" + body.CallID
+			e.opts.Losses.Approximate("permission request ids", "the source has none; named approval-<call id>")
+		}
+		l.Str("request_id", id)
 		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", body.Tool)
+		l.Str("tool_name", e.toolName(body.CallID, body.Tool))
 		l.Str("description", body.Description)
 		l.Raw("preview", body.Preview)
 	case *event.PermissionResolved:
-		l.Str("request_id", body.RequestID)
+		id := body.RequestID
+		if id == "" {
+			id = "approval-" + body.CallID
+		}
+		l.Str("request_id", id)
 		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", body.Tool)
+		l.Str("tool_name", e.toolName(body.CallID, body.Tool))
 		l.Str("outcome", body.Outcome)
 		l.OptStr("rule_scope", body.Scope)
 	case *event.TaskUpdated:
@@ -257,11 +296,34 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Str("entry_id", body.EntryID)
 		l.Uint("abandoned_entries", val(body.AbandonedEntries))
 	case *event.SessionFinished:
-		l.Str("status", body.Status)
-		l.OptStr("message", body.Message)
+		status, message := body.Status, body.Message
+		switch status {
+		case "ok", "error":
+		case "cancelled":
+			status = "error"
+			if message == "" {
+				message = "cancelled"
+			}
+			e.opts.Losses.Approximate("cancelled run statuses", "basis run outcomes are ok and error; written as error")
+		}
+		if status == "error" && message == "" && !l.Has("message") {
+			message = "the run failed"
+			if body.Errors != nil && len(*body.Errors) > 0 {
+				message = (*body.Errors)[len(*body.Errors)-1]
+			}
+			e.opts.Losses.Approximate("finish messages", "basis requires a message on an error finish; taken from the run's errors")
+		}
+		l.Str("status", status)
+		l.OptStr("message", message)
 		l.OptStr("stopped_by", body.StoppedBy)
-		if (body.Usage != nil || l.Has("usage")) && l.Key("usage") {
-			u := body.Usage
+		u := body.Usage
+		if u != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil && u.CacheCreationTokens == nil && !l.Has("usage") {
+			if u.TotalTokens != nil {
+				e.opts.Losses.Drop("run token totals", "basis run usage counts tokens by kind, not in total")
+			}
+			u = nil
+		}
+		if (u != nil || l.Has("usage")) && l.Key("usage") {
 			f := true
 			l.B = append(l.B, '{')
 			for _, p := range []struct {
@@ -279,6 +341,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 				}
 			}
 			l.B = append(l.B, '}')
+			if u.TotalTokens != nil {
+				e.opts.Losses.Drop("run token totals", "basis run usage counts tokens by kind, not in total")
+			}
+		}
+		if body.Text != nil && *body.Text != "" && !e.texts {
+			e.opts.Losses.Drop("final answer texts", "basis's run_finished has no text and no assistant text was streamed")
 		}
 	}
 	_, err := e.w.Write(l.End())
@@ -365,6 +433,13 @@ func basisType(b event.Body) (string, bool) {
 		return "run_finished", true
 	}
 	return "", false
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func val(p *uint64) uint64 {

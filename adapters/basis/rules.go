@@ -161,7 +161,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
 			return
 		}
-		if name := r.Get("tool_name"); name.Exists() && name.Str != t.name {
+		if name := r.Get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
 			warnf("/tool_name", RuleToolName, "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
 		}
 		switch typ {
@@ -293,7 +293,7 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.ErrorRule(RuleToolRequeued, "a tool call is queued once"),
 		dialect.ErrorRule(RuleToolRestarted, "a tool call starts at most once"),
 		dialect.ErrorRule(RuleToolClosed, "nothing happens to a tool call after its tool_completed"),
-		dialect.WarningRule(RuleToolName, "tool_name repeats the name the call was queued with"),
+		dialect.WarningRule(RuleToolName, "tool_name repeats the name the call was queued with (unless it was queued without one)"),
 		dialect.WarningRule(RuleToolUnfinished, "every queued tool call completes before run_finished"),
 		dialect.ErrorRule(RulePermNotRequested, "permission_resolved answers a permission_requested"),
 		dialect.ErrorRule(RulePermDuplicate, "a request_id is requested once"),

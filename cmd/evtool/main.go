@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -187,6 +188,8 @@ func convertCmd() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.BoolFlag{Name: "provenance", Usage: "record each canonical event's source line in src"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when anything was lost"},
+			&cli.StringFlag{Name: "session-id", Usage: "the session id to write when the source has none"},
+			&cli.StringSliceFlag{Name: "default", Usage: "a `KEY=VALUE` fact to write when the source lacks it (repeatable; keys: " + strings.Join(defaultKeys, ", ") + ")"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
@@ -217,8 +220,15 @@ func convertCmd() *cli.Command {
 				}
 				out = outFile
 			}
+			defaults, err := parseDefaults(c.StringSlice("default"))
+			if err != nil {
+				return err
+			}
+			if id := c.String("session-id"); id != "" {
+				defaults["session_id"] = id
+			}
 			stderr := c.App.ErrWriter
-			res, err := convert.Run(in, out, file, convert.Options{From: from, To: to, Provenance: c.Bool("provenance")},
+			res, err := convert.Run(in, out, file, convert.Options{From: from, To: to, Provenance: c.Bool("provenance"), Defaults: defaults},
 				func(le *convert.LineError) { fmt.Fprintln(stderr, le.Error()) })
 			if outFile != nil {
 				if cerr := outFile.Close(); err == nil && cerr != nil {
@@ -240,6 +250,21 @@ func convertCmd() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// defaultKeys are the facts --default can supply.
+var defaultKeys = []string{"session_id", "model", "provider", "workspace", "basis_version", "cli_version"}
+
+func parseDefaults(list []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !slices.Contains(defaultKeys, k) {
+			return nil, usageErr("--default %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(defaultKeys, ", "))
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 func schemaCmd() *cli.Command {

@@ -284,8 +284,22 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// AbsentKey is the residue key listing fields a producer normally writes
+// (often as null) that a line did not have at all, such as the fields older
+// recordings predate. Residue keys starting with '@' are evtool's own.
+const AbsentKey = "@absent"
+
 // Residue collects an ext.<dialect> object, in input order.
-type Residue struct{ buf []byte }
+type Residue struct {
+	buf    []byte
+	absent []string
+}
+
+// Absent records that a normally written key was missing from the line.
+func (r *Residue) Absent(k string) { r.absent = append(r.absent, k) }
+
+// Reset empties the residue for reuse.
+func (r *Residue) Reset() { r.buf, r.absent = r.buf[:0], r.absent[:0] }
 
 // Add appends a key and its raw value.
 func (r *Residue) Add(k string, raw []byte) {
@@ -300,7 +314,20 @@ func (r *Residue) Add(k string, raw []byte) {
 }
 
 // Empty reports whether nothing was added.
-func (r *Residue) Empty() bool { return len(r.buf) == 0 }
+func (r *Residue) Empty() bool { return len(r.buf) == 0 && len(r.absent) == 0 }
 
-// Bytes returns the residue object.
-func (r *Residue) Bytes() json.RawMessage { return append(r.buf, '}') }
+// Bytes returns a copy of the residue object.
+func (r *Residue) Bytes() json.RawMessage {
+	out := Residue{buf: append([]byte(nil), r.buf...)}
+	if len(r.absent) > 0 {
+		list := []byte{'['}
+		for i, k := range r.absent {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = jsonenc.String(list, k)
+		}
+		out.Add(AbsentKey, append(list, ']'))
+	}
+	return append(out.buf, '}')
+}

@@ -15,23 +15,34 @@ type extField struct {
 
 // Writer appends one flat JSON object. Reuse it from line to line.
 type Writer struct {
-	B     []byte
-	ext   []extField
-	first bool
+	B      []byte
+	ext    []extField
+	absent []string
+	first  bool
 }
 
 // Begin starts a line with the residue of its event (may be nil).
 func (w *Writer) Begin(residue json.RawMessage) {
 	w.B = append(w.B[:0], '{')
 	w.first = true
-	w.ext = w.ext[:0]
+	w.ext, w.absent = w.ext[:0], w.absent[:0]
 	if len(residue) > 0 {
 		gjson.ParseBytes(residue).ForEach(func(k, v gjson.Result) bool {
+			if k.Str == AbsentKey {
+				v.ForEach(func(_, a gjson.Result) bool {
+					w.absent = append(w.absent, a.Str)
+					return true
+				})
+				return true
+			}
 			w.ext = append(w.ext, extField{key: k.Str, raw: v.Raw})
 			return true
 		})
 	}
 }
+
+// Absent reports whether the residue says the source line lacked key k.
+func (w *Writer) Absent(k string) bool { return contains(w.absent, k) }
 
 // Residue returns the residue value of a key.
 func (w *Writer) Residue(k string) (string, bool) {
@@ -72,8 +83,12 @@ func (w *Writer) Key(k string) bool {
 	return true
 }
 
-// Str writes a string field.
+// Str writes a string field (nothing when it is empty and the source line
+// lacked the key).
 func (w *Writer) Str(k, v string) {
+	if v == "" && w.Absent(k) {
+		return
+	}
 	if w.Key(k) {
 		w.B = jsonenc.String(w.B, v)
 	}
@@ -86,8 +101,12 @@ func (w *Writer) OptStr(k, v string) {
 	}
 }
 
-// NullStr writes a string field, or null when it is empty.
+// NullStr writes a string field, or null when it is empty, or nothing when
+// the source line lacked the key.
 func (w *Writer) NullStr(k, v string) {
+	if v == "" && w.Absent(k) {
+		return
+	}
 	if w.Key(k) {
 		if v == "" {
 			w.B = append(w.B, "null"...)
@@ -113,8 +132,12 @@ func (w *Writer) OptUint(k string, v *uint64) {
 	}
 }
 
-// NullUint writes an integer field, or null when it is not set.
+// NullUint writes an integer field, or null when it is not set, or nothing
+// when the source line lacked the key.
 func (w *Writer) NullUint(k string, v *uint64) {
+	if v == nil && w.Absent(k) {
+		return
+	}
 	if w.Key(k) {
 		if v == nil {
 			w.B = append(w.B, "null"...)

@@ -1,0 +1,242 @@
+package mermaid
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// DecodeError is a known mermaid field with a value canonical cannot hold.
+type DecodeError = jsonobj.FieldError
+
+// Decoder reads mermaid lines into canonical events.
+//
+// mermaid names no turn start and names a tool only when it finishes, so the
+// decoder synthesises a turn_started before the first event of each turn and
+// a tool_call (with an empty name) the first time a call id appears.
+type Decoder struct {
+	opts    dialect.DecodeOptions
+	o       jsonobj.Object
+	res     jsonobj.Residue
+	session string
+	turns   int
+	turn    string // current turn id, "" between turns
+	calls   map[string]bool
+}
+
+// writtenAsNull lists, per type, the keys mermaid always writes, as null
+// when absent. A line that lacks one comes from an older producer; the
+// residue remembers that so the key stays absent on the way back.
+var writtenAsNull = map[string][]string{
+	"session_started": {"task_id", "session_id"},
+	"tool_finished":   {"error"},
+	"turn_done":       {"total_tokens", "stop_reason"},
+	"result":          {"reasoning", "session_id"},
+}
+
+var taskShape = jsonobj.Shape{
+	Known:    []string{"id", "subject", "status", "active_form", "elapsed_secs", "tokens_spent", "origin"},
+	Required: []string{"id", "subject", "status", "active_form", "elapsed_secs", "tokens_spent", "origin"},
+}
+
+// Decode implements dialect.Decoder.
+func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return out, &DecodeError{Msg: "a mermaid line must be a JSON object"}
+	}
+	o := &d.o
+	o.Reset(root)
+	typ, _ := o.Str("type")
+	if o.Err() != nil {
+		return out, o.Err()
+	}
+	if typ == "" {
+		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
+	}
+	emit := func(ev *event.Event) {
+		if d.opts.Provenance && !ev.Synthetic {
+			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}
+		}
+		out = append(out, ev)
+	}
+	if _, ok := fields[typ]; !ok {
+		d.beginTurn(emit)
+		emit(&event.Event{TurnID: d.turn, Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}})
+		return out, nil
+	}
+	res := &d.res
+	res.Reset()
+	for i := 0; i < o.Len(); i++ {
+		if k, v := o.At(i); !knownField(typ, k) {
+			res.Add(k, []byte(v.Raw))
+		}
+	}
+	for _, k := range writtenAsNull[typ] {
+		if _, ok := o.Get(k); !ok {
+			res.Absent(k)
+		}
+	}
+	ev := &event.Event{}
+	switch typ {
+	case "session_started":
+		s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: o.U64("protocol_version")}}
+		if v, ok := o.Str("cli_version"); ok {
+			s.Agent = &event.Agent{Name: Name, Version: v}
+		}
+		s.Model, _ = o.Str("model")
+		s.TaskID, _ = o.NullableStr("task_id")
+		s.SessionID, _ = o.Str("session_id")
+		d.session = s.SessionID
+		ev.Body = s
+	case "text":
+		d.beginTurn(emit)
+		text, _ := o.Str("delta")
+		ev.Body = &event.MessageDelta{Text: text}
+	case "reasoning":
+		d.beginTurn(emit)
+		text, _ := o.Str("delta")
+		ev.Body = &event.ReasoningDelta{Text: text}
+	case "tool_started":
+		d.beginTurn(emit)
+		id, _ := o.Str("call_id")
+		d.callFor(id, "", emit)
+		ev.Body = &event.ToolStarted{CallID: id}
+	case "tool_finished":
+		d.beginTurn(emit)
+		b := &event.ToolFinished{}
+		b.CallID, _ = o.Str("call_id")
+		b.Name, _ = o.Str("name")
+		b.Status, _ = o.Str("status")
+		if s, ok := o.Str("summary"); ok {
+			b.Summary = &s
+		}
+		b.Error, _ = o.NullableStr("error")
+		if v, ok := o.Get("error"); ok && v.Type == gjson.String && v.Str == "" {
+			res.Add("error", []byte(`""`))
+		}
+		// plan is accepted and otherwise ignored, as upstream now does;
+		// fuzzy has no canonical field. Both ride in the residue.
+		if v, ok := o.Get("plan"); ok {
+			res.Add("plan", []byte(v.Raw))
+		}
+		b.Web = o.Raw("web")
+		if v, ok := o.Get("fuzzy"); ok {
+			res.Add("fuzzy", []byte(v.Raw))
+		}
+		d.callFor(b.CallID, b.Name, emit)
+		ev.Body = b
+	case "approval_required":
+		d.beginTurn(emit)
+		b := &event.PermissionRequested{}
+		b.CallID, _ = o.Str("call_id")
+		b.Tool, _ = o.Str("tool")
+		b.Risk = o.OptStr("risk", res)
+		b.Description = o.OptStr("prompt", res)
+		d.callFor(b.CallID, b.Tool, emit)
+		ev.Body = b
+	case "tasks_updated":
+		d.beginTurn(emit)
+		b := &event.PlanUpdated{Entries: []event.PlanEntry{}, Completed: o.U64("completed"), Total: o.U64("total")}
+		o.Each("tasks", taskShape, res, func(ptr string, e gjson.Result) {
+			p := event.PlanEntry{
+				Content:     o.Field(ptr, e, "subject"),
+				Status:      o.Field(ptr, e, "status"),
+				ActiveForm:  o.Field(ptr, e, "active_form"),
+				Origin:      o.Field(ptr, e, "origin"),
+				ElapsedSecs: o.FieldU64(ptr, e, "elapsed_secs"),
+				TokensSpent: o.FieldU64(ptr, e, "tokens_spent"),
+			}
+			if id := o.FieldU64(ptr, e, "id"); id != nil {
+				p.ID = strconv.FormatUint(*id, 10)
+			}
+			b.Entries = append(b.Entries, p)
+		})
+		ev.Body = b
+	case "error":
+		d.beginTurn(emit)
+		b := &event.Error{}
+		b.Message, _ = o.Str("message")
+		ev.Body = b
+	case "turn_done":
+		d.beginTurn(emit)
+		b := &event.TurnFinished{Status: "ok"}
+		if t := o.NullableU64("total_tokens"); t != nil {
+			b.Usage = &event.Usage{TotalTokens: t}
+		}
+		b.StopReason, _ = o.NullableStr("stop_reason")
+		if v, ok := o.Get("stop_reason"); ok && v.Type == gjson.String && v.Str == "" {
+			res.Add("stop_reason", []byte(`""`))
+		}
+		ev.TurnID = d.turn
+		d.turn = ""
+		ev.Body = b
+	case "result":
+		b := &event.SessionFinished{Status: "ok"}
+		if s, ok := o.Str("response"); ok {
+			b.Text = &s
+		}
+		if s, ok := o.NullableStr("reasoning"); ok {
+			b.Reasoning = &s
+		}
+		if t := o.U64("total_tokens"); t != nil {
+			b.Usage = &event.Usage{TotalTokens: t}
+		}
+		if _, ok := o.Get("errors"); ok {
+			errs := o.Strings("errors", &jsonobj.Residue{}) // [] is a fact here, kept as a non-nil empty list
+			if errs == nil {
+				errs = []string{}
+			}
+			b.Errors = &errs
+			// mermaid has no status; a run that produced no answer and
+			// reported errors failed.
+			if len(errs) > 0 && (b.Text == nil || *b.Text == "") {
+				b.Status, b.Message = "error", errs[len(errs)-1]
+			}
+		}
+		if sid, ok := o.Str("session_id"); ok && sid != d.session {
+			res.Add("session_id", []byte(strconv.Quote(sid)))
+		}
+		b.StructuredOutput = o.Raw("structured_output")
+		ev.Body = b
+	}
+	if o.Err() != nil {
+		return out, o.Err()
+	}
+	if !res.Empty() {
+		ev.Ext = event.Ext{Name: res.Bytes()}
+	}
+	switch ev.Body.(type) {
+	case *event.SessionStarted, *event.SessionFinished, *event.TurnFinished:
+	default:
+		ev.TurnID = d.turn
+	}
+	emit(ev)
+	return out, nil
+}
+
+// beginTurn synthesises a turn_started when an event arrives between turns.
+func (d *Decoder) beginTurn(emit func(*event.Event)) {
+	if d.turn != "" {
+		return
+	}
+	d.turns++
+	d.turn = "turn-" + strconv.Itoa(d.turns)
+	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{}})
+}
+
+// callFor synthesises the tool_call of a call id seen for the first time.
+func (d *Decoder) callFor(id, name string, emit func(*event.Event)) {
+	if d.calls[id] {
+		return
+	}
+	d.calls[id] = true
+	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name}})
+}
+
+// End implements dialect.Decoder. A stream without result stays truncated.
+func (d *Decoder) End(out []*event.Event) []*event.Event { return out }

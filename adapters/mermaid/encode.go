@@ -1,0 +1,431 @@
+package mermaid
+
+import (
+	"bufio"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
+)
+
+// Encoder writes canonical events as mermaid lines.
+//
+// mermaid's result line aggregates the run (answer text, reasoning, token
+// total, errors), so the encoder keeps those while it writes; that state
+// grows with the answer, not with the stream.
+type Encoder struct {
+	w    *bufio.Writer
+	opts dialect.EncodeOptions
+	l    jsonobj.Writer
+
+	native    bool // the source is mermaid: trust its own result fields
+	session   string
+	header    bool // session_started was written
+	names     map[string]string
+	started   map[string]bool
+	text      strings.Builder
+	reasoning strings.Builder
+	errors    []string
+	tokens    uint64 // sum of per-round usage, for result.total_tokens
+	haveToks  bool
+	inDelta   bool // message deltas since the last assembled message
+	inThought bool
+}
+
+// Encode implements dialect.Encoder.
+func (e *Encoder) Encode(ev *event.Event) error {
+	loss := e.opts.Losses
+	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
+		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {
+			return err
+		}
+		loss.Synthesize("session_started lines", "the source stream has no header; built from defaults")
+	}
+	l := &e.l
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		if ev.Synthetic {
+			loss.Synthesize("session_started lines", "the source has no header line; built from its facts")
+		}
+		return e.writeHeader(b, ev.Ext[Name])
+	case *event.Unknown:
+		if b.Dialect == Name {
+			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
+		}
+		loss.Drop("unknown "+b.Dialect+" events", "mermaid cannot carry another dialect's unknown lines")
+		return nil
+	case *event.MessageDelta:
+		e.inDelta = true
+		return e.delta("text", b.Text, ev)
+	case *event.Message:
+		// An assembled message repeats its deltas; only an undelivered one
+		// is written.
+		if e.inDelta {
+			e.inDelta = false
+			return nil
+		}
+		return e.delta("text", b.Text, ev)
+	case *event.ReasoningDelta:
+		e.inThought = true
+		return e.delta("reasoning", b.Text, ev)
+	case *event.Reasoning:
+		if e.inThought {
+			e.inThought = false
+			return nil
+		}
+		return e.delta("reasoning", b.Text, ev)
+	case *event.ToolCall:
+		e.names[b.CallID] = b.Name
+		if len(b.Input) > 0 && string(b.Input) != "null" {
+			loss.Drop("tool inputs", "mermaid's tool_started carries no input")
+		}
+		return nil
+	case *event.ToolStarted:
+		return e.toolStarted(b.CallID, ev.Ext[Name], false)
+	case *event.ToolFinished:
+		// A mermaid source is written back as it was, even without the
+		// tool_started it should have had.
+		if !e.native {
+			if err := e.toolStarted(b.CallID, nil, true); err != nil {
+				return err
+			}
+		}
+		l.Begin(ev.Ext[Name])
+		l.Str("type", "tool_finished")
+		l.Str("call_id", b.CallID)
+		name := b.Name
+		if name == "" {
+			name = e.names[b.CallID]
+		}
+		if name == "" {
+			name = "tool" // mermaid's own name for a tool without metadata
+		}
+		l.Str("name", name)
+		status := b.Status
+		switch status {
+		case "success", "error", "cancelled":
+		case "rejected":
+			status = "cancelled"
+			loss.Approximate(`tool statuses "rejected"`, "mermaid has no rejected status; written as cancelled")
+		default:
+			loss.Approximate("tool statuses "+strconv.Quote(status), "mermaid statuses are success, error and cancelled; written as error")
+			status = "error"
+		}
+		l.Str("status", status)
+		summary := ""
+		if b.Summary != nil {
+			summary = *b.Summary
+		}
+		l.Str("summary", summary)
+		l.NullStr("error", b.Error)
+		l.OptRaw("plan", nil)
+		l.OptRaw("web", b.Web)
+		l.OptRaw("fuzzy", nil)
+		if b.Output != nil || b.ExitCode != nil || b.Command != "" {
+			loss.Drop("tool outputs", "mermaid's tool_finished has only a summary")
+		}
+		if len(b.Edit) > 0 {
+			loss.Drop("tool edit facts", "mermaid's tool_finished has no edit details")
+		}
+		return e.write(l.End())
+	case *event.PermissionRequested:
+		if b.CallID == "" {
+			loss.Drop("permission requests without a call id", "mermaid's approval_required names a call")
+			return nil
+		}
+		l.Begin(ev.Ext[Name])
+		l.Str("type", "approval_required")
+		l.Str("call_id", b.CallID)
+		tool := b.Tool
+		if tool == "" {
+			tool = e.names[b.CallID]
+		}
+		l.Str("tool", tool)
+		risk := b.Risk
+		if risk == "" && !e.native {
+			risk = "unknown"
+			loss.Approximate("permission risks", "the source does not classify risk; written as unknown")
+		}
+		l.Str("risk", risk)
+		l.Str("prompt", b.Description)
+		if len(b.Preview) > 0 {
+			loss.Drop("permission previews", "mermaid's approval_required has only a prompt")
+		}
+		return e.write(l.End())
+	case *event.PlanUpdated:
+		return e.tasks(b, ev)
+	case *event.Error:
+		e.errors = append(e.errors, b.Message)
+		l.Begin(ev.Ext[Name])
+		l.Str("type", "error")
+		l.Str("message", b.Message)
+		return e.write(l.End())
+	case *event.Usage:
+		if b.TotalTokens != nil {
+			e.add(*b.TotalTokens)
+		} else if b.InputTokens != nil || b.OutputTokens != nil {
+			e.add(val(b.InputTokens) + val(b.OutputTokens) + val(b.ThoughtsTokens))
+		}
+		loss.Drop("usage events", "mermaid has no per-round usage")
+		return nil
+	case *event.TurnFinished:
+		l.Begin(ev.Ext[Name])
+		l.Str("type", "turn_done")
+		var total *uint64
+		if b.Usage != nil {
+			total = b.Usage.TotalTokens
+		}
+		l.NullUint("total_tokens", total)
+		l.NullStr("stop_reason", b.StopReason)
+		return e.write(l.End())
+	case *event.SessionFinished:
+		return e.result(b, ev)
+	case *event.TurnStarted:
+		if !ev.Synthetic && b.Prompt != nil {
+			loss.Drop("turn prompts", "mermaid has no turn start; a turn is implied")
+		}
+		return nil
+	case *event.UserMessage:
+		loss.Drop("user messages", "mermaid has no user message event")
+		return nil
+	case *event.PermissionResolved:
+		loss.Drop("permission outcomes", "mermaid shows an approval's outcome only as the tool's status")
+		return nil
+	case *event.TaskUpdated:
+		loss.Drop("task_updated events", "mermaid has no subagent or background-task events")
+		return nil
+	case *event.ToolProgress:
+		loss.Drop("tool progress events", "mermaid has no tool progress")
+		return nil
+	case *event.ToolOutput:
+		loss.Drop("tool output chunks", "mermaid has no tool output")
+		return nil
+	default:
+		loss.Drop(string(ev.Type())+" events", "mermaid has no such event")
+		return nil
+	}
+}
+
+func (e *Encoder) add(n uint64) { e.tokens += n; e.haveToks = true }
+
+func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) error {
+	e.header = true
+	e.native = s.Source.Dialect == Name
+	e.session = s.SessionID
+	if e.session == "" {
+		e.session = e.opts.Defaults["session_id"]
+	}
+	l := &e.l
+	l.Begin(residue)
+	l.Str("type", "session_started")
+	version := uint64(ProtocolVersion)
+	if e.native && s.Source.Version != nil {
+		version = *s.Source.Version
+	}
+	l.Uint("protocol_version", version)
+	cli := e.opts.Defaults["cli_version"]
+	if s.Agent != nil && s.Agent.Name == Name {
+		cli = s.Agent.Version
+	}
+	l.Str("cli_version", cli)
+	model := s.Model
+	if model == "" {
+		model = e.opts.Defaults["model"]
+	}
+	// mermaid names a model with its provider, e.g. "anthropic/claude-x".
+	if !e.native && s.Provider != "" && model != "" && !strings.Contains(model, "/") {
+		model = s.Provider + "/" + model
+	}
+	l.Str("model", model)
+	l.NullStr("task_id", s.TaskID)
+	l.Str("session_id", e.session)
+	if !e.native && (s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 ||
+		len(s.Commands) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0) {
+		e.opts.Losses.Drop("session facts (workspace, context files, skills, commands, MCP)", "mermaid's session_started names only the model and ids")
+	}
+	return e.write(l.End())
+}
+
+func (e *Encoder) delta(typ, text string, ev *event.Event) error {
+	if typ == "text" {
+		e.text.WriteString(text)
+	} else {
+		e.reasoning.WriteString(text)
+	}
+	l := &e.l
+	l.Begin(ev.Ext[Name])
+	l.Str("type", typ)
+	l.Str("delta", text)
+	return e.write(l.End())
+}
+
+// toolStarted writes a tool_started for a call that has none yet. mermaid
+// pairs every tool_finished with one, so a call that finished without
+// starting (a denied call) gets one synthesised.
+func (e *Encoder) toolStarted(id string, residue json.RawMessage, synthetic bool) error {
+	if e.started[id] {
+		return nil
+	}
+	e.started[id] = true
+	if synthetic {
+		e.opts.Losses.Synthesize("tool_started lines", "mermaid pairs every tool_finished with a tool_started")
+	}
+	l := &e.l
+	l.Begin(residue)
+	l.Str("type", "tool_started")
+	l.Str("call_id", id)
+	return e.write(l.End())
+}
+
+func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
+	l := &e.l
+	l.Begin(ev.Ext[Name])
+	l.Str("type", "tasks_updated")
+	completed := uint64(0)
+	if l.Key("tasks") {
+		l.B = append(l.B, '[')
+		for i, p := range b.Entries {
+			if i > 0 {
+				l.B = append(l.B, ',')
+			}
+			id, err := strconv.ParseUint(p.ID, 10, 64)
+			if err != nil {
+				id = uint64(i + 1)
+				if p.ID != "" {
+					e.opts.Losses.Approximate("plan entry ids", "mermaid task ids are integers; numbered by position")
+				}
+			}
+			f := true
+			l.B = append(l.B, '{')
+			l.B = jsonenc.Key(l.B, &f, "id")
+			l.B = jsonenc.Uint(l.B, id)
+			l.B = jsonenc.Key(l.B, &f, "subject")
+			l.B = jsonenc.String(l.B, p.Content)
+			l.B = jsonenc.Key(l.B, &f, "status")
+			l.B = jsonenc.String(l.B, p.Status)
+			l.B = jsonenc.Key(l.B, &f, "active_form")
+			l.B = jsonenc.String(l.B, p.ActiveForm)
+			for _, kv := range []struct {
+				k string
+				v *uint64
+			}{{"elapsed_secs", p.ElapsedSecs}, {"tokens_spent", p.TokensSpent}} {
+				l.B = jsonenc.Key(l.B, &f, kv.k)
+				if kv.v == nil {
+					l.B = append(l.B, "null"...)
+				} else {
+					l.B = jsonenc.Uint(l.B, *kv.v)
+				}
+			}
+			l.B = jsonenc.Key(l.B, &f, "origin")
+			if p.Origin == "" {
+				l.B = append(l.B, "null"...)
+			} else {
+				l.B = jsonenc.String(l.B, p.Origin)
+			}
+			l.B = append(l.B, '}')
+			if p.Priority != "" {
+				e.opts.Losses.Drop("plan priorities", "mermaid tasks have no priority")
+			}
+		}
+		l.B = append(l.B, ']')
+	}
+	for _, p := range b.Entries {
+		if p.Status == "completed" {
+			completed++
+		}
+	}
+	if b.Completed != nil {
+		completed = *b.Completed
+	}
+	total := uint64(len(b.Entries))
+	if b.Total != nil {
+		total = *b.Total
+	}
+	l.Uint("completed", completed)
+	l.Uint("total", total)
+	return e.write(l.End())
+}
+
+func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
+	l := &e.l
+	l.Begin(ev.Ext[Name])
+	l.Str("type", "result")
+	response := e.text.String()
+	if b.Text != nil {
+		response = *b.Text
+	}
+	l.Str("response", response)
+	reasoning := e.reasoning.String()
+	if b.Reasoning != nil {
+		reasoning = *b.Reasoning
+	} else if e.native {
+		reasoning = ""
+	}
+	l.NullStr("reasoning", reasoning)
+	var total uint64
+	switch {
+	case b.Usage != nil && b.Usage.TotalTokens != nil:
+		total = *b.Usage.TotalTokens
+	case b.Usage != nil && (b.Usage.InputTokens != nil || b.Usage.OutputTokens != nil):
+		total = val(b.Usage.InputTokens) + val(b.Usage.OutputTokens) + val(b.Usage.ThoughtsTokens)
+		e.opts.Losses.Approximate("run token totals", "mermaid has one total; summed from input, output and thoughts tokens")
+	case e.haveToks:
+		total = e.tokens
+		e.opts.Losses.Approximate("run token totals", "mermaid has one total; summed from the per-round usage")
+	}
+	l.Uint("total_tokens", total)
+	errs := e.errors
+	if b.Errors != nil {
+		errs = *b.Errors
+	} else if b.Status == "error" && b.Message != "" && !contains(errs, b.Message) {
+		errs = append(errs, b.Message)
+	}
+	if l.Key("errors") {
+		l.B = append(l.B, '[')
+		for i, s := range errs {
+			if i > 0 {
+				l.B = append(l.B, ',')
+			}
+			l.B = jsonenc.String(l.B, s)
+		}
+		l.B = append(l.B, ']')
+	}
+	l.Str("session_id", e.session)
+	l.OptRaw("structured_output", b.StructuredOutput)
+	if b.StoppedBy != "" {
+		e.opts.Losses.Drop("run bounds (stopped_by)", "mermaid's result does not say what ended a run")
+	}
+	if b.Status == "cancelled" {
+		e.opts.Losses.Drop("cancelled run statuses", "mermaid's result has no status")
+	}
+	return e.write(l.End())
+}
+
+func (e *Encoder) write(b []byte) error {
+	_, err := e.w.Write(b)
+	return err
+}
+
+// Close implements dialect.Encoder. A stream that ended without
+// session_finished stays truncated: no result is invented.
+func (e *Encoder) Close() error { return nil }
+
+func val(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
