@@ -1,8 +1,12 @@
 package dialect
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Losses counts, per kind, the facts an encoder dropped or approximated
@@ -67,3 +71,25 @@ func (ls *Losses) Empty() bool { return len(ls.m) == 0 }
 // Synthesize counts one line the target needs that no source line stands
 // behind, built from canonical facts or defaults.
 func (ls *Losses) Synthesize(kind, why string) { ls.add("synthesized", kind, why) }
+
+// Foreign counts the residue another dialect left on an event, which a
+// target of a different dialect cannot write. evtool's own bookkeeping keys
+// (starting with '@') and source line numbering ("seq") are not facts of
+// the run and are not counted.
+func (ls *Losses) Foreign(ext map[string]json.RawMessage, self string) {
+	for d, raw := range ext {
+		if d == self {
+			continue
+		}
+		facts := false
+		gjson.ParseBytes(raw).ForEach(func(k, _ gjson.Result) bool {
+			if k.Str != "seq" && !strings.HasPrefix(k.Str, "@") {
+				facts = true
+			}
+			return !facts
+		})
+		if facts {
+			ls.Drop(d+"-only fields (ext."+d+")", self+" has no place for them")
+		}
+	}
+}

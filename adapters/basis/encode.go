@@ -2,6 +2,7 @@ package basis
 
 import (
 	"bufio"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,64 @@ type Encoder struct {
 	started bool              // a line was written, so seq holds the last one
 	names   map[string]string // call id → tool name, for lines that lack it
 	texts   bool              // assistant text was written
+	thought bool              // reasoning was written
+	errors  []string          // error messages written
+}
+
+// audit counts the canonical facts of ev that no basis field carries.
+func (e *Encoder) audit(ev *event.Event) {
+	loss := e.opts.Losses
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		if b.TaskID != "" {
+			loss.Drop("session task ids", "basis's run_started has no task id")
+		}
+		if b.Agent != nil && b.Agent.Name != Name && b.Agent.Version != "" {
+			loss.Drop("producer versions", "basis's run_started names only a basis version")
+		}
+	case *event.SessionFinished:
+		if b.Reasoning != nil && *b.Reasoning != "" && !e.thought {
+			loss.Drop("final reasoning texts", "basis's run_finished has no reasoning and none was streamed")
+		}
+		if b.Errors != nil {
+			for _, msg := range *b.Errors {
+				if !slices.Contains(e.errors, msg) && msg != b.Message {
+					loss.Drop("run errors", "basis's run_finished lists no errors; this one was not an error line")
+				}
+			}
+		}
+		if len(b.StructuredOutput) > 0 {
+			loss.Drop("structured outputs", "basis's run_finished has no structured output")
+		}
+	case *event.MessageDelta:
+		if b.MessageID != "" {
+			loss.Drop("message ids", "basis assistant text has no message id")
+		}
+	case *event.Message:
+		if b.MessageID != "" {
+			loss.Drop("message ids", "basis assistant text has no message id")
+		}
+	case *event.ReasoningDelta:
+		e.thought = true
+	case *event.ToolFinished:
+		if b.Output != nil || b.ExitCode != nil || b.Command != "" {
+			loss.Drop("tool outputs", "basis's tool_completed has only a summary")
+		}
+		if len(b.Edit) > 0 {
+			loss.Drop("tool edit facts", "basis's tool_completed has only a summary")
+		}
+		if len(b.Web) > 0 {
+			loss.Drop("tool web details", "basis's tool_completed has only a summary")
+		}
+	case *event.PermissionRequested:
+		if b.Risk != "" {
+			loss.Drop("permission risks", "basis's permission_requested has no risk")
+		}
+	case *event.TaskUpdated:
+		if b.Reason != "" || b.ParentTaskID != "" {
+			loss.Drop("task reasons and parents", "basis's task_updated has neither")
+		}
+	}
 }
 
 // toolName returns the name to write for a call: the event's own, else the
@@ -60,6 +119,8 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		e.opts.Losses.Drop(string(ev.Type())+" events", "basis has no such event")
 		return nil
 	}
+	e.opts.Losses.Foreign(ev.Ext, Name)
+	e.audit(ev)
 	l := &e.l
 	l.Begin(ev.Ext[Name])
 	l.Uint("seq", e.nextSeq(l))
@@ -277,7 +338,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.opts.Losses.Drop("usage totals", "basis usage has no total_tokens")
 		}
 	case *event.Notice:
-		l.OptStr("severity", body.Severity)
+		sev := body.Severity
+		if sev == "error" {
+			sev = "warning"
+			e.opts.Losses.Approximate(`notice severities "error"`, "basis notices are info or warning; written as warning")
+		}
+		l.OptStr("severity", sev)
 		l.Str("message", body.Message)
 	case *event.Retry:
 		l.Str("agent_id", ev.AgentID)
@@ -286,7 +352,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Uint("max_attempts", val(body.MaxAttempts))
 		l.Uint("next_delay_ms", val(body.NextDelayMS))
 	case *event.Error:
+		e.errors = append(e.errors, body.Message)
 		l.Str("message", body.Message)
+		if body.Recoverable == nil {
+			e.opts.Losses.Approximate("error recoverability", "the source does not say; written as recoverable: false")
+		}
 		rec := false
 		if body.Recoverable != nil {
 			rec = *body.Recoverable

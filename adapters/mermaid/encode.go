@@ -39,6 +39,7 @@ type Encoder struct {
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
 	loss := e.opts.Losses
+	loss.Foreign(ev.Ext, Name)
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {
 			return err
@@ -59,6 +60,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		loss.Drop("unknown "+b.Dialect+" events", "mermaid cannot carry another dialect's unknown lines")
 		return nil
 	case *event.MessageDelta:
+		if b.MessageID != "" {
+			loss.Drop("message ids", "mermaid text has no message id")
+		}
 		e.inDelta = true
 		return e.delta("text", b.Text, ev)
 	case *event.Message:
@@ -80,6 +84,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.delta("reasoning", b.Text, ev)
 	case *event.ToolCall:
 		e.names[b.CallID] = b.Name
+		if b.Title != "" || b.Mutability != "" {
+			loss.Drop("tool titles and mutability", "mermaid's tool_started has only a call id")
+		}
 		if len(b.Input) > 0 && string(b.Input) != "null" {
 			loss.Drop("tool inputs", "mermaid's tool_started carries no input")
 		}
@@ -159,6 +166,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	case *event.PlanUpdated:
 		return e.tasks(b, ev)
 	case *event.Error:
+		if b.Recoverable != nil {
+			loss.Drop("error recoverability", "mermaid errors have only a message")
+		}
 		e.errors = append(e.errors, b.Message)
 		l.Begin(ev.Ext[Name])
 		l.Str("type", "error")
@@ -173,6 +183,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		loss.Drop("usage events", "mermaid has no per-round usage")
 		return nil
 	case *event.TurnFinished:
+		if b.Status != "ok" || b.Reason != "" || b.Text != nil {
+			loss.Drop("turn outcomes (status, reason, text)", "mermaid's turn_done has only a token total and a stop reason")
+		}
+		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil) {
+			loss.Drop("turn token counts by kind", "mermaid's turn_done has one total")
+		}
 		l.Begin(ev.Ext[Name])
 		l.Str("type", "turn_done")
 		var total *uint64
@@ -243,6 +259,9 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 	l.Str("model", model)
 	l.NullStr("task_id", s.TaskID)
 	l.Str("session_id", e.session)
+	if !e.native && s.Agent != nil && s.Agent.Version != "" {
+		e.opts.Losses.Drop("producer versions", "mermaid's cli_version names a mermaid version")
+	}
 	if !e.native && (s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 ||
 		len(s.Commands) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0) {
 		e.opts.Losses.Drop("session facts (workspace, context files, skills, commands, MCP)", "mermaid's session_started names only the model and ids")
