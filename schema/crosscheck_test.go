@@ -33,6 +33,14 @@ var broken = map[string][]string{
 		`{"seq":5,"type":"run_finished","status":"maybe"}`,
 		`{"type":"assistant_delta","text":"no seq"}`,
 	},
+	"mermaid": {
+		`{"type":"tool_finished","call_id":"tool#3","name":"execute_command","status":"exploded","summary":"x","error":null}`,
+		`{"type":"turn_done","total_tokens":-1,"stop_reason":null}`,
+		`{"type":"tasks_updated","tasks":[{"id":1,"subject":"s","status":"pending"}],"completed":0,"total":1}`,
+		`{"type":"result","response":"x","reasoning":null,"total_tokens":1,"errors":"none"}`,
+		`{"type":"session_started","protocol_version":1,"cli_version":"9","model":"m","task_id":5}`,
+		`{"type":"text"}`,
+	},
 	"canonical": {
 		`{"seq":1,"type":"tool_call","name":"shell"}`,
 		`{"seq":1,"type":"martian"}`,
@@ -65,7 +73,7 @@ func TestCrossCheck(t *testing.T) {
 		}
 		return a
 	}
-	basisSchema, canonSchema := abs("basis.schema.json"), abs("canonical.schema.json")
+	canonSchema := abs("canonical.schema.json")
 	write := func(name string, lines []string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
@@ -74,51 +82,63 @@ func TestCrossCheck(t *testing.T) {
 		return p
 	}
 
-	files, _ := filepath.Glob("../testdata/streams/basis/*.jsonl")
-	if len(files) == 0 {
-		t.Fatal("no basis streams")
-	}
 	toCanon, _ := dialect.Lookup("canonical")
-	lines := 0
-	for _, f := range files {
-		cases = append(cases, crossCase{basisSchema, abs(f), "valid"})
+	conv := func(f string, to dialect.Dialect, prov bool) string {
 		in, err := os.Open(f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer in.Close()
 		var out bytes.Buffer
-		if _, err := convert.Run(in, &out, f, convert.Options{To: toCanon}, func(le *convert.LineError) { t.Error(le) }); err != nil {
+		if _, err := convert.Run(in, &out, f, convert.Options{To: to, Provenance: prov}, func(le *convert.LineError) { t.Error(le) }); err != nil {
 			t.Fatal(err)
 		}
-		in.Close()
-		// With provenance too, so src is checked as well.
-		in, _ = os.Open(f)
-		var prov bytes.Buffer
-		if _, err := convert.Run(in, &prov, f, convert.Options{To: toCanon, Provenance: true}, func(le *convert.LineError) { t.Error(le) }); err != nil {
-			t.Fatal(err)
+		return out.String()
+	}
+	canonical := func(f string, prov bool) string { return conv(f, toCanon, prov) }
+	lines := 0
+	examples := 0
+	for _, d := range []string{"basis", "mermaid"} {
+		sch := abs(d + ".schema.json")
+		files, _ := filepath.Glob("../testdata/streams/" + d + "/*.jsonl")
+		if len(files) == 0 {
+			t.Fatalf("no %s streams", d)
 		}
-		in.Close()
-		base := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-		c := write(base+".canonical.jsonl", strings.Split(strings.TrimSpace(out.String()), "\n"))
-		p := write(base+".provenance.jsonl", strings.Split(strings.TrimSpace(prov.String()), "\n"))
-		cases = append(cases, crossCase{canonSchema, c, "valid"}, crossCase{canonSchema, p, "valid"})
-		lines += 3 * strings.Count(out.String(), "\n")
-	}
-	ref, err := os.ReadFile("../../shared/dialects/basis.md")
-	if err != nil {
-		t.Fatalf("the basis reference is needed beside the repository: %v", err)
-	}
-	var examples []string
-	for _, l := range strings.Split(string(ref), "\n") {
-		if strings.HasPrefix(l, `{"seq":`) {
-			examples = append(examples, l)
+		for _, f := range files {
+			cases = append(cases, crossCase{sch, abs(f), "valid"})
+			base := d + "." + strings.TrimSuffix(filepath.Base(f), ".jsonl")
+			// With provenance too, so src is checked as well.
+			c := canonical(f, false)
+			lines += strings.Count(c, "\n")
+			cases = append(cases,
+				crossCase{canonSchema, write(base+".canonical.jsonl", strings.Split(strings.TrimSpace(c), "\n")), "valid"},
+				crossCase{canonSchema, write(base+".provenance.jsonl", strings.Split(strings.TrimSpace(canonical(f, true)), "\n")), "valid"})
+			// The stream converted to each other dialect validates there too.
+			for _, other := range []string{"basis", "mermaid"} {
+				if other == d {
+					continue
+				}
+				od, _ := dialect.Lookup(other)
+				out := strings.Split(strings.TrimSpace(conv(f, od, false)), "\n")
+				cases = append(cases, crossCase{abs(other + ".schema.json"), write(base+".to-"+other+".jsonl", out), "valid"})
+			}
 		}
+		ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
+		if err != nil {
+			t.Fatalf("the %s reference is needed beside the repository: %v", d, err)
+		}
+		var ex []string
+		for _, l := range strings.Split(string(ref), "\n") {
+			if strings.HasPrefix(l, `{"seq":`) || strings.HasPrefix(l, `{"type":`) {
+				ex = append(ex, l)
+			}
+		}
+		examples += len(ex)
+		cases = append(cases,
+			crossCase{sch, write(d+".reference.jsonl", ex), "valid"},
+			crossCase{sch, write(d+".broken.jsonl", broken[d]), "invalid"})
 	}
-	cases = append(cases,
-		crossCase{basisSchema, write("reference.jsonl", examples), "valid"},
-		crossCase{basisSchema, write("broken.basis.jsonl", broken["basis"]), "invalid"},
-		crossCase{canonSchema, write("broken.canonical.jsonl", broken["canonical"]), "invalid"},
-	)
+	cases = append(cases, crossCase{canonSchema, write("broken.canonical.jsonl", broken["canonical"]), "invalid"})
 	manifest, _ := json.Marshal(cases)
 	mpath := write("manifest.json", []string{string(manifest)})
 
@@ -132,16 +152,16 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("no summary from the cross-check:\n%s", out)
 	}
 	passed, _ := strconv.Atoi(string(m[1]))
-	want := len(examples) + len(broken["basis"]) + len(broken["canonical"])
-	if passed < want+lines/3 {
-		t.Errorf("only %d lines checked, expected at least %d", passed, want+lines/3)
+	want := examples + len(broken["basis"]) + len(broken["mermaid"]) + len(broken["canonical"]) + 2*lines
+	if passed < want {
+		t.Errorf("only %d lines checked, expected at least %d", passed, want)
 	}
 	t.Logf("%s", bytes.TrimSpace(out))
 }
 
 // TestSchemasAreValidJSON checks the embedded files parse and carry $id.
 func TestSchemasAreValidJSON(t *testing.T) {
-	for _, name := range []string{"basis.schema.json", "canonical.schema.json"} {
+	for _, name := range []string{"basis.schema.json", "mermaid.schema.json", "canonical.schema.json"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
