@@ -107,7 +107,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.CallID, _ = o.Str("tool_call_id")
 		b.Name, _ = o.Str("tool_name")
 		b.Title, _ = o.Str("summary")
-		b.Mutability, _ = o.Str("mutability")
+		b.Mutability = o.OptStr("mutability", ext) // a present "" is kept, not defaulted
 		b.Input = o.Raw("input")
 		b.Kind = ToolKind(b.Name, b.Mutability, b.Input)
 		ev.Body = b

@@ -387,10 +387,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.OptStr("message", message)
 		l.OptStr("stopped_by", body.StoppedBy)
 		u := body.Usage
-		if u != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil && u.CacheCreationTokens == nil && !l.Has("usage") {
-			if u.TotalTokens != nil {
-				e.opts.Losses.Drop("run token totals", "basis run usage counts tokens by kind, not in total")
-			}
+		// A usage that states only a total has nothing basis can write.
+		if u != nil && u.TotalTokens != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil &&
+			u.CacheCreationTokens == nil && u.ReasoningTokens == nil && u.ThoughtsTokens == nil && u.ModelResponses == nil && !l.Has("usage") {
+			e.opts.Losses.Drop("run token totals", "basis run usage counts tokens by kind, not in total")
 			u = nil
 		}
 		if (u != nil || l.Has("usage")) && l.Key("usage") {

@@ -41,6 +41,8 @@ var writtenAsNull = map[string][]string{
 var taskShape = jsonobj.Shape{
 	Known:    []string{"id", "subject", "status", "active_form", "elapsed_secs", "tokens_spent", "origin"},
 	Required: []string{"id", "subject", "status", "active_form", "elapsed_secs", "tokens_spent", "origin"},
+	Exact:    []string{"origin"},
+	Nullable: []string{"elapsed_secs", "tokens_spent", "origin"},
 }
 
 // Decode implements dialect.Decoder.
@@ -199,7 +201,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			}
 		}
 		if sid, ok := o.Str("session_id"); ok && sid != d.session {
-			res.Add("session_id", []byte(strconv.Quote(sid)))
+			v, _ := o.Get("session_id")
+			res.Add("session_id", []byte(v.Raw))
 		}
 		b.StructuredOutput = o.Raw("structured_output")
 		ev.Body = b

@@ -108,14 +108,15 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if name == "" {
 			name = e.names[b.CallID]
 		}
-		if name == "" {
+		if name == "" && !e.native {
 			name = "tool" // mermaid's own name for a tool without metadata
 		}
 		l.Str("name", name)
 		status := b.Status
-		switch status {
-		case "success", "error", "cancelled":
-		case "rejected":
+		switch {
+		case e.native: // written back as it was
+		case status == "success" || status == "error" || status == "cancelled":
+		case status == "rejected":
 			status = "cancelled"
 			loss.Approximate(`tool statuses "rejected"`, "mermaid has no rejected status; written as cancelled")
 		default:
@@ -140,7 +141,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		return e.write(l.End())
 	case *event.PermissionRequested:
-		if b.CallID == "" {
+		if b.CallID == "" && !e.native {
 			loss.Drop("permission requests without a call id", "mermaid's approval_required names a call")
 			return nil
 		}
@@ -378,13 +379,18 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 		response = *b.Text
 	}
 	l.Str("response", response)
-	reasoning := e.reasoning.String()
-	if b.Reasoning != nil {
-		reasoning = *b.Reasoning
-	} else if e.native {
-		reasoning = ""
+	// A stated reasoning is written as it was, "" included; otherwise
+	// mermaid's null, or for another dialect the streamed reasoning.
+	reasoning := b.Reasoning
+	if reasoning == nil && !e.native && e.reasoning.Len() > 0 {
+		r := e.reasoning.String()
+		reasoning = &r
 	}
-	l.NullStr("reasoning", reasoning)
+	if reasoning != nil {
+		l.Str("reasoning", *reasoning)
+	} else {
+		l.NullStr("reasoning", "")
+	}
 	var total uint64
 	switch {
 	case b.Usage != nil && b.Usage.TotalTokens != nil:

@@ -195,10 +195,12 @@ func (o *Object) Strings(k string, res *Residue) []string {
 type Shape struct {
 	Known    []string // every key the type has
 	Required []string // keys the producer always writes
-	// Exact lists keys whose presence or nullness the canonical model cannot
-	// tell apart from absence (a present "" or null); an element holding
-	// one such is kept whole in the residue.
+	// Exact lists keys whose "" the canonical model cannot tell apart from
+	// absence; an element holding one such (or a null there, unless the key
+	// is Nullable) is kept whole in the residue.
 	Exact []string
+	// Nullable lists keys the producer writes as null when absent.
+	Nullable []string
 }
 
 // Each calls f for every element of an array of objects. It keeps the whole
@@ -241,8 +243,11 @@ func (s Shape) fits(e gjson.Result) bool {
 		if !contains(s.Known, k.Str) {
 			fits = false
 		}
-		if contains(s.Exact, k.Str) && (v.Type == gjson.Null || (v.Type == gjson.String && v.Str == "")) {
+		if contains(s.Exact, k.Str) && ((v.Type == gjson.Null && !contains(s.Nullable, k.Str)) || (v.Type == gjson.String && v.Str == "")) {
 			fits = false
+		}
+		if v.Type == gjson.Null && !contains(s.Nullable, k.Str) {
+			fits = false // a null where the producer writes none
 		}
 		return fits
 	})

@@ -83,10 +83,10 @@ func (w *Writer) Key(k string) bool {
 	return true
 }
 
-// Str writes a string field (nothing when it is empty and the source line
-// lacked the key).
+// Str writes a string field, or nothing when the residue says the source
+// line lacked the key: the residue is authoritative for its line.
 func (w *Writer) Str(k, v string) {
-	if v == "" && w.Absent(k) {
+	if w.Absent(k) {
 		return
 	}
 	if w.Key(k) {
@@ -102,9 +102,9 @@ func (w *Writer) OptStr(k, v string) {
 }
 
 // NullStr writes a string field, or null when it is empty, or nothing when
-// the source line lacked the key.
+// the residue says the source line lacked the key.
 func (w *Writer) NullStr(k, v string) {
-	if v == "" && w.Absent(k) {
+	if w.Absent(k) {
 		return
 	}
 	if w.Key(k) {
@@ -133,9 +133,9 @@ func (w *Writer) OptUint(k string, v *uint64) {
 }
 
 // NullUint writes an integer field, or null when it is not set, or nothing
-// when the source line lacked the key.
+// when the residue says the source line lacked the key.
 func (w *Writer) NullUint(k string, v *uint64) {
-	if v == nil && w.Absent(k) {
+	if w.Absent(k) {
 		return
 	}
 	if w.Key(k) {
