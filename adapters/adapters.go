@@ -6,4 +6,5 @@ import (
 	_ "github.com/evtool/evtool/adapters/basis"     // basis spawn --json
 	_ "github.com/evtool/evtool/adapters/canonical" // evtool's own model
 	_ "github.com/evtool/evtool/adapters/mermaid"   // mermaid run --format ndjson
+	_ "github.com/evtool/evtool/adapters/muse"      // muse exec --json
 )

@@ -1,0 +1,320 @@
+package muse
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evtool/evtool/event"
+	"github.com/tidwall/gjson"
+)
+
+// FirstID is the record id Muse's counter starts at.
+const FirstID = "018f0000-0000-7000-8000-00000000c350"
+
+// state is what both the decoder and the encoder know when a record is
+// derived. Both update it from the same record bytes, so a derivation made
+// while decoding is repeated exactly while encoding.
+type state struct {
+	session   string
+	lastID    string
+	lastAt    uint64
+	records   int
+	lastCause string            // causation id of the last record
+	seq       map[string]uint64 // causation id → last sequence
+	prompt    map[string]string // causation id → last user prompt
+	callID    map[string]string // task id → provider call id ("tool:" idempotency key)
+	taskKind  map[string]string // task id → task_kind
+	taskOf    map[string]string // provider call id → task id
+}
+
+func newState() *state {
+	return &state{seq: map[string]uint64{}, prompt: map[string]string{}, callID: map[string]string{}, taskKind: map[string]string{}, taskOf: map[string]string{}}
+}
+
+// update records what a written or read record tells later derivations.
+func (s *state) update(r record) {
+	s.records++
+	if v, ok := r.env.get("id"); ok {
+		s.lastID = gjson.Parse(v).Str
+	}
+	if v, ok := r.env.get("recorded_at"); ok {
+		s.lastAt, _ = strconv.ParseUint(v, 10, 64)
+	}
+	if s.session == "" {
+		if v, ok := r.env.get("stream"); ok {
+			s.session = gjson.Get(v, "id").Str
+		}
+	}
+	cause := ""
+	if v, ok := r.env.get("causation_id"); ok {
+		cause = gjson.Parse(v).Str
+	}
+	s.lastCause = cause
+	if v, ok := r.env.get("sequence"); ok {
+		s.seq[cause], _ = strconv.ParseUint(v, 10, 64)
+	}
+	pt, _ := r.env.get("payload_type")
+	if gjson.Parse(pt).Str == "turn.input.user" {
+		if v, ok := r.payload.get("prompt"); ok {
+			s.prompt[cause] = gjson.Parse(v).Str
+		}
+	}
+	if ev, ok := r.payload.get("event"); ok {
+		e := gjson.Parse(ev)
+		task := e.Get("task_id").Str
+		if k := e.Get("task_kind"); k.Exists() {
+			s.taskKind[task] = k.Str
+		}
+		if key := e.Get("idempotency_key").Str; strings.HasPrefix(key, "tool:") {
+			id := strings.TrimPrefix(key, "tool:")
+			s.callID[task] = id
+			s.taskOf[id] = task
+		}
+	}
+}
+
+// nextID returns the id after the last one: Muse's ids count up in the
+// last twelve hex digits, by two after the first few records.
+func (s *state) nextID() string {
+	if s.lastID == "" {
+		return FirstID
+	}
+	i := strings.LastIndexByte(s.lastID, '-')
+	if i < 0 {
+		return s.lastID
+	}
+	n, err := strconv.ParseUint(s.lastID[i+1:], 16, 64)
+	if err != nil {
+		return s.lastID
+	}
+	return fmt.Sprintf("%s%0*x", s.lastID[:i+1], len(s.lastID)-i-1, n+2)
+}
+
+// timeOf renders recorded_at as the canonical time.
+func timeOf(us uint64) (string, bool) {
+	if us > 253402300799999999 { // after 9999-12-31
+		return "", false
+	}
+	return time.UnixMicro(int64(us)).UTC().Format("2006-01-02T15:04:05.000000Z"), true
+}
+
+// microsOf is the inverse of timeOf.
+func microsOf(t string) (uint64, bool) {
+	tt, err := time.Parse("2006-01-02T15:04:05.000000Z", t)
+	if err != nil || tt.UnixMicro() < 0 {
+		return 0, false
+	}
+	return uint64(tt.UnixMicro()), true
+}
+
+// defaultClass gives the record_type and durability Muse uses for a payload type.
+func defaultClass(pt string) (string, string) {
+	switch pt {
+	case "runtime.command.accepted":
+		return "reconciliation", "durable"
+	case "turn.input.user", "run.output.delta":
+		return "status", "ephemeral"
+	}
+	return "event", "durable"
+}
+
+// deriveEnv returns the envelope a record would have: payload type pt
+// ("" when it cannot be derived), in turn cause, at time t ("" when unknown).
+func (s *state) deriveEnv(pt, cause, t string) kvs {
+	at := s.lastAt + 2
+	if s.records == 0 {
+		at = 0
+	}
+	if t != "" {
+		if us, ok := microsOf(t); ok {
+			at = us
+		}
+	}
+	rt, du := defaultClass(pt)
+	env := kvs{
+		{"schema_version", "1"},
+		{"id", str(s.nextID())},
+		{"stream", `{"kind":"session","id":` + str(s.session) + `}`},
+		{"sequence", strconv.FormatUint(s.seq[cause]+1, 10)},
+		{"recorded_at", strconv.FormatUint(at, 10)},
+		{"record_type", str(rt)},
+		{"durability", str(du)},
+		{"causation_id", str(cause)},
+	}
+	if pt != "" {
+		env = append(env, kv{"payload_type", str(pt)})
+	}
+	return append(env, kv{"payload_schema_version", "1"})
+}
+
+// obj renders a nested object, sorted when the payload is.
+func obj(sorted bool, pairs ...kv) string {
+	l := kvs(slices.Clone(pairs))
+	if sorted {
+		sort.Slice(l, func(i, j int) bool { return l[i].k < l[j].k })
+	}
+	return string(appendObject(nil, l))
+}
+
+func streamRef(sorted bool, kind, id string) string {
+	return obj(sorted, kv{"kind", str(kind)}, kv{"id", str(id)})
+}
+
+// payloadTypeOf returns the payload type Muse would give a canonical event.
+func payloadTypeOf(ev *event.Event) string {
+	switch b := ev.Body.(type) {
+	case *event.TurnStarted:
+		return "runtime.command.accepted"
+	case *event.UserMessage:
+		return "turn.input.user"
+	case *event.ModelConfigured:
+		return "run.model.configured"
+	case *event.MessageDelta:
+		return "run.output.delta"
+	case *event.TurnFinished:
+		return "run.terminal." + terminalOf(b.Status)
+	case *event.ToolCall:
+		return "task.lifecycle.proposed"
+	case *event.PermissionResolved:
+		return "task.lifecycle.side_effect_intent"
+	case *event.ToolStarted:
+		return "task.lifecycle.started"
+	case *event.ToolProgress:
+		return "task.lifecycle.status"
+	case *event.ToolOutput:
+		return "task.lifecycle.output"
+	case *event.ToolFinished:
+		return "tool.result"
+	case *event.TaskUpdated:
+		return "task.lifecycle." + b.Status
+	}
+	return ""
+}
+
+func terminalOf(status string) string {
+	switch status {
+	case "error":
+		return "failed"
+	case "cancelled":
+		return "cancelled"
+	}
+	return "completed"
+}
+
+// derivePayload returns the payload a record of type pt would have for ev,
+// in declared order; ev is nil for a record carried as residue, and task
+// names the task such a record concerns.
+func (s *state) derivePayload(ev *event.Event, pt, cause, task string, sorted bool) kvs {
+	run := streamRef(sorted, "run", cause)
+	head := func(kind string) kvs {
+		return kvs{{"kind", str(kind)}, {"command_id", str(cause)}, {"run_stream", run}}
+	}
+	lifecycle := func(task string, evKind string, fields ...kv) kvs {
+		e := append([]kv{{"kind", str(evKind)}, {"task_id", str(task)}}, fields...)
+		return append(head("task_lifecycle"),
+			kv{"task_stream", streamRef(sorted, "task", task)}, kv{"task_id", str(task)}, kv{"event", obj(sorted, e...)})
+	}
+	switch pt {
+	case "runtime.command.accepted":
+		id := cause
+		if ev != nil {
+			if b, ok := ev.Body.(*event.TurnStarted); ok && b.CommandID != "" {
+				id = b.CommandID
+			}
+		}
+		return kvs{{"kind", str("command_accepted")}, {"command_id", str(id)}, {"client_id", "null"}, {"command_kind", str("turn.submit")}}
+	case "session.run.linked":
+		return head("session_run_linked")
+	case "run.lifecycle.started":
+		return append(head("run_started"), kv{"prompt", str(s.prompt[cause])})
+	case "task.stream.linked":
+		return append(head("task_stream_linked"), kv{"task_id", str(task)}, kv{"task_stream", streamRef(sorted, "task", task)})
+	}
+	if ev == nil {
+		if kind, ok := strings.CutPrefix(pt, "task.lifecycle."); ok {
+			return lifecycle(task, kind)
+		}
+		return nil
+	}
+	switch b := ev.Body.(type) {
+	case *event.UserMessage:
+		return append(head("turn_input_user"), kv{"prompt", str(b.Text)})
+	case *event.ModelConfigured:
+		profile := "null"
+		if b.Profile != "" {
+			profile = str(b.Profile)
+		}
+		return append(head("run_model_configured"), kv{"model_id", str(b.Model)}, kv{"display_label", str(b.Label)},
+			kv{"profile_id", profile}, kv{"provider_id", str(b.Provider)}, kv{"source", str(b.Source)})
+	case *event.MessageDelta:
+		return append(head("run_output_delta"), kv{"text", str(b.Text)})
+	case *event.TurnFinished:
+		p := append(head("run_terminal"), kv{"terminal", str(strings.TrimPrefix(pt, "run.terminal."))})
+		if b.Text != nil {
+			p = append(p, kv{"text", str(*b.Text)})
+		}
+		reason := "null"
+		if b.Reason != "" {
+			reason = str(b.Reason)
+		}
+		return append(p, kv{"reason", reason})
+	case *event.ToolCall:
+		return lifecycle(b.CallID, "proposed", kv{"task_kind", str("tool." + b.Name)})
+	case *event.PermissionResolved:
+		verb := "allow"
+		if b.Outcome == "denied" {
+			verb = "deny"
+		}
+		return lifecycle(b.CallID, "side_effect_intent",
+			kv{"operation", str("tool:" + b.Tool)}, kv{"idempotency_key", str("tool:" + s.callID[b.CallID])},
+			kv{"policy_decision", str(verb + ":" + b.Scope)}, kv{"cancellation_handle", "null"}, kv{"parent_task_id", "null"})
+	case *event.ToolStarted:
+		return lifecycle(b.CallID, "started")
+	case *event.ToolProgress:
+		return lifecycle(b.CallID, "status", kv{"message", str(b.Message)})
+	case *event.ToolOutput:
+		return lifecycle(b.CallID, "output", kv{"chunk", str(b.Chunk)})
+	case *event.ToolFinished:
+		if kind, ok := strings.CutPrefix(pt, "task.lifecycle."); ok {
+			var f []kv
+			if b.Error != "" {
+				f = append(f, kv{"reason", str(b.Error)})
+			}
+			return lifecycle(b.CallID, kind, f...)
+		}
+		call := s.callID[b.CallID]
+		if call == "" {
+			call = b.CallID
+		}
+		text := ""
+		if b.Output != nil {
+			text = *b.Output
+		}
+		p := append(head("tool_result"), kv{"call_id", str(call)}, kv{"text", str(text)})
+		outcome := "success"
+		if b.Status != "success" {
+			outcome = "failure"
+		}
+		p = append(p, kv{"correlation_facts", obj(sorted, kv{"tool_name", str(b.Name)}, kv{"outcome", str(outcome)})})
+		if len(b.Edit) > 0 {
+			p = append(p, kv{"edit_facts", string(b.Edit)})
+		}
+		return p
+	case *event.TaskUpdated:
+		var f []kv
+		switch b.Status {
+		case "proposed":
+			f = append(f, kv{"task_kind", str(b.Kind)})
+		case "status":
+			f = append(f, kv{"message", str(b.Detail)})
+		case "cancelled", "rejected", "failed":
+			f = append(f, kv{"reason", str(b.Reason)})
+		}
+		return lifecycle(b.TaskID, b.Status, f...)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package muse
+
+import (
+	"bufio"
+	"encoding/json"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+)
+
+// render writes the record of ev (nil for a record carried as residue)
+// with its residue, at time t ("" when unknown).
+func (s *state) render(ev *event.Event, res residue, t string, b []byte) []byte {
+	if len(res.Line) > 0 {
+		return append(b, res.Line...)
+	}
+	pt, cause := "", s.lastCause
+	if ev != nil {
+		pt, cause = payloadTypeOf(ev), ev.TurnID
+	}
+	env := record{env: s.deriveEnv(pt, cause, t)}
+	env = res.apply(env) // the final envelope decides the payload's shape
+	fpt, _ := env.env.get("payload_type")
+	fcause, _ := env.env.get("causation_id")
+	var ptS, causeS string
+	_ = json.Unmarshal([]byte(fpt), &ptS)
+	_ = json.Unmarshal([]byte(fcause), &causeS)
+	derived := record{env: env.env, payload: s.derivePayload(ev, ptS, causeS, res.Task, res.Order == "sorted")}
+	r := res.apply(derived)
+	return r.render(b)
+}
+
+// Encoder writes canonical events as muse records.
+type Encoder struct {
+	w    *bufio.Writer
+	opts dialect.EncodeOptions
+	st   *state
+	buf  []byte
+	f    *foreign // state for events from other dialects
+	// decided is set once the first event has said whether the stream
+	// comes from muse.
+	decided bool
+}
+
+func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
+	return &Encoder{w: w, opts: opts, st: newState()}
+}
+
+// museExt is ext.muse of a canonical event.
+type museExt struct {
+	Before []json.RawMessage `json:"before,omitempty"`
+	residue
+}
+
+// Encode implements dialect.Encoder.
+func (e *Encoder) Encode(ev *event.Event) error {
+	if u, ok := ev.Body.(*event.Unknown); ok && u.Dialect == Name {
+		if err := e.carried(ev); err != nil {
+			return err
+		}
+		return e.emit(u.Raw)
+	}
+	if !e.decided {
+		e.decided = true
+		if !e.native(ev) {
+			e.f = newForeign(e)
+		}
+	}
+	if e.f != nil {
+		return e.f.encode(ev)
+	}
+	if err := e.carried(ev); err != nil {
+		return err
+	}
+	if s, ok := ev.Body.(*event.SessionStarted); ok && e.st.session == "" {
+		e.st.session = s.SessionID
+	}
+	if ev.Synthetic || payloadTypeOf(ev) == "" {
+		return nil // muse has no line for it: session_started/finished are synthesised from envelopes
+	}
+	var x museExt
+	if raw, ok := ev.Ext[Name]; ok {
+		if err := json.Unmarshal(raw, &x); err != nil {
+			return err
+		}
+	}
+	e.buf = e.st.render(ev, x.residue, ev.Time, e.buf[:0])
+	return e.emit(e.buf)
+}
+
+// native reports, from the first event, whether the stream was read from
+// muse: its session_started names muse as the source.
+func (e *Encoder) native(ev *event.Event) bool {
+	if s, ok := ev.Body.(*event.SessionStarted); ok {
+		return s.Source.Dialect == Name
+	}
+	return ev.Ext[Name] != nil
+}
+
+// carried writes the records an event carries in ext.muse.before.
+func (e *Encoder) carried(ev *event.Event) error {
+	raw, ok := ev.Ext[Name]
+	if !ok {
+		return nil
+	}
+	var x museExt
+	if err := json.Unmarshal(raw, &x); err != nil {
+		return err
+	}
+	for _, b := range x.Before {
+		var r residue
+		if err := json.Unmarshal(b, &r); err != nil {
+			return err
+		}
+		e.buf = e.st.render(nil, r, "", e.buf[:0])
+		if err := e.emit(e.buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emit writes one record and lets the state learn from it.
+func (e *Encoder) emit(line []byte) error {
+	if r, ok := parseRecord(line); ok {
+		e.st.update(r)
+	}
+	if _, err := e.w.Write(line); err != nil {
+		return err
+	}
+	return e.w.WriteByte('\n')
+}
+
+// Close implements dialect.Encoder.
+func (e *Encoder) Close() error {
+	if e.f != nil {
+		return e.f.close()
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+// Package muse reads and writes the journal of Muse Code's
+// `muse exec --json`.
+//
+// Each line is an envelope (schema_version, id, stream, sequence,
+// recorded_at, record_type, durability, causation_id, payload_type,
+// payload_schema_version, payload). The envelope is typed; the payload is
+// kept raw and lifted on demand into its typed kind (Record.Lift). Unknown
+// payload types, unknown lifecycle kinds and unknown keys pass through.
+//
+// muse → canonical → muse reproduces every line byte for byte, whatever its
+// payload key order: each canonical event's ext.muse holds only what the
+// record the encoder would derive from the event gets wrong, and the
+// decoder checks every line by rebuilding it, keeping the whole line in
+// ext.muse in the rare case derivation cannot rebuild it.
+package muse
+
+import (
+	"bufio"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// Name is the dialect's name.
+const Name = "muse"
+
+func init() { dialect.Register(Dialect{}) }
+
+// Dialect is the muse dialect.
+type Dialect struct{}
+
+// DecodeError is a muse value that cannot be read.
+type DecodeError = jsonobj.FieldError
+
+// Name implements dialect.Dialect.
+func (Dialect) Name() string { return Name }
+
+// Description implements dialect.Dialect.
+func (Dialect) Description() string { return "muse exec --json journal records (schema_version 1)" }
+
+// Schema implements dialect.Dialect.
+func (Dialect) Schema() string { return "muse.schema.json" }
+
+// Sniff accepts a line with payload_type and schema_version.
+func (Dialect) Sniff(line []byte) bool {
+	r := gjson.ParseBytes(line)
+	return r.Get("payload_type").Type == gjson.String && r.Get("schema_version").Exists()
+}
+
+// NewDecoder implements dialect.Dialect.
+func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder { return &Decoder{opts: opts} }
+
+// NewEncoder implements dialect.Dialect.
+func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
+	return newEncoder(w, opts)
+}
+
+// NewChecker implements dialect.Dialect.
+func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }
