@@ -28,6 +28,31 @@ type Encoder struct {
 	texts   bool              // assistant text was written
 	thought bool              // reasoning was written
 	errors  []string          // error messages written
+	asked   map[string]bool   // permission requests written, by request and call id
+}
+
+// taskKind maps a task kind onto basis's three.
+func taskKind(k string) string {
+	switch k {
+	case "subagent", "background_task", "teammate":
+		return k
+	}
+	return "background_task"
+}
+
+// taskStatus maps a task status, such as a muse lifecycle kind, onto basis's four.
+func taskStatus(s string) string {
+	switch s {
+	case "spawned", "running", "finished", "failed":
+		return s
+	case "started", "status", "output":
+		return "running"
+	case "completed":
+		return "finished"
+	case "cancelled", "rejected":
+		return "failed"
+	}
+	return "spawned"
 }
 
 // audit counts the canonical facts of ev that no basis field carries.
@@ -112,6 +137,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if !ev.Synthetic {
 			e.opts.Losses.Drop("turn_started events", "basis has no turn events; a turn begins at its user_message")
 		}
+		return nil
+	}
+	if b, ok := ev.Body.(*event.PermissionResolved); ok && b.RequestID == "" && !e.asked["\x00"+b.CallID] {
+		e.opts.Losses.Drop("permission outcomes decided without a request", "basis records only the permissions it asked for")
 		return nil
 	}
 	typ, ok := basisType(ev.Body)
@@ -235,10 +264,13 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Str("tool_call_id", body.CallID)
 		l.Str("tool_name", e.toolName(body.CallID, body.Name))
 		summary := ""
-		if body.Summary != nil {
+		switch {
+		case body.Summary != nil:
 			summary = *body.Summary
-		} else if body.Error != "" {
+		case body.Error != "":
 			summary = body.Error
+		case body.Output != nil:
+			summary, _, _ = strings.Cut(*body.Output, "\n") // the first line says what happened
 		}
 		l.Str("summary", summary)
 		if body.Error != "" && body.Summary != nil {
@@ -251,6 +283,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		l.Bool("is_error", body.Status != "success")
 	case *event.PermissionRequested:
+		if e.asked == nil {
+			e.asked = map[string]bool{}
+		}
+		e.asked[body.RequestID+"\x00"+body.CallID] = true
+		e.asked["\x00"+body.CallID] = true
 		id := body.RequestID
 		if id == "" {
 			id = "approval-" + body.CallID
@@ -273,9 +310,20 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.OptStr("rule_scope", body.Scope)
 	case *event.TaskUpdated:
 		l.Str("task_id", body.TaskID)
-		l.Str("kind", body.Kind)
-		l.Str("status", body.Status)
-		l.Str("title", body.Title)
+		kind, status := body.Kind, body.Status
+		if _, native := ev.Ext[Name]; !native {
+			kind, status = taskKind(kind), taskStatus(status)
+		}
+		if kind != body.Kind || status != body.Status {
+			e.opts.Losses.Approximate("task kinds and statuses", "basis tasks are subagents, background tasks or teammates, spawned, running, finished or failed")
+		}
+		l.Str("kind", kind)
+		l.Str("status", status)
+		title := body.Title
+		if _, native := ev.Ext[Name]; !native && title == "" {
+			title = body.Kind
+		}
+		l.Str("title", title)
 		l.OptStr("detail", body.Detail)
 	case *event.CompactionStarted:
 		l.Str("agent_id", ev.AgentID)

@@ -1,9 +1,289 @@
 package muse
 
-import "github.com/evtool/evtool/dialect"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
-type checker struct{}
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
 
-func newChecker() *checker                                               { return &checker{} }
-func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {}
-func (c *checker) End(last int, report func(dialect.Finding))            {}
+// Rule ids of muse's stream rules. docs/rules.md describes each.
+const (
+	RuleSchemaVersion  = "muse/schema-version"
+	RuleDuplicateID    = "muse/duplicate-id"
+	RuleSequence       = "muse/sequence-increasing"
+	RuleSequenceGap    = "muse/sequence-gap"
+	RuleRecordedAt     = "muse/recorded-at"
+	RuleEphemeral      = "muse/ephemeral-status"
+	RuleCausation      = "muse/causation"
+	RuleTurnStart      = "muse/turn-start"
+	RuleTurnEnd        = "muse/turn-unterminated"
+	RuleAfterTerminal  = "muse/after-terminal"
+	RuleTruncated      = "muse/truncated"
+	RuleTaskNotLinked  = "muse/task-not-linked"
+	RuleTransition     = "muse/lifecycle-transition"
+	RuleLifecycleKind  = "muse/lifecycle-kind"
+	RuleToolResult     = "muse/tool-result-unjoined"
+	RuleUnknownPayload = "muse/unknown-payload"
+	RuleUnknownField   = "muse/unknown-field"
+)
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.WarningRule(RuleSchemaVersion, "schema_version and payload_schema_version are 1 (no version policy is published, so others are read with a warning)"),
+		dialect.ErrorRule(RuleDuplicateID, "(stream.id, id) is unique: id alone repeats across sessions"),
+		dialect.ErrorRule(RuleSequence, "sequence strictly increases within a turn (causation_id)"),
+		dialect.WarningRule(RuleSequenceGap, "sequence starts at 1 and increases by 1 within a turn"),
+		dialect.WarningRule(RuleRecordedAt, "recorded_at does not decrease"),
+		dialect.ErrorRule(RuleEphemeral, "durability is ephemeral if and only if record_type is status"),
+		dialect.WarningRule(RuleCausation, "causation_id equals payload.command_id"),
+		dialect.WarningRule(RuleTurnStart, "a turn's first record is runtime.command.accepted"),
+		dialect.ErrorRule(RuleTurnEnd, "a turn ends with run.terminal.* before the next turn begins"),
+		dialect.ErrorRule(RuleAfterTerminal, "nothing follows a turn's run.terminal.* in that turn"),
+		dialect.ErrorRule(RuleTruncated, "the last turn ends with run.terminal.*; without it the stream is truncated"),
+		dialect.ErrorRule(RuleTaskNotLinked, "task.stream.linked comes before a task's lifecycle events"),
+		dialect.ErrorRule(RuleTransition, "each lifecycle event is a legal transition from the task's last one"),
+		dialect.ErrorRule(RuleLifecycleKind, "payload_type is task.lifecycle.<event.kind> and event.task_id is payload.task_id"),
+		dialect.WarningRule(RuleToolResult, "a tool.result joins a tool task, by its scheduled idempotency key or its tool name"),
+		dialect.WarningRule(RuleUnknownPayload, "payload_type and lifecycle kinds are known (error under --strict)"),
+		dialect.WarningRule(RuleUnknownField, "envelope, payload and event keys are known (error under --strict)"),
+	}
+}
+
+// next lists the legal lifecycle transitions: from a state, the kinds that
+// may follow. They are the sequences the reference and every capture
+// show; failed and cancelled may also end a task at any point before it
+// ends, and status and output repeat while it runs.
+var next = map[string][]string{
+	"":                   {"proposed"},
+	"proposed":           {"accepted", "rejected", "failed", "cancelled"},
+	"accepted":           {"scheduled", "started", "failed", "cancelled"},
+	"scheduled":          {"side_effect_intent", "started", "failed", "cancelled"},
+	"side_effect_intent": {"started", "failed", "cancelled"},
+	"started":            {"status", "output", "completed", "failed", "cancelled"},
+	"status":             {"status", "output", "completed", "failed", "cancelled"},
+	"output":             {"status", "output", "completed", "failed", "cancelled"},
+}
+
+func terminalKind(k string) bool {
+	return k == "completed" || k == "failed" || k == "cancelled" || k == "rejected"
+}
+
+var payloadKeys = map[string][]string{
+	"runtime.command.accepted": {"kind", "command_id", "client_id", "command_kind"},
+	"session.run.linked":       {"kind", "command_id", "run_stream"},
+	"turn.input.user":          {"kind", "command_id", "run_stream", "prompt"},
+	"run.lifecycle.started":    {"kind", "command_id", "run_stream", "prompt"},
+	"run.model.configured":     {"kind", "command_id", "run_stream", "model_id", "display_label", "profile_id", "provider_id", "source"},
+	"run.output.delta":         {"kind", "command_id", "run_stream", "text"},
+	"tool.result":              {"kind", "command_id", "run_stream", "call_id", "text", "correlation_facts", "edit_facts"},
+	"run.terminal":             {"kind", "command_id", "run_stream", "terminal", "text", "reason"},
+	"task.stream.linked":       {"kind", "command_id", "run_stream", "task_id", "task_stream"},
+	"task.lifecycle":           {"kind", "command_id", "run_stream", "task_stream", "task_id", "event"},
+}
+
+var eventKeys = map[string][]string{
+	"proposed": {"task_kind"}, "scheduled": {"idempotency_key"},
+	"side_effect_intent": {"operation", "idempotency_key", "policy_decision", "cancellation_handle", "parent_task_id"},
+	"started":            {"span_id"}, "status": {"message", "details"}, "output": {"chunk"},
+	"cancelled": {"reason"}, "rejected": {"reason"}, "failed": {"reason"},
+}
+
+type turnState struct {
+	seq      uint64
+	terminal int // line of run.terminal.*, 0 if none
+}
+
+type checker struct {
+	lines   int
+	ids     map[string]int // stream id + id → line
+	turns   map[string]*turnState
+	turn    string // causation of the last record
+	lastAt  uint64
+	linked  map[string]bool
+	state   map[string]string // task → last lifecycle kind
+	kinds   map[string]string // task → task_kind
+	callOf  map[string]string // provider call id → task
+	toolsBy map[string][]string
+}
+
+func newChecker() *checker {
+	return &checker{ids: map[string]int{}, turns: map[string]*turnState{}, linked: map[string]bool{},
+		state: map[string]string{}, kinds: map[string]string{}, callOf: map[string]string{}, toolsBy: map[string][]string{}}
+}
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return
+	}
+	errf := func(ptr, rule, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	warnf := func(ptr, rule, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	unknown := func(ptr, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: RuleUnknownField, Message: fmt.Sprintf(format, args...), Unknown: true})
+	}
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if !slices.Contains(envelopeKeys, k.Str) {
+			unknown("/"+jsonptr.Escape(k.Str), "unknown envelope key %q", k.Str)
+		}
+		return true
+	})
+	for _, k := range []string{"schema_version", "payload_schema_version"} {
+		if v := r.Get(k); v.Type == gjson.Number && v.Raw != "1" {
+			warnf("/"+k, RuleSchemaVersion, "%s is %s; only 1 is known", k, v.Raw)
+		}
+	}
+	key := r.Get("stream.id").Str + "\x00" + r.Get("id").Str
+	if prev, dup := c.ids[key]; dup {
+		errf("/id", RuleDuplicateID, "record id %q repeats line %d in the same stream", r.Get("id").Str, prev)
+	} else {
+		c.ids[key] = n
+	}
+	rt, du := r.Get("record_type").Str, r.Get("durability").Str
+	if (du == "ephemeral") != (rt == "status") {
+		errf("/durability", RuleEphemeral, "durability %q with record_type %q: ephemeral goes with status and only with status", du, rt)
+	}
+	if at := r.Get("recorded_at"); at.Type == gjson.Number {
+		if v, err := strconv.ParseUint(at.Raw, 10, 64); err == nil {
+			if v < c.lastAt {
+				warnf("/recorded_at", RuleRecordedAt, "recorded_at %d is before the previous record's %d", v, c.lastAt)
+			}
+			c.lastAt = v
+		}
+	}
+
+	pt := r.Get("payload_type").Str
+	cause := r.Get("causation_id").Str
+	t := c.turns[cause]
+	if t == nil {
+		if prev := c.turns[c.turn]; c.turn != "" && prev != nil && prev.terminal == 0 {
+			errf("/causation_id", RuleTurnEnd, "turn %q begins before turn %q ended with run.terminal.*", cause, c.turn)
+		}
+		t = &turnState{}
+		c.turns[cause] = t
+		if pt != "runtime.command.accepted" {
+			warnf("/payload_type", RuleTurnStart, "turn %q begins with %s, not runtime.command.accepted", cause, pt)
+		}
+	} else if t.terminal > 0 {
+		errf("/payload_type", RuleAfterTerminal, "%s after the turn's run.terminal on line %d", pt, t.terminal)
+	}
+	c.turn = cause
+	if s := r.Get("sequence"); s.Type == gjson.Number {
+		if v, err := strconv.ParseUint(s.Raw, 10, 64); err == nil {
+			switch {
+			case t.seq > 0 && v <= t.seq:
+				errf("/sequence", RuleSequence, "sequence %d does not increase within the turn (previous %d)", v, t.seq)
+			case v != t.seq+1:
+				warnf("/sequence", RuleSequenceGap, "sequence %d, want %d", v, t.seq+1)
+			}
+			if v > t.seq {
+				t.seq = v
+			}
+		}
+	}
+	p := r.Get("payload")
+	if cmd := p.Get("command_id"); cmd.Exists() && cmd.Str != cause {
+		warnf("/payload/command_id", RuleCausation, "payload.command_id %q differs from causation_id %q", cmd.Str, cause)
+	}
+
+	family := pt
+	switch {
+	case strings.HasPrefix(pt, "run.terminal."):
+		family = "run.terminal"
+		t.terminal = n
+	case strings.HasPrefix(pt, "task.lifecycle."):
+		family = "task.lifecycle"
+	}
+	keys, known := payloadKeys[family]
+	if !known {
+		report(dialect.Finding{Line: n, Pointer: "/payload_type", Severity: dialect.Warning, Rule: RuleUnknownPayload,
+			Message: fmt.Sprintf("unknown payload type %q (passed through)", pt), Unknown: true})
+		return
+	}
+	p.ForEach(func(k, _ gjson.Result) bool {
+		if !slices.Contains(keys, k.Str) {
+			unknown("/payload/"+jsonptr.Escape(k.Str), "unknown key %q in a %s payload", k.Str, pt)
+		}
+		return true
+	})
+	switch family {
+	case "task.stream.linked":
+		c.linked[p.Get("task_id").Str] = true
+	case "task.lifecycle":
+		c.lifecycle(pt, p, n, errf, report, unknown)
+	case "tool.result":
+		call := p.Get("call_id").Str
+		if c.callOf[call] == "" && len(c.toolsBy[p.Get("correlation_facts.tool_name").Str]) == 0 {
+			warnf("/payload/call_id", RuleToolResult, "tool.result for call %q joins no tool task", call)
+		}
+	}
+}
+
+func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rule, format string, args ...any), report func(dialect.Finding), unknown func(ptr, format string, args ...any)) {
+	task := p.Get("task_id").Str
+	e := p.Get("event")
+	kind := e.Get("kind").Str
+	if pt != "task.lifecycle."+kind {
+		errf("/payload/event/kind", RuleLifecycleKind, "event kind %q under payload_type %s", kind, pt)
+	}
+	if id := e.Get("task_id"); id.Exists() && id.Str != task {
+		errf("/payload/event/task_id", RuleLifecycleKind, "event.task_id %q differs from payload.task_id %q", id.Str, task)
+	}
+	if !slices.Contains(LifecycleKinds, kind) {
+		report(dialect.Finding{Line: n, Pointer: "/payload/event/kind", Severity: dialect.Warning, Rule: RuleUnknownPayload,
+			Message: fmt.Sprintf("unknown lifecycle kind %q (passed through)", kind), Unknown: true})
+		return
+	}
+	e.ForEach(func(k, _ gjson.Result) bool {
+		if k.Str != "kind" && k.Str != "task_id" && !slices.Contains(eventKeys[kind], k.Str) {
+			unknown("/payload/event/"+jsonptr.Escape(k.Str), "unknown key %q in a %s event", k.Str, kind)
+		}
+		return true
+	})
+	if !c.linked[task] {
+		errf("/payload/task_id", RuleTaskNotLinked, "%s for task %q before its task.stream.linked", pt, task)
+	}
+	prev := c.state[task]
+	if terminalKind(prev) {
+		errf("/payload/event/kind", RuleTransition, "%s after the task already ended (%s)", kind, prev)
+	} else if !slices.Contains(next[prev], kind) {
+		from := prev
+		if from == "" {
+			from = "nothing"
+		}
+		errf("/payload/event/kind", RuleTransition, "%s may not follow %s (legal: %s)", kind, from, strings.Join(next[prev], ", "))
+	}
+	c.state[task] = kind
+	switch kind {
+	case "proposed":
+		c.kinds[task] = e.Get("task_kind").Str
+		if name, ok := strings.CutPrefix(c.kinds[task], "tool."); ok {
+			c.toolsBy[name] = append(c.toolsBy[name], task)
+		}
+	case "scheduled", "side_effect_intent":
+		if call, ok := strings.CutPrefix(e.Get("idempotency_key").Str, "tool:"); ok {
+			c.callOf[call] = task
+		}
+	}
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Severity: dialect.Error, Rule: RuleTruncated, Message: "the stream is empty"})
+		return
+	}
+	if t := c.turns[c.turn]; t != nil && t.terminal == 0 {
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: fmt.Sprintf("turn %q ends without run.terminal.*: the stream is truncated", c.turn)})
+	}
+}
