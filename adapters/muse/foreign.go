@@ -1,15 +1,439 @@
 package muse
 
-import "github.com/evtool/evtool/event"
+import (
+	"encoding/json"
+	"strings"
 
-// foreign writes muse records for a stream read from another dialect.
-type foreign struct{ e *Encoder }
+	"github.com/evtool/evtool/event"
+)
 
-func newForeign(e *Encoder) *foreign { return &foreign{e: e} }
+// foreign writes muse records for a stream read from another dialect. It
+// builds every record through the same derivation the native path uses,
+// and synthesises the records muse always has (session.run.linked,
+// run.lifecycle.started, task.stream.linked, accepted, scheduled, a turn's
+// run.terminal), counting each in the loss report.
+type foreign struct {
+	e       *Encoder
+	turn    string // current turn id; "" between turns
+	ended   bool   // the current turn has its run.terminal
+	text    strings.Builder
+	inDelta bool
+	tasks   map[string]*ftask
+}
+
+type ftask struct {
+	tool      bool
+	name      string
+	state     string // last lifecycle kind written
+	scheduled bool
+}
+
+func newForeign(e *Encoder) *foreign { return &foreign{e: e, tasks: map[string]*ftask{}} }
+
+func (f *foreign) drop(kind, why string) { f.e.opts.Losses.Drop(kind, why) }
+
+func (f *foreign) synth(kind string) {
+	f.e.opts.Losses.Synthesize(kind, "muse journals it; the source has no such line")
+}
+
+// record renders and writes one record.
+func (f *foreign) record(ev *event.Event, res residue) error {
+	st := f.e.st
+	f.e.buf = st.render(ev, res, timeOf2(ev), f.e.buf[:0])
+	return f.e.emit(f.e.buf)
+}
+
+func timeOf2(ev *event.Event) string {
+	if ev == nil {
+		return ""
+	}
+	return ev.Time
+}
+
+// bare writes a record that has no canonical event: payload type pt for
+// task (if any), with payload overrides p.
+func (f *foreign) bare(pt, task string, p map[string]json.RawMessage) error {
+	return f.record(nil, residue{Env: map[string]json.RawMessage{"payload_type": json.RawMessage(str(pt)), "causation_id": json.RawMessage(str(f.turn))}, P: p, Task: task})
+}
+
+func (f *foreign) at(ev *event.Event) *event.Event {
+	c := *ev
+	c.TurnID = f.turn
+	return &c
+}
+
+// beginTurn opens a turn, ending an open one first.
+func (f *foreign) beginTurn(id string, ev *event.Event) error {
+	if err := f.endTurn(nil); err != nil {
+		return err
+	}
+	if id == "" {
+		id = "turn-0"
+	}
+	f.turn, f.ended = id, false
+	f.text.Reset()
+	if ev == nil {
+		ev = &event.Event{Body: &event.TurnStarted{}}
+		f.synth("runtime.command.accepted records")
+	}
+	if err := f.record(f.at(ev), residue{}); err != nil {
+		return err
+	}
+	f.synth("session.run.linked records")
+	return f.bare("session.run.linked", "", nil)
+}
+
+// endTurn writes the run.terminal of an open turn that has none: from a
+// turn_finished when there is one, else synthesised.
+func (f *foreign) endTurn(fin *event.Event) error {
+	if f.turn == "" || f.ended {
+		return nil
+	}
+	f.ended = true
+	if fin == nil {
+		text := f.text.String()
+		fin = &event.Event{Body: &event.TurnFinished{Status: "ok", Text: &text}}
+		f.synth("run.terminal records")
+	} else if b := fin.Body.(*event.TurnFinished); b.Text == nil {
+		c := *b
+		text := f.text.String()
+		c.Text = &text
+		fin = &event.Event{Time: fin.Time, Body: &c}
+	}
+	return f.record(f.at(fin), residue{})
+}
+
+func (f *foreign) ensureTurn(ev *event.Event) error {
+	if f.turn == "" || f.ended {
+		return f.beginTurn(ev.TurnID, nil)
+	}
+	return nil
+}
+
+// step moves a task to lifecycle kind k if that is legal, writing the
+// bookkeeping kinds muse needs on the way; it reports false otherwise.
+func (f *foreign) step(t *ftask, id, k string) (bool, error) {
+	path := map[string][]string{
+		"started":            {"accepted", "scheduled"},
+		"side_effect_intent": {"accepted", "scheduled"},
+		"status":             {"accepted", "scheduled", "started"},
+		"output":             {"accepted", "scheduled", "started"},
+		"completed":          {"accepted", "scheduled", "started"},
+		"failed":             {},
+		"cancelled":          {},
+	}
+	for _, need := range path[k] {
+		if need == "scheduled" && !t.tool {
+			continue
+		}
+		if t.state == need || (need == "accepted" && t.state != "proposed") ||
+			(need == "scheduled" && t.scheduled) || (need == "started" && isRunning(t.state)) {
+			continue
+		}
+		if !legal(t.state, need) {
+			return false, nil
+		}
+		var p map[string]json.RawMessage
+		if need == "scheduled" {
+			p = map[string]json.RawMessage{"event": json.RawMessage(obj(false, kv{"kind", str("scheduled")}, kv{"task_id", str(id)}, kv{"idempotency_key", str("tool:" + id)}))}
+			t.scheduled = true
+		}
+		f.synth("task." + need + " records")
+		if err := f.bare("task.lifecycle."+need, id, p); err != nil {
+			return false, err
+		}
+		t.state = need
+	}
+	if !legal(t.state, k) {
+		return false, nil
+	}
+	t.state = k
+	return true, nil
+}
+
+func isRunning(s string) bool { return s == "started" || s == "status" || s == "output" }
+
+func legal(from, to string) bool {
+	if terminalKind(from) {
+		return false
+	}
+	for _, k := range next[from] {
+		if k == to {
+			return true
+		}
+	}
+	return false
+}
 
 func (f *foreign) encode(ev *event.Event) error {
-	f.e.opts.Losses.Drop(string(ev.Type())+" events", "not yet written as muse")
+	loss := f.e.opts.Losses
+	loss.Foreign(ev.Ext, Name)
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		st := f.e.st
+		st.session = b.SessionID
+		if st.session == "" {
+			st.session = f.e.opts.Defaults["session_id"]
+		}
+		if b.Model != "" || b.Workspace != "" || b.ContextFiles != nil && len(*b.ContextFiles) > 0 {
+			f.drop("session facts (model, workspace, context files)", "muse journals the model per turn, and no workspace or context files")
+		}
+		return nil
+	case *event.TurnStarted:
+		return f.beginTurn(ev.TurnID, ev)
+	case *event.UserMessage:
+		if err := f.ensureTurn(ev); err != nil {
+			return err
+		}
+		if err := f.record(f.at(ev), residue{}); err != nil {
+			return err
+		}
+		f.synth("run.lifecycle.started records")
+		if b.ImageCount != nil && *b.ImageCount > 0 {
+			f.drop("image counts", "muse's turn.input.user has only the prompt")
+		}
+		return f.bare("run.lifecycle.started", "", nil)
+	case *event.ModelConfigured:
+		if err := f.ensureTurn(ev); err != nil {
+			return err
+		}
+		return f.record(f.at(ev), residue{})
+	case *event.MessageDelta, *event.Message:
+		text := ""
+		if d, ok := b.(*event.MessageDelta); ok {
+			text, f.inDelta = d.Text, true
+		} else {
+			if f.inDelta { // an assembled message repeats its deltas
+				f.inDelta = false
+				return nil
+			}
+			text = b.(*event.Message).Text
+		}
+		if err := f.ensureTurn(ev); err != nil {
+			return err
+		}
+		f.text.WriteString(text)
+		return f.record(f.at(&event.Event{Time: ev.Time, Body: &event.MessageDelta{Text: text}}), residue{})
+	case *event.TurnFinished:
+		if f.turn == "" || f.ended {
+			f.drop("turn ends outside a turn", "muse ends only an open turn")
+			return nil
+		}
+		if b.Usage != nil {
+			f.drop("turn token counts", "muse has no usage")
+		}
+		return f.endTurn(ev)
+	case *event.SessionFinished:
+		if f.turn != "" && !f.ended {
+			text := f.text.String()
+			if b.Text != nil {
+				text = *b.Text
+			}
+			fin := &event.Event{Time: ev.Time, Body: &event.TurnFinished{Status: b.Status, Text: &text, Reason: b.Message}}
+			f.synth("run.terminal records")
+			f.ended = true
+			if err := f.record(f.at(fin), residue{}); err != nil {
+				return err
+			}
+		}
+		if b.Usage != nil || b.StoppedBy != "" || b.Errors != nil && len(*b.Errors) > 0 || len(b.StructuredOutput) > 0 {
+			f.drop("run outcome details (usage, bounds, errors, structured output)", "muse ends a run with its last run.terminal only")
+		}
+		return nil
+	case *event.ToolCall:
+		if err := f.ensureTurn(ev); err != nil {
+			return err
+		}
+		t := &ftask{tool: true, name: b.Name, state: "proposed"}
+		f.tasks[b.CallID] = t
+		f.synth("task.stream.linked records")
+		if err := f.bare("task.stream.linked", b.CallID, nil); err != nil {
+			return err
+		}
+		if len(b.Input) > 0 && string(b.Input) != "null" || b.Title != "" {
+			f.drop("tool inputs and titles", "muse journals no tool input")
+		}
+		return f.record(f.at(ev), residue{})
+	case *event.PermissionRequested:
+		f.drop("permission requests", "muse has no approval round trip; it journals the policy decision")
+		return nil
+	case *event.PermissionResolved:
+		t := f.tasks[b.CallID]
+		if t == nil || f.turn == "" {
+			f.drop("permission outcomes", "muse journals a decision only for a known tool task")
+			return nil
+		}
+		ok, err := f.step(t, b.CallID, "side_effect_intent")
+		if err != nil || !ok {
+			if !ok {
+				f.drop("permission outcomes", "muse journals the decision before the tool starts")
+			}
+			return err
+		}
+		c := *b
+		if c.Tool == "" {
+			c.Tool = t.name
+		}
+		if c.Scope == "" {
+			c.Scope = "user"
+		}
+		return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
+	case *event.ToolStarted, *event.ToolProgress, *event.ToolOutput:
+		id, k := "", ""
+		switch x := b.(type) {
+		case *event.ToolStarted:
+			id, k = x.CallID, "started"
+		case *event.ToolProgress:
+			id, k = x.CallID, "status"
+		case *event.ToolOutput:
+			id, k = x.CallID, "output"
+		}
+		t := f.tasks[id]
+		if t == nil || f.turn == "" {
+			f.drop(string(ev.Type())+" events for unknown calls", "muse journals lifecycle events of known tasks only")
+			return nil
+		}
+		ok, err := f.step(t, id, k)
+		if err != nil || !ok {
+			if !ok {
+				f.drop(string(ev.Type())+" events", "not a legal lifecycle step for the task at that point")
+			}
+			return err
+		}
+		return f.record(f.at(ev), residue{})
+	case *event.ToolFinished:
+		return f.toolFinished(ev, b)
+	case *event.TaskUpdated:
+		return f.task(ev, b)
+	case *event.Unknown:
+		f.drop("unknown "+b.Dialect+" events", "muse cannot carry another dialect's unknown lines")
+		return nil
+	}
+	f.drop(string(ev.Type())+" events", "muse has no such record")
 	return nil
+}
+
+func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
+	t := f.tasks[b.CallID]
+	if t == nil || f.turn == "" {
+		f.drop("tool results for unknown calls", "muse journals results of known tool tasks only")
+		return nil
+	}
+	kind := map[string]string{"success": "completed", "error": "failed", "cancelled": "cancelled", "rejected": "rejected"}[b.Status]
+	if kind == "" {
+		kind = "failed"
+	}
+	if kind == "rejected" && t.state != "proposed" {
+		kind = "cancelled"
+		f.e.opts.Losses.Approximate(`tool statuses "rejected"`, "muse rejects only a proposed task; written as cancelled")
+	}
+	ok, err := f.step(t, b.CallID, kind)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		f.drop("tool finishes", "not a legal lifecycle step for the task at that point")
+		return nil
+	}
+	reason := b.Error
+	if reason == "" && kind != "completed" {
+		reason = b.Status
+	}
+	if kind == "failed" || kind == "cancelled" || kind == "rejected" {
+		p := map[string]json.RawMessage{"event": json.RawMessage(obj(false, kv{"kind", str(kind)}, kv{"task_id", str(b.CallID)}, kv{"reason", str(reason)}))}
+		if err := f.bare("task.lifecycle."+kind, b.CallID, p); err != nil {
+			return err
+		}
+	} else if err := f.bare("task.lifecycle.completed", b.CallID, nil); err != nil {
+		return err
+	}
+	if !t.scheduled {
+		return nil // a task that never ran has no tool.result
+	}
+	c := *b
+	if c.Name == "" {
+		c.Name = t.name
+	}
+	text := ""
+	switch {
+	case b.Output != nil:
+		text = *b.Output
+		if b.Summary != nil {
+			f.drop("tool summaries", "muse's tool.result has one text")
+		}
+	case b.Summary != nil:
+		text = *b.Summary
+	default:
+		text = b.Error
+	}
+	c.Output = &text
+	if b.ExitCode != nil || b.Command != "" {
+		f.drop("tool exit codes and commands", "written into muse's tool.result text only for bash")
+	}
+	if len(b.Web) > 0 {
+		f.drop("tool web details", "muse's tool.result has no web details")
+	}
+	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
+}
+
+// task writes a non-tool task's state as the muse lifecycle step it means.
+func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
+	if err := f.ensureTurn(ev); err != nil {
+		return err
+	}
+	t := f.tasks[b.TaskID]
+	kind := map[string]string{"spawned": "proposed", "running": "started", "finished": "completed", "failed": "failed"}[b.Status]
+	if kind == "" {
+		kind = b.Status // already a lifecycle kind
+	}
+	if t == nil {
+		t = &ftask{}
+		f.tasks[b.TaskID] = t
+		f.synth("task.stream.linked records")
+		if err := f.bare("task.stream.linked", b.TaskID, nil); err != nil {
+			return err
+		}
+		if kind != "proposed" {
+			p := &event.Event{Time: ev.Time, Body: &event.TaskUpdated{TaskID: b.TaskID, Kind: taskKindOf(b), Status: "proposed"}}
+			f.synth("task.proposed records")
+			if err := f.record(f.at(p), residue{}); err != nil {
+				return err
+			}
+			t.state = "proposed"
+		}
+	}
+	if kind == "proposed" && t.state == "proposed" {
+		f.drop("task updates", "a repeated state is not a lifecycle step")
+		return nil
+	}
+	if kind != "proposed" {
+		ok, err := f.step(t, b.TaskID, kind)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			f.drop("task updates", "not a legal lifecycle step for the task at that point")
+			return nil
+		}
+	} else {
+		t.state = "proposed"
+	}
+	c := *b
+	c.Kind, c.Status = taskKindOf(b), kind
+	if c.Status == "failed" && c.Reason == "" {
+		c.Reason = b.Detail
+	}
+	if b.Title != "" || b.Detail != "" && c.Status != "failed" {
+		f.drop("task titles and details", "muse lifecycle events carry a task kind and a reason only")
+	}
+	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
+}
+
+func taskKindOf(b *event.TaskUpdated) string {
+	if b.Kind == "" {
+		return "task"
+	}
+	return b.Kind
 }
 
 func (f *foreign) close() error { return nil }
