@@ -150,6 +150,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 	e.opts.Losses.Foreign(ev.Ext, Name)
 	e.audit(ev)
+	if ev.Synthetic {
+		e.opts.Losses.Synthesize(typ+" lines", "the source has no such line; built from its facts")
+	}
 	l := &e.l
 	l.Begin(ev.Ext[Name])
 	l.Uint("seq", e.nextSeq(l))

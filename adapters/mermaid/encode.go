@@ -200,6 +200,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.NullStr("stop_reason", b.StopReason)
 		return e.write(l.End())
 	case *event.SessionFinished:
+		if ev.Synthetic {
+			loss.Synthesize("result lines", "the source has no such line; built from its facts")
+		}
 		return e.result(b, ev)
 	case *event.TurnStarted:
 		if !ev.Synthetic && b.Prompt != nil {
