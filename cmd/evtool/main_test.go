@@ -18,9 +18,13 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script. $STREAMS
-// is the repository's bundled test streams.
+// is the repository's bundled test streams, $CORPUS the muse captures.
 func TestScripts(t *testing.T) {
 	streams, err := filepath.Abs("../../testdata/streams")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := filepath.Abs("../../../shared/corpus/muse")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +32,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("STREAMS", streams)
+			env.Setenv("CORPUS", corpus)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
