@@ -26,6 +26,8 @@ type Options struct {
 	Provenance bool
 	// Defaults supply facts the target needs and the source may lack.
 	Defaults map[string]string
+	// Params are options of the target dialect.
+	Params map[string]string
 }
 
 // Result says what a conversion did.
@@ -68,7 +70,7 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 	res := Result{Losses: &dialect.Losses{}}
 	rd := ndjson.NewReader(r)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults})
+	enc := opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params})
 	var dec dialect.Decoder
 	from := opts.From
 	if from != nil {

@@ -59,6 +59,9 @@ type EncodeOptions struct {
 	// Defaults supply facts a target needs and a source may lack, keyed by
 	// name (for example "session_id").
 	Defaults map[string]string
+	// Params are options only one target understands, keyed by name (for
+	// example acp's "profile").
+	Params map[string]string
 }
 
 // Encoder writes canonical events as the lines of one stream.

@@ -7,15 +7,18 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	_ "github.com/evtool/evtool/adapters"
+	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/schema"
@@ -60,7 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageErr("%v", err)
 		},
-		Commands: []*cli.Command{validateCmd(), convertCmd(), schemaCmd(), dialectsCmd()},
+		Commands: []*cli.Command{validateCmd(), convertCmd(), schemaCmd(), dialectsCmd(), acpCmd()},
 		CommandNotFound: func(c *cli.Context, name string) {
 			fmt.Fprintf(stderr, "evtool: unknown command %q (see evtool --help)\n", name)
 		},
@@ -190,6 +193,9 @@ func convertCmd() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when anything was lost"},
 			&cli.StringFlag{Name: "session-id", Usage: "the session id to write when the source has none"},
 			&cli.StringSliceFlag{Name: "default", Usage: "a `KEY=VALUE` fact to write when the source lacks it (repeatable; keys: " + strings.Join(defaultKeys, ", ") + ")"},
+			&cli.StringFlag{Name: "acp-profile", Value: "stable", Usage: "with --to acp: stable, unstable or basis"},
+			&cli.BoolFlag{Name: "acp-meta", Usage: "with --to acp: carry each event's source residue under _meta[\"evtool/source\"]"},
+			&cli.BoolFlag{Name: "transcript", Usage: "with --to acp: write both sides of the conversation (prompts, permission answers, prompt responses)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
@@ -227,8 +233,12 @@ func convertCmd() *cli.Command {
 			if id := c.String("session-id"); id != "" {
 				defaults["session_id"] = id
 			}
+			params, err := acpParams(c)
+			if err != nil {
+				return err
+			}
 			stderr := c.App.ErrWriter
-			res, err := convert.Run(in, out, file, convert.Options{From: from, To: to, Provenance: c.Bool("provenance"), Defaults: defaults},
+			res, err := convert.Run(in, out, file, convert.Options{From: from, To: to, Provenance: c.Bool("provenance"), Defaults: defaults, Params: params},
 				func(le *convert.LineError) { fmt.Fprintln(stderr, le.Error()) })
 			if outFile != nil {
 				if cerr := outFile.Close(); err == nil && cerr != nil {
@@ -250,6 +260,17 @@ func convertCmd() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// acpParams collects the --to acp options.
+func acpParams(c *cli.Context) (map[string]string, error) {
+	p := c.String("acp-profile")
+	switch p {
+	case acp.Stable, acp.Unstable, acp.Basis:
+	default:
+		return nil, usageErr("--acp-profile %q: want stable, unstable or basis", p)
+	}
+	return map[string]string{"profile": p, "meta": strconv.FormatBool(c.Bool("acp-meta")), "transcript": strconv.FormatBool(c.Bool("transcript"))}, nil
 }
 
 // defaultKeys are the facts --default can supply.
@@ -310,4 +331,64 @@ func dialectNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func acpCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "acp",
+		Usage: "serve recorded runs over the Agent Client Protocol",
+		Subcommands: []*cli.Command{{
+			Name:      "replay",
+			Usage:     "act as an ACP agent on stdin/stdout that replays FILE's recorded run, one turn per prompt",
+			ArgsUsage: "FILE",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "from", Aliases: []string{"f"}, Usage: "FILE's dialect (default: detected)"},
+				&cli.StringFlag{Name: "acp-profile", Value: "stable", Usage: "stable, unstable or basis"},
+				&cli.BoolFlag{Name: "acp-meta", Usage: "carry source residue under _meta"},
+				&cli.StringFlag{Name: "session-id", Usage: "the session id session/new returns (default: the recording's)"},
+			},
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return usageErr("acp replay: name one FILE")
+				}
+				from, err := lookupDialect("from", c.String("from"))
+				if err != nil {
+					return err
+				}
+				params, err := acpParams(c)
+				if err != nil {
+					return err
+				}
+				params["transcript"] = "true"
+				f, err := os.Open(c.Args().First())
+				if err != nil {
+					return &exitError{code: exitUsage, msg: err.Error()}
+				}
+				defer f.Close()
+				to, _ := dialect.Lookup(acp.Name)
+				defaults := map[string]string{}
+				if id := c.String("session-id"); id != "" {
+					defaults["session_id"] = id
+				}
+				var transcript bytes.Buffer
+				res, err := convert.Run(f, &transcript, c.Args().First(), convert.Options{From: from, To: to, Params: params, Defaults: defaults},
+					func(le *convert.LineError) { fmt.Fprintln(c.App.ErrWriter, le.Error()) })
+				if err != nil {
+					return &exitError{code: exitUsage, msg: err.Error()}
+				}
+				if res.Errors > 0 {
+					return &exitError{code: exitProblem, msg: "the recording has lines that could not be read"}
+				}
+				script, err := acp.NewScript(transcript.Bytes())
+				if err != nil {
+					return err
+				}
+				sid := acp.SessionOf(transcript.Bytes())
+				if err := script.Replay(c.App.Reader, c.App.Writer, sid); err != nil {
+					return &exitError{code: exitUsage, msg: err.Error()}
+				}
+				return nil
+			},
+		}},
+	}
 }

@@ -1,0 +1,273 @@
+package acp
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/tidwall/gjson"
+)
+
+// Decoder reads ACP JSON-RPC messages (notification logs or transcripts)
+// into canonical events. session/prompt and its response become a turn;
+// a permission request and its answer become permission_requested and
+// permission_resolved; tool_call_update content, which replaces the
+// stored collection, becomes the new text as a tool_output chunk.
+type Decoder struct {
+	opts    dialect.DecodeOptions
+	started bool
+	pending []*event.Event // events read before the session id was known
+	session string
+	turns   int
+	turn    string
+	prompts map[string]string // JSON-RPC id of a session/prompt → turn id
+	asks    map[string]string // JSON-RPC id of a permission request → call id
+	content map[string]string // call id → text of its content so far
+	names   map[string]string
+	prompt  string // text of the turn's prompt, to drop its echo
+	open    bool   // a prompt awaits its response
+}
+
+func newDecoder(opts dialect.DecodeOptions) *Decoder {
+	return &Decoder{opts: opts, prompts: map[string]string{}, asks: map[string]string{}, content: map[string]string{}, names: map[string]string{}}
+}
+
+// Decode implements dialect.Decoder.
+func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return out, &DecodeError{Msg: "an ACP message must be a JSON object"}
+	}
+	evs := d.message(r, line)
+	for _, ev := range evs {
+		if ev.TurnID == "" {
+			ev.TurnID = d.turn
+		}
+		if d.opts.Provenance && !ev.Synthetic {
+			t := r.Get("method").Str
+			if t == "" {
+				t = "response"
+			}
+			ev.Src = &event.Source{Dialect: Name, Line: n, Type: t}
+		}
+	}
+	if !d.started {
+		if sid := r.Get("params.sessionId").Str; sid != "" || len(d.pending) > 64 {
+			d.started, d.session = true, sid
+			out = append(out, &event.Event{Synthetic: true, Body: &event.SessionStarted{
+				Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: ptr(1)}, SessionID: sid}})
+			out = append(out, d.pending...)
+			d.pending = nil
+		} else {
+			d.pending = append(d.pending, evs...)
+			return out, nil
+		}
+	}
+	return append(out, evs...), nil
+}
+
+// DecodeError is an ACP message evtool cannot read.
+type DecodeError struct{ Msg string }
+
+func (e *DecodeError) Error() string { return e.Msg }
+
+func ptr(n uint64) *uint64 { return &n }
+
+func (d *Decoder) unknown(r gjson.Result, line []byte, what string) []*event.Event {
+	return []*event.Event{{Body: &event.Unknown{Dialect: Name, SourceType: what, Raw: append(json.RawMessage(nil), line...)}}}
+}
+
+func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
+	method, id := r.Get("method").Str, r.Get("id")
+	p := r.Get("params")
+	switch {
+	case method == "session/update":
+		return d.update(p.Get("update"), line)
+	case method == "session/prompt" && id.Exists():
+		d.turns++
+		d.turn = "turn-" + strconv.Itoa(d.turns)
+		d.prompts[id.Raw] = d.turn
+		d.open = true
+		var parts []string
+		p.Get("prompt").ForEach(func(_, b gjson.Result) bool {
+			if b.Get("type").Str == "text" {
+				parts = append(parts, b.Get("text").Str)
+			}
+			return true
+		})
+		text := strings.Join(parts, "\n")
+		d.prompt = text
+		return []*event.Event{{TurnID: d.turn, Body: &event.TurnStarted{Prompt: &text}},
+			{TurnID: d.turn, Synthetic: true, Body: &event.UserMessage{Text: text}}}
+	case method == "session/request_permission" && id.Exists():
+		call := p.Get("toolCall.toolCallId").Str
+		d.asks[id.Raw] = call
+		title := p.Get("toolCall.title").Str
+		return []*event.Event{{Body: &event.PermissionRequested{RequestID: id.Raw, CallID: call, Tool: d.names[call], Description: title}}}
+	case method == "" && id.Exists() && r.Get("result").Exists():
+		res := r.Get("result")
+		if turn, ok := d.prompts[id.Raw]; ok && res.Get("stopReason").Exists() {
+			delete(d.prompts, id.Raw)
+			d.open = false
+			status := "ok"
+			if res.Get("stopReason").Str == "cancelled" {
+				status = "cancelled"
+			}
+			f := &event.TurnFinished{Status: status, StopReason: res.Get("stopReason").Str}
+			if u := res.Get("usage"); u.IsObject() {
+				f.Usage = &event.Usage{TotalTokens: num(u, "totalTokens"), InputTokens: num(u, "inputTokens"), OutputTokens: num(u, "outputTokens"),
+					ThoughtsTokens: num(u, "thoughtTokens"), CacheReadTokens: num(u, "cachedReadTokens"), CacheCreationTokens: num(u, "cachedWriteTokens")}
+			}
+			return []*event.Event{{TurnID: turn, Body: f}}
+		}
+		if call, ok := d.asks[id.Raw]; ok && res.Get("outcome").Exists() {
+			delete(d.asks, id.Raw)
+			pr := &event.PermissionResolved{RequestID: id.Raw, CallID: call, Tool: d.names[call], Outcome: "denied"}
+			opt := res.Get("outcome.optionId").Str
+			if strings.HasPrefix(opt, "allow") {
+				pr.Outcome = "allowed"
+			}
+			if strings.HasSuffix(opt, "-always") {
+				pr.Scope = "session"
+			}
+			return []*event.Event{{Body: pr}}
+		}
+	}
+	what := method
+	if what == "" {
+		what = "response"
+	}
+	return d.unknown(r, line, what)
+}
+
+func num(r gjson.Result, k string) *uint64 {
+	v := r.Get(k)
+	if n, err := strconv.ParseUint(v.Raw, 10, 64); err == nil && v.Type == gjson.Number {
+		return &n
+	}
+	return nil
+}
+
+// update maps one SessionUpdate.
+func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
+	text := func() string {
+		if c := u.Get("content"); c.Get("type").Str == "text" {
+			return c.Get("text").Str
+		}
+		return ""
+	}
+	switch kind := u.Get("sessionUpdate").Str; kind {
+	case "agent_message_chunk":
+		if u.Get("content.type").Str != "text" {
+			break
+		}
+		return []*event.Event{{Body: &event.MessageDelta{Text: text(), MessageID: u.Get("messageId").Str}}}
+	case "agent_thought_chunk":
+		if u.Get("content.type").Str != "text" {
+			break
+		}
+		return []*event.Event{{Body: &event.ReasoningDelta{Text: text()}}}
+	case "user_message_chunk":
+		if u.Get("content.type").Str != "text" {
+			break
+		}
+		if d.open && text() == d.prompt {
+			return nil // the agent echoed the prompt the client sent
+		}
+		return []*event.Event{{Body: &event.UserMessage{Text: text()}}}
+	case "tool_call":
+		id := u.Get("toolCallId").Str
+		name := u.Get("name").Str
+		if name == "" {
+			name = u.Get("title").Str
+		}
+		d.names[id] = name
+		call := &event.ToolCall{CallID: id, Name: name, Title: u.Get("title").Str, Kind: u.Get("kind").Str}
+		if in := u.Get("rawInput"); in.Exists() {
+			call.Input = json.RawMessage(in.Raw)
+		}
+		out := []*event.Event{{Body: call}}
+		return append(out, d.status(u, id)...)
+	case "tool_call_update":
+		id := u.Get("toolCallId").Str
+		var out []*event.Event
+		if t := u.Get("title"); t.Type == gjson.String {
+			out = append(out, &event.Event{Body: &event.ToolProgress{CallID: id, Name: d.names[id], Message: t.Str}})
+		}
+		return append(out, d.status(u, id)...)
+	case "plan":
+		p := &event.PlanUpdated{Entries: []event.PlanEntry{}}
+		u.Get("entries").ForEach(func(_, e gjson.Result) bool {
+			p.Entries = append(p.Entries, event.PlanEntry{Content: e.Get("content").Str, Status: e.Get("status").Str, Priority: e.Get("priority").Str})
+			return true
+		})
+		return []*event.Event{{Body: p}}
+	case "notice":
+		return []*event.Event{{Body: &event.Notice{Severity: u.Get("severity").Str, Message: u.Get("title").Str}}}
+	}
+	return d.unknown(u, line, "session/update:"+u.Get("sessionUpdate").Str)
+}
+
+// status maps the status and content of a tool_call or tool_call_update.
+func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
+	var out []*event.Event
+	var all []string
+	u.Get("content").ForEach(func(_, c gjson.Result) bool {
+		if c.Get("type").Str == "content" && c.Get("content.type").Str == "text" {
+			all = append(all, c.Get("content.text").Str)
+		}
+		return true
+	})
+	status := u.Get("status").Str
+	txt := strings.Join(all, "\n")
+	if len(all) > 0 && status != "completed" && status != "failed" {
+		prev := d.content[id]
+		chunk := txt
+		if strings.HasPrefix(txt, prev) {
+			chunk = txt[len(prev):]
+		}
+		d.content[id] = txt
+		if chunk != "" {
+			out = append(out, &event.Event{Body: &event.ToolOutput{CallID: id, Name: d.names[id], Chunk: chunk}})
+		}
+	}
+	switch status {
+	case "in_progress":
+		out = append(out, &event.Event{Body: &event.ToolStarted{CallID: id, Name: d.names[id]}})
+	case "completed", "failed":
+		f := &event.ToolFinished{CallID: id, Name: d.names[id], Status: "success"}
+		if status == "failed" {
+			f.Status = "error"
+		}
+		if len(all) > 0 {
+			f.Output = &txt
+		}
+		if raw := u.Get("rawOutput"); raw.Exists() {
+			if c := raw.Get("command"); c.Type == gjson.String {
+				f.Command = c.Str
+			}
+			if x := raw.Get("exit_code"); x.Type == gjson.Number {
+				n := x.Int()
+				f.ExitCode = &n
+			}
+		}
+		out = append(out, &event.Event{Body: f})
+	}
+	return out
+}
+
+// End implements dialect.Decoder: a log whose last prompt was answered (or
+// that has no prompts) gets a synthesised session_finished.
+func (d *Decoder) End(out []*event.Event) []*event.Event {
+	if !d.started {
+		d.started = true
+		out = append(out, &event.Event{Synthetic: true, Body: &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: ptr(1)}}})
+		out = append(out, d.pending...)
+	}
+	if d.open {
+		return out
+	}
+	return append(out, &event.Event{Synthetic: true, Body: &event.SessionFinished{Status: "ok"}})
+}

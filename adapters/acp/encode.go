@@ -1,0 +1,777 @@
+package acp
+
+import (
+	"bufio"
+	"encoding/json"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/adapters/basis"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/tidwall/gjson"
+)
+
+// Encoder writes canonical events as ACP JSON-RPC messages.
+type Encoder struct {
+	w          *bufio.Writer
+	loss       *dialect.Losses
+	profile    string
+	meta       bool
+	transcript bool
+	session    string
+	sessionSet bool // the session id came from a flag
+	workspace  string
+
+	nextID int // JSON-RPC ids, one counter for both sides of a transcript
+	tools  map[string]*tool
+	order  []string // tool ids in announcement order, to close them at the end
+
+	msgs, thoughts int  // message and thought counters for messageId
+	inMsg, inThink bool // a message or thought is being streamed
+	msgDelta       bool // the current message came as deltas
+
+	// transcript state
+	turnOpen  bool   // a turn has begun and not yet been answered
+	promptID  int    // id of the turn's session/prompt, 0 until it is sent
+	prompt    string // the prompt text, once known
+	perms     map[string]*perm
+	permOrder []string
+	usage     event.Usage // the turn's usage, for the unstable PromptResponse
+	haveUsage bool
+}
+
+type tool struct {
+	title, kind, name string
+	placeholder       bool // the title is a stand-in for an unknown name
+	status            string
+	output            strings.Builder
+	done              bool
+}
+
+type perm struct {
+	id       int
+	call     string
+	answered bool
+}
+
+func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
+	e := &Encoder{w: w, loss: opts.Losses, profile: opts.Params["profile"], meta: opts.Params["meta"] == "true",
+		transcript: opts.Params["transcript"] == "true", tools: map[string]*tool{}, perms: map[string]*perm{}, nextID: 1}
+	if e.profile == "" {
+		e.profile = Stable
+	}
+	if id := opts.Defaults["session_id"]; id != "" {
+		e.session, e.sessionSet = id, true
+	} else {
+		e.session = DefaultSessionID
+	}
+	return e
+}
+
+func (e *Encoder) basis() bool { return e.profile == Basis }
+
+func (e *Encoder) write(b []byte) error {
+	if _, err := e.w.Write(b); err != nil {
+		return err
+	}
+	return e.w.WriteByte('\n')
+}
+
+// notify writes a session/update notification.
+func (e *Encoder) notify(update obj, ev *event.Event) error {
+	if err := e.openPrompt(); err != nil {
+		return err
+	}
+	params := obj{}.str("sessionId", e.session).sub("update", update)
+	params = e.withMeta(params, ev)
+	return e.write(obj{}.str("jsonrpc", "2.0").str("method", "session/update").sub("params", params).bytes())
+}
+
+// withMeta adds the source residue under _meta when asked to.
+func (e *Encoder) withMeta(params obj, ev *event.Event) obj {
+	if !e.meta || ev == nil {
+		return params
+	}
+	src := obj{}.str("type", string(ev.Type()))
+	if ev.Src != nil {
+		src = src.str("dialect", ev.Src.Dialect).num("line", ev.Src.Line)
+	}
+	if len(ev.Ext) > 0 {
+		b, _ := json.Marshal(ev.Ext)
+		src = src.add("ext", b)
+	}
+	return params.sub("_meta", obj{}.sub("evtool/source", src))
+}
+
+// Encode implements dialect.Encoder.
+func (e *Encoder) Encode(ev *event.Event) error {
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		if !e.sessionSet && b.SessionID != "" {
+			e.session = b.SessionID
+		}
+		e.workspace = b.Workspace
+		return nil
+	case *event.TurnStarted:
+		if err := e.answerTurn("end_turn"); err != nil { // the previous turn ended without saying so
+			return err
+		}
+		e.turnOpen, e.promptID, e.prompt = true, 0, ""
+		e.usage, e.haveUsage = event.Usage{}, false
+		e.endStreams()
+		if b.Prompt != nil {
+			e.prompt = *b.Prompt
+		}
+		return nil
+	case *event.UserMessage:
+		e.endStreams()
+		if e.transcript && e.turnOpen && e.promptID == 0 {
+			e.prompt = b.Text
+		}
+		if e.basis() {
+			return nil // the client sent it; echoing it doubles it (basis's rule)
+		}
+		return e.notify(obj{}.str("sessionUpdate", "user_message_chunk").sub("content", text(b.Text)), ev)
+	case *event.MessageDelta:
+		return e.chunk(ev, b.Text, b.MessageID, false, true)
+	case *event.Message:
+		if e.inMsg && e.msgDelta {
+			e.inMsg, e.msgDelta = false, false
+			return nil // its deltas carried it already
+		}
+		if e.basis() {
+			return nil
+		}
+		err := e.chunk(ev, b.Text, b.MessageID, false, false)
+		e.inMsg = false
+		return err
+	case *event.ReasoningDelta:
+		return e.chunk(ev, b.Text, "", true, true)
+	case *event.Reasoning:
+		if e.inThink || e.basis() {
+			e.inThink = false
+			return nil
+		}
+		err := e.chunk(ev, b.Text, "", true, false)
+		e.inThink = false
+		return err
+	case *event.ToolCall:
+		e.endStreams()
+		return e.toolCall(ev, b)
+	case *event.ToolStarted:
+		e.endStreams()
+		t, err := e.known(ev, b.CallID, b.Name, "in_progress")
+		if err != nil || t == nil {
+			return err
+		}
+		t.status = "in_progress"
+		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", "in_progress"), ev)
+	case *event.ToolProgress:
+		e.endStreams()
+		if _, err := e.known(ev, b.CallID, b.Name, ""); err != nil {
+			return err
+		}
+		// ACP has no progress field: progress becomes the title, so a
+		// client showing the call sees it change (basis's mapping).
+		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("title", b.Message), ev)
+	case *event.ToolOutput:
+		e.endStreams()
+		t, err := e.known(ev, b.CallID, b.Name, "")
+		if err != nil {
+			return err
+		}
+		t.output.WriteString(b.Chunk)
+		// content replaces the stored collection: send all of it.
+		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).
+			add("content", arr(textContent(t.output.String()))), ev)
+	case *event.ToolFinished:
+		e.endStreams()
+		return e.toolFinished(ev, b)
+	case *event.PermissionRequested:
+		e.endStreams()
+		return e.permission(ev, b)
+	case *event.PermissionResolved:
+		return e.resolved(b)
+	case *event.PlanUpdated:
+		e.endStreams()
+		var entries []obj
+		for _, p := range b.Entries {
+			entries = append(entries, obj{}.str("content", p.Content).str("priority", priority(p.Priority)).str("status", planStatus(p.Status)))
+			if p.Status != "pending" && p.Status != "in_progress" && p.Status != "completed" {
+				e.loss.Approximate("plan statuses "+strconv.Quote(p.Status), "ACP plan entries are pending, in_progress or completed")
+			}
+		}
+		return e.notify(obj{}.str("sessionUpdate", "plan").add("entries", arr(entries...)), ev)
+	case *event.TaskUpdated:
+		e.endStreams()
+		title := b.Title
+		if title == "" {
+			title = b.Kind
+		}
+		if title == "" {
+			title = b.TaskID
+		}
+		return e.thought(ev, "["+debugName(b.Status)+"] "+title)
+	case *event.Notice:
+		e.endStreams()
+		if e.profile == Unstable && b.Message != "" {
+			sev := b.Severity
+			if sev == "" {
+				sev = "info"
+			}
+			return e.notify(obj{}.str("sessionUpdate", "notice").str("severity", sev).str("title", b.Message), ev)
+		}
+		return e.thought(ev, b.Message)
+	case *event.Retry:
+		e.endStreams()
+		return e.thought(ev, "retrying after "+b.Error+" (attempt "+u64(b.Attempt)+"/"+u64(b.MaxAttempts)+")")
+	case *event.Error:
+		e.endStreams()
+		return e.thought(ev, "error: "+b.Message)
+	case *event.Usage:
+		e.addUsage(b)
+		e.loss.Drop("usage events", "ACP has no per-round usage (usage_update is about the context window)")
+		return nil
+	case *event.TurnFinished:
+		e.endStreams()
+		if b.Usage != nil {
+			e.addUsage(b.Usage)
+		}
+		if b.Text != nil && e.msgs == 0 && *b.Text != "" {
+			// An answer that was never streamed still reaches the client.
+			if err := e.chunk(ev, *b.Text, "", false, false); err != nil {
+				return err
+			}
+			e.inMsg = false
+		}
+		return e.answerTurn(stopReason(b.Status, b.StopReason, ""))
+	case *event.SessionFinished:
+		e.endStreams()
+		reason := stopReason(b.Status, "", b.StoppedBy)
+		return e.answerTurn(reason)
+	case *event.Unknown:
+		e.loss.Drop("unknown "+b.Dialect+" events", "ACP cannot carry them (use --acp-meta to keep residue)")
+		return nil
+	}
+	e.loss.Drop(string(ev.Type())+" events", "ACP has no such update")
+	return nil
+}
+
+// chunk writes a message or thought chunk; messageId is stable within one
+// message and changes with the next.
+func (e *Encoder) chunk(ev *event.Event, s, id string, thought, delta bool) error {
+	kind := "agent_message_chunk"
+	if thought {
+		kind = "agent_thought_chunk"
+		if !e.inThink {
+			e.thoughts++
+			e.inThink = true
+		}
+		e.inMsg = false
+	} else {
+		if !e.inMsg {
+			e.msgs++
+			e.inMsg, e.msgDelta = true, delta
+		}
+		e.inThink = false
+	}
+	u := obj{}.str("sessionUpdate", kind)
+	if !e.basis() {
+		if id == "" {
+			if thought {
+				id = "thought-" + strconv.Itoa(e.thoughts)
+			} else {
+				id = "msg-" + strconv.Itoa(e.msgs)
+			}
+		}
+		u = u.str("messageId", id)
+	}
+	return e.notify(u.sub("content", text(s)), ev)
+}
+
+// endStreams ends the message or thought being streamed: the next chunk
+// starts a new one.
+func (e *Encoder) endStreams() { e.inMsg, e.inThink = false, false }
+
+func (e *Encoder) thought(ev *event.Event, s string) error {
+	err := e.chunk(ev, s, "", true, false)
+	e.inThink = false
+	return err
+}
+
+func (e *Encoder) toolCall(ev *event.Event, b *event.ToolCall) error {
+	if _, seen := e.tools[b.CallID]; seen {
+		e.loss.Drop("repeated tool_call events", "ACP allows one tool_call per id; later sightings carry no new facts")
+		return nil
+	}
+	return e.announce(ev, b.CallID, b.Name, b.Title, b.Kind, b.Mutability, b.Input, "pending", nil)
+}
+
+// announce writes the tool_call that makes a call known, with its status.
+func (e *Encoder) announce(ev *event.Event, id, name, title, kind, mutability string, input json.RawMessage, status string, extra func(obj) obj) error {
+	t := &tool{name: name, status: status}
+	e.tools[id] = t
+	e.order = append(e.order, id)
+	t.title = title
+	if strings.TrimSpace(title) == "" {
+		t.title = name
+	}
+	if t.title == "" {
+		t.title, t.placeholder = "Tool call", true
+	}
+	switch {
+	case e.basis() && ev != nil && isBasis(ev):
+		t.kind = basis.ToolKind(name, mutability, input)
+	case validKind(kind):
+		t.kind = kind
+	default:
+		t.kind = event.ToolKind(name)
+	}
+	u := obj{}.str("sessionUpdate", "tool_call").str("toolCallId", id).str("title", t.title).str("kind", t.kind).str("status", status)
+	if e.profile == Unstable && name != "" {
+		u = u.str("name", name)
+	}
+	if len(input) > 0 && (string(input) != "null" || e.basis()) {
+		u = u.raw("rawInput", input)
+	}
+	if loc := e.locations(input); loc != nil && !e.basis() {
+		u = u.add("locations", loc)
+	}
+	if extra != nil {
+		u = extra(u)
+	}
+	return e.notify(u, ev)
+}
+
+func isBasis(ev *event.Event) bool {
+	if ev.Src != nil {
+		return ev.Src.Dialect == "basis"
+	}
+	_, ok := ev.Ext["basis"]
+	return ok
+}
+
+// known returns the call, announcing it first (already with the given
+// status) when the source showed it only now.
+func (e *Encoder) known(ev *event.Event, id, name, status string) (*tool, error) {
+	if t, ok := e.tools[id]; ok {
+		if t.done {
+			e.loss.Drop("events after a tool call finished", "ACP closes a tool call once")
+			return nil, nil
+		}
+		return t, nil
+	}
+	if status == "" {
+		status = "in_progress"
+	}
+	e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before any update for its id")
+	if err := e.announce(ev, id, name, "", "", "", nil, status, nil); err != nil {
+		return nil, err
+	}
+	t := e.tools[id]
+	if status == "in_progress" {
+		return nil, nil // the announcement already said it runs
+	}
+	return t, nil
+}
+
+func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
+	status := "completed"
+	if b.Status != "success" {
+		status = "failed" // ACP has no cancelled or rejected tool status
+	}
+	var content []obj
+	switch {
+	case e.basis():
+		s := ""
+		if b.Summary != nil {
+			s = *b.Summary
+		}
+		content = []obj{textContent(s)}
+	case e.tools[b.CallID] != nil && e.tools[b.CallID].output.Len() > 0:
+		content = []obj{textContent(e.tools[b.CallID].output.String())}
+	case b.Output != nil && *b.Output != "":
+		content = []obj{textContent(*b.Output)}
+	case b.Summary != nil && *b.Summary != "":
+		content = []obj{textContent(*b.Summary)}
+	case b.Error != "":
+		content = []obj{textContent(b.Error)}
+	}
+	if !e.basis() && b.Error != "" && len(content) > 0 && !strings.Contains(string(content[0].bytes()), b.Error) {
+		content = append(content, textContent(b.Error))
+	}
+	if err := e.answerPermission(b.CallID, b.Status); err != nil {
+		return err
+	}
+	rest := func(u obj) obj {
+		if content != nil {
+			u = u.add("content", arr(content...))
+		}
+		if raw := rawOutput(b); raw != nil && !e.basis() {
+			u = u.add("rawOutput", raw)
+		}
+		if loc := e.editLocations(b.Edit); loc != nil && !e.basis() {
+			u = u.add("locations", loc)
+		}
+		return u
+	}
+	t, ok := e.tools[b.CallID]
+	if !ok {
+		// A result for a call never announced: one tool_call, already finished.
+		e.loss.Synthesize("finished tool_call updates", "the source shows the call only through its result")
+		if err := e.announce(ev, b.CallID, b.Name, "", "", "", nil, status, rest); err != nil {
+			return err
+		}
+		e.tools[b.CallID].done = true
+		return nil
+	}
+	if t.done {
+		e.loss.Drop("repeated tool results", "ACP closes a tool call once")
+		return nil
+	}
+	t.done, t.status = true, status
+	u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", status)
+	if t.placeholder && b.Name != "" && !e.basis() {
+		// The name was unknown when the call was announced (mermaid).
+		t.title, t.placeholder = b.Name, false
+		u = u.str("title", b.Name)
+		if k := event.ToolKind(b.Name); k != t.kind {
+			u = u.str("kind", k)
+		}
+	}
+	return e.notify(rest(u), ev)
+}
+
+func rawOutput(b *event.ToolFinished) []byte {
+	o := obj{}
+	if b.Command != "" {
+		o = o.str("command", b.Command)
+	}
+	if b.ExitCode != nil {
+		o = o.add("exit_code", []byte(strconv.FormatInt(*b.ExitCode, 10)))
+	}
+	if b.Output != nil && (b.Command != "" || b.ExitCode != nil) {
+		o = o.str("output", *b.Output)
+	}
+	if len(o) == 0 {
+		return nil
+	}
+	return o.bytes()
+}
+
+// locations finds the absolute path a tool input names.
+func (e *Encoder) locations(input json.RawMessage) []byte {
+	if len(input) == 0 {
+		return nil
+	}
+	r := gjson.ParseBytes(input)
+	for _, k := range []string{"path", "file_path", "filePath", "file"} {
+		if v := r.Get(k); v.Type == gjson.String && v.Str != "" {
+			if p := e.absolute(v.Str); p != "" {
+				return arr(obj{}.str("path", p))
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Encoder) editLocations(edit json.RawMessage) []byte {
+	if len(edit) == 0 {
+		return nil
+	}
+	if v := gjson.GetBytes(edit, "path"); v.Type == gjson.String {
+		if p := e.absolute(v.Str); p != "" {
+			return arr(obj{}.str("path", p))
+		}
+	}
+	return nil
+}
+
+// absolute returns p as an absolute path, joined to the workspace when it
+// is relative, or "" when that cannot be known.
+func (e *Encoder) absolute(p string) string {
+	if strings.HasPrefix(p, "/") {
+		return path.Clean(p)
+	}
+	if strings.HasPrefix(e.workspace, "/") {
+		return path.Join(e.workspace, p)
+	}
+	return ""
+}
+
+var permissionOptions = arr(
+	obj{}.str("optionId", "allow-once").str("name", "Allow once").str("kind", "allow_once"),
+	obj{}.str("optionId", "allow-always").str("name", "Always allow").str("kind", "allow_always"),
+	obj{}.str("optionId", "reject-once").str("name", "Reject").str("kind", "reject_once"),
+	obj{}.str("optionId", "reject-always").str("name", "Always reject").str("kind", "reject_always"),
+)
+
+func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) error {
+	if b.CallID == "" {
+		e.loss.Drop("permission requests without a call id", "ACP asks permission for a tool call")
+		return nil
+	}
+	t, ok := e.tools[b.CallID]
+	if !ok {
+		e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before a permission request for it")
+		if err := e.announce(ev, b.CallID, b.Tool, "", "", "", nil, "pending", nil); err != nil {
+			return err
+		}
+		t = e.tools[b.CallID]
+	}
+	if err := e.openPrompt(); err != nil {
+		return err
+	}
+	id := e.nextID
+	e.nextID++
+	key := b.RequestID
+	if key == "" {
+		key = "call:" + b.CallID
+	}
+	e.perms[key] = &perm{id: id, call: b.CallID}
+	e.permOrder = append(e.permOrder, key)
+	// The request shows the tool call; its description is what the person
+	// is asked, so it becomes the call's title.
+	title := t.title
+	if b.Description != "" && !e.basis() {
+		title, t.title, t.placeholder = b.Description, b.Description, false
+	}
+	call := obj{}.str("toolCallId", b.CallID).str("title", title).str("kind", t.kind).str("status", "pending")
+	params := obj{}.str("sessionId", e.session).sub("toolCall", call).add("options", permissionOptions)
+	params = e.withMeta(params, ev)
+	if !e.meta && len(b.Preview) > 0 && string(b.Preview) != "null" {
+		e.loss.Drop("permission previews", "ACP's permission request shows the tool call only; kept under _meta with --acp-meta")
+	}
+	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).str("method", "session/request_permission").sub("params", params).bytes())
+}
+
+// resolved writes, in a transcript, the client's recorded answer.
+func (e *Encoder) resolved(b *event.PermissionResolved) error {
+	key := b.RequestID
+	if key == "" {
+		key = "call:" + b.CallID
+	}
+	p, ok := e.perms[key]
+	if !ok {
+		for _, k := range e.permOrder {
+			if q := e.perms[k]; q.call == b.CallID && !q.answered {
+				p, ok = q, true
+			}
+		}
+	}
+	if !ok || p.answered {
+		e.loss.Drop("permission outcomes without a request", "ACP has an outcome only as the answer to a request")
+		return nil
+	}
+	option := "allow-once"
+	switch {
+	case b.Outcome == "allowed" && b.Scope != "":
+		option = "allow-always"
+	case b.Outcome == "denied" && b.Scope != "":
+		option = "reject-always"
+	case b.Outcome == "denied":
+		option = "reject-once"
+	}
+	return e.answer(p, obj{}.str("outcome", "selected").str("optionId", option))
+}
+
+// answerPermission answers, from the tool's outcome, a request the source
+// never resolved (mermaid shows an approval's outcome only that way).
+func (e *Encoder) answerPermission(call, status string) error {
+	for _, k := range e.permOrder {
+		if p := e.perms[k]; p.call == call && !p.answered {
+			option := "allow-once"
+			if status == "cancelled" || status == "rejected" {
+				option = "reject-once"
+			}
+			if e.transcript {
+				e.loss.Approximate("permission answers", "not recorded; inferred from the tool's outcome")
+			}
+			if err := e.answer(p, obj{}.str("outcome", "selected").str("optionId", option)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Encoder) answer(p *perm, outcome obj) error {
+	p.answered = true
+	if !e.transcript {
+		return nil
+	}
+	return e.write(obj{}.str("jsonrpc", "2.0").num("id", p.id).sub("result", obj{}.sub("outcome", outcome)).bytes())
+}
+
+// openPrompt writes, in a transcript, the client's session/prompt before
+// the first message of its turn.
+func (e *Encoder) openPrompt() error {
+	if !e.transcript || e.promptID != 0 {
+		return nil
+	}
+	if !e.turnOpen {
+		e.turnOpen = true // a source without turn events has one turn
+	}
+	e.promptID = e.nextID
+	e.nextID++
+	params := obj{}.str("sessionId", e.session).add("prompt", arr(text(e.prompt)))
+	return e.write(obj{}.str("jsonrpc", "2.0").num("id", e.promptID).str("method", "session/prompt").sub("params", params).bytes())
+}
+
+// answerTurn writes, in a transcript, the response that ends the turn.
+func (e *Encoder) answerTurn(reason string) error {
+	if !e.transcript || !e.turnOpen {
+		return nil
+	}
+	if err := e.openPrompt(); err != nil {
+		return err
+	}
+	result := obj{}.str("stopReason", reason)
+	if e.profile == Unstable && e.haveUsage {
+		u := e.usage
+		usage := obj{}.add("totalTokens", []byte(strconv.FormatUint(total(u), 10))).
+			add("inputTokens", []byte(u64(u.InputTokens))).add("outputTokens", []byte(u64(u.OutputTokens)))
+		if u.ThoughtsTokens != nil {
+			usage = usage.add("thoughtTokens", []byte(u64(u.ThoughtsTokens)))
+		}
+		if u.CacheReadTokens != nil {
+			usage = usage.add("cachedReadTokens", []byte(u64(u.CacheReadTokens)))
+		}
+		if u.CacheCreationTokens != nil {
+			usage = usage.add("cachedWriteTokens", []byte(u64(u.CacheCreationTokens)))
+		}
+		result = result.sub("usage", usage)
+	}
+	e.turnOpen = false
+	return e.write(obj{}.str("jsonrpc", "2.0").num("id", e.promptID).sub("result", result).bytes())
+}
+
+func (e *Encoder) addUsage(u *event.Usage) {
+	e.haveUsage = true
+	add := func(dst **uint64, v *uint64) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = new(uint64)
+		}
+		**dst += *v
+	}
+	add(&e.usage.InputTokens, u.InputTokens)
+	add(&e.usage.OutputTokens, u.OutputTokens)
+	add(&e.usage.CacheReadTokens, u.CacheReadTokens)
+	add(&e.usage.CacheCreationTokens, u.CacheCreationTokens)
+	add(&e.usage.ThoughtsTokens, u.ThoughtsTokens)
+	add(&e.usage.TotalTokens, u.TotalTokens)
+}
+
+func total(u event.Usage) uint64 {
+	if u.TotalTokens != nil {
+		return *u.TotalTokens
+	}
+	n := uint64(0)
+	for _, p := range []*uint64{u.InputTokens, u.OutputTokens, u.ThoughtsTokens} {
+		if p != nil {
+			n += *p
+		}
+	}
+	return n
+}
+
+// Close implements dialect.Encoder: every call still open is closed as
+// failed with an outcome-unknown text, and in a transcript every open
+// request is answered.
+func (e *Encoder) Close() error {
+	for _, id := range e.order {
+		t := e.tools[id]
+		if t.done {
+			continue
+		}
+		t.done = true
+		e.loss.Synthesize("failed tool_call updates for calls left open", "the recording ends before the calls finish; ACP clients need every call closed")
+		u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", id).str("status", "failed").
+			add("content", arr(textContent("outcome unknown: the recording ended before this tool call finished")))
+		if err := e.notify(u, nil); err != nil {
+			return err
+		}
+	}
+	for _, k := range e.permOrder {
+		if p := e.perms[k]; !p.answered {
+			if err := e.answer(p, obj{}.str("outcome", "cancelled")); err != nil {
+				return err
+			}
+		}
+	}
+	return e.answerTurn("end_turn")
+}
+
+func stopReason(status, reason, bound string) string {
+	switch {
+	case status == "cancelled":
+		return "cancelled"
+	case reason == "length" || reason == "max_tokens" || bound == "token_budget":
+		return "max_tokens"
+	case reason == "content_filter" || reason == "refusal":
+		return "refusal"
+	case reason == "max_turn_requests" || bound == "tool_budget":
+		return "max_turn_requests"
+	}
+	return "end_turn"
+}
+
+func validKind(k string) bool {
+	switch k {
+	case "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other":
+		return true
+	}
+	return false
+}
+
+func priority(p string) string {
+	if p == "high" || p == "low" || p == "medium" {
+		return p
+	}
+	return "medium" // ACP requires one; the source has none
+}
+
+func planStatus(s string) string {
+	switch s {
+	case "pending", "in_progress", "completed":
+		return s
+	case "done", "finished", "cancelled", "failed":
+		return "completed"
+	}
+	return "pending"
+}
+
+// debugName renders a status as Rust's Debug does for basis's enums:
+// "running" → "Running", "background_task" → "BackgroundTask".
+func debugName(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if r == '_' {
+			up = true
+			continue
+		}
+		if up {
+			b.WriteString(strings.ToUpper(string(r)))
+			up = false
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func u64(p *uint64) string {
+	if p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*p, 10)
+}
+
+var _ = jsonenc.String

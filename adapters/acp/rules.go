@@ -1,0 +1,251 @@
+package acp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
+
+// Rule ids of ACP's stream rules.
+const (
+	RuleJSONRPC        = "acp/jsonrpc"
+	RuleMethod         = "acp/method"
+	RuleSession        = "acp/session-id"
+	RuleToolCallFirst  = "acp/tool-call-first"
+	RuleToolCallTwice  = "acp/tool-call-duplicate"
+	RuleToolCallOpen   = "acp/tool-call-open"
+	RuleCustomField    = "acp/custom-field"
+	RuleAbsolutePath   = "acp/absolute-path"
+	RuleAfterResponse  = "acp/update-after-response"
+	RuleUnknownID      = "acp/response-unknown-id"
+	RuleUnanswered     = "acp/request-unanswered"
+	RuleUnstableUpdate = "acp/unstable-variant"
+)
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.ErrorRule(RuleJSONRPC, `each line is a JSON-RPC 2.0 request, notification or response (jsonrpc "2.0"; a response has result or error)`),
+		dialect.WarningRule(RuleMethod, "the method is one of ACP v1's (custom methods start with _); error under --strict"),
+		dialect.WarningRule(RuleSession, "one session id throughout"),
+		dialect.ErrorRule(RuleToolCallFirst, "a tool_call comes before any tool_call_update or permission request for its id"),
+		dialect.ErrorRule(RuleToolCallTwice, "one tool_call per id; later sightings are tool_call_updates"),
+		dialect.ErrorRule(RuleToolCallOpen, "every tool call is completed or failed by the end of the stream"),
+		dialect.ErrorRule(RuleCustomField, "no custom field at the root of an ACP type: extensions go under _meta"),
+		dialect.ErrorRule(RuleAbsolutePath, "paths in locations and diffs are absolute"),
+		dialect.ErrorRule(RuleAfterResponse, "every update of a turn comes before that turn's session/prompt response"),
+		dialect.WarningRule(RuleUnknownID, "a response answers a request of the stream"),
+		dialect.WarningRule(RuleUnanswered, "every request of a transcript is answered"),
+		dialect.WarningRule(RuleUnstableUpdate, "session updates are stable v1 variants (unstable ones are opt-in)"),
+	}
+}
+
+// knownMethods are ACP v1's method names (meta.json and meta.unstable.json).
+var knownMethods = []string{
+	"initialize", "authenticate", "session/new", "session/load", "session/set_mode", "session/set_config_option",
+	"session/prompt", "session/cancel", "session/list", "session/delete", "session/resume", "session/close", "logout",
+	"session/update", "session/request_permission", "fs/read_text_file", "fs/write_text_file",
+	"terminal/create", "terminal/output", "terminal/release", "terminal/wait_for_exit", "terminal/kill",
+	"elicitation/create", "elicitation/complete", "$/cancel_request",
+	"session/fork", "session/set_model",
+}
+
+var stableUpdates = []string{"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update",
+	"plan", "available_commands_update", "current_mode_update", "config_option_update", "session_info_update", "usage_update"}
+
+// fieldsOf lists the keys each update variant may have at its root.
+var fieldsOf = map[string][]string{
+	"user_message_chunk":        {"content", "messageId"},
+	"agent_message_chunk":       {"content", "messageId"},
+	"agent_thought_chunk":       {"content", "messageId"},
+	"tool_call":                 {"toolCallId", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "name"},
+	"tool_call_update":          {"toolCallId", "title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "name"},
+	"plan":                      {"entries"},
+	"available_commands_update": {"availableCommands"},
+	"current_mode_update":       {"currentModeId"},
+	"config_option_update":      {"configOptions"},
+	"session_info_update":       {"title", "updatedAt"},
+	"usage_update":              {"used", "size", "cost"},
+	"notice":                    {"severity", "title", "description"},
+}
+
+type checker struct {
+	lines    int
+	session  string
+	tools    map[string]string // id → last status
+	order    []string
+	requests map[string]request // JSON-RPC id → request
+	prompts  int                // prompts sent
+	answered int                // prompts answered
+	turn     bool               // a prompt is open
+}
+
+type request struct {
+	method string
+	line   int
+}
+
+func newChecker() *checker {
+	return &checker{tools: map[string]string{}, requests: map[string]request{}}
+}
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	errf := func(ptr, rule, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	warnf := func(ptr, rule, format string, args ...any) {
+		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	if !r.IsObject() {
+		return
+	}
+	if r.Get("jsonrpc").Str != "2.0" {
+		errf("/jsonrpc", RuleJSONRPC, `jsonrpc must be "2.0"`)
+	}
+	method, id := r.Get("method"), r.Get("id")
+	switch {
+	case method.Exists():
+		if method.Type != gjson.String {
+			errf("/method", RuleJSONRPC, "method must be a string")
+			return
+		}
+		if !slices.Contains(knownMethods, method.Str) && !strings.HasPrefix(method.Str, "_") {
+			report(dialect.Finding{Line: n, Pointer: "/method", Severity: dialect.Warning, Rule: RuleMethod,
+				Message: fmt.Sprintf("unknown method %q", method.Str), Unknown: true})
+		}
+		if id.Exists() {
+			c.requests[id.Raw] = request{method.Str, n}
+		}
+	case id.Exists():
+		res, rerr := r.Get("result").Exists(), r.Get("error").Exists()
+		if res == rerr {
+			errf("", RuleJSONRPC, "a response has exactly one of result and error")
+		}
+		q, ok := c.requests[id.Raw]
+		if !ok {
+			warnf("/id", RuleUnknownID, "response %s answers no request of this stream", id.Raw)
+			return
+		}
+		delete(c.requests, id.Raw)
+		if q.method == "session/prompt" {
+			c.answered++
+			c.turn = false
+		}
+		return
+	default:
+		errf("", RuleJSONRPC, "a message has a method or an id")
+		return
+	}
+	p := r.Get("params")
+	if sid := p.Get("sessionId"); sid.Type == gjson.String {
+		if c.session == "" {
+			c.session = sid.Str
+		} else if sid.Str != c.session {
+			warnf("/params/sessionId", RuleSession, "session %q, earlier lines name %q", sid.Str, c.session)
+		}
+	}
+	switch method.Str {
+	case "session/prompt":
+		c.prompts++
+		c.turn = true
+	case "session/update":
+		if c.prompts > 0 && !c.turn {
+			errf("/params/update", RuleAfterResponse, "a session/update outside a turn: after the last session/prompt response")
+		}
+		c.update(p.Get("update"), errf, warnf)
+	case "session/request_permission":
+		call := p.Get("toolCall.toolCallId").Str
+		if _, ok := c.tools[call]; !ok {
+			errf("/params/toolCall/toolCallId", RuleToolCallFirst, "permission requested for tool call %q before its tool_call", call)
+		}
+		c.custom(p.Get("toolCall"), "/params/toolCall", fieldsOf["tool_call_update"], errf)
+	}
+}
+
+func (c *checker) update(u gjson.Result, errf, warnf func(ptr, rule, format string, args ...any)) {
+	kind := u.Get("sessionUpdate").Str
+	if !slices.Contains(stableUpdates, kind) {
+		warnf("/params/update/sessionUpdate", RuleUnstableUpdate, "%q is not a stable ACP v1 session update", kind)
+	}
+	if f, ok := fieldsOf[kind]; ok {
+		c.custom(u, "/params/update", append([]string{"sessionUpdate"}, f...), errf)
+	}
+	id := u.Get("toolCallId").Str
+	switch kind {
+	case "tool_call":
+		if _, dup := c.tools[id]; dup {
+			errf("/params/update/toolCallId", RuleToolCallTwice, "a second tool_call for %q", id)
+		} else {
+			c.order = append(c.order, id)
+		}
+		c.tools[id] = statusOr(u, "pending")
+	case "tool_call_update":
+		if _, ok := c.tools[id]; !ok {
+			errf("/params/update/toolCallId", RuleToolCallFirst, "tool_call_update for %q before its tool_call", id)
+			c.order = append(c.order, id)
+		}
+		c.tools[id] = statusOr(u, c.tools[id])
+	}
+	u.Get("locations").ForEach(func(k, l gjson.Result) bool {
+		if p := l.Get("path").Str; !strings.HasPrefix(p, "/") {
+			errf(fmt.Sprintf("/params/update/locations/%d/path", k.Int()), RuleAbsolutePath, "location path %q is not absolute", p)
+		}
+		return true
+	})
+	i := 0
+	u.Get("content").ForEach(func(_, ct gjson.Result) bool {
+		if ct.Get("type").Str == "diff" && !strings.HasPrefix(ct.Get("path").Str, "/") {
+			errf(fmt.Sprintf("/params/update/content/%d/path", i), RuleAbsolutePath, "diff path %q is not absolute", ct.Get("path").Str)
+		}
+		i++
+		return true
+	})
+}
+
+func statusOr(u gjson.Result, def string) string {
+	if s := u.Get("status"); s.Type == gjson.String {
+		return s.Str
+	}
+	return def
+}
+
+// custom reports keys at the root of an ACP type that the type lacks.
+func (c *checker) custom(o gjson.Result, ptr string, allowed []string, errf func(ptr, rule, format string, args ...any)) {
+	o.ForEach(func(k, _ gjson.Result) bool {
+		if k.Str != "_meta" && !slices.Contains(allowed, k.Str) {
+			errf(ptr+"/"+jsonptr.Escape(k.Str), RuleCustomField, "custom field %q at the root of an ACP type: extensions belong under _meta", k.Str)
+		}
+		return true
+	})
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Severity: dialect.Warning, Rule: RuleJSONRPC, Message: "the stream is empty"})
+		return
+	}
+	for _, id := range c.order {
+		if s := c.tools[id]; s != "completed" && s != "failed" {
+			report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleToolCallOpen,
+				Message: fmt.Sprintf("tool call %q is still %s at the end of the stream", id, s)})
+		}
+	}
+	if c.prompts > 0 {
+		ids := make([]string, 0, len(c.requests))
+		for id := range c.requests {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b string) int { return c.requests[a].line - c.requests[b].line })
+		for _, id := range ids {
+			q := c.requests[id]
+			report(dialect.Finding{Line: q.line, Pointer: "/id", Severity: dialect.Warning, Rule: RuleUnanswered,
+				Message: fmt.Sprintf("%s request %s is never answered", q.method, id)})
+		}
+	}
+}
