@@ -11,9 +11,14 @@ build:
 	$(GO) build -o bin/evtool ./cmd/evtool
 
 # The test command CI runs: formatting, vet, and every test, including the
-# python-jsonschema cross-check of the published schemas.
-test: check
+# python-jsonschema cross-check of the published schemas and a real ACP
+# client (the official TypeScript SDK, installed from clients/acp's lock file).
+test: check clients/acp/node_modules
 	EVTOOL_PYTHON=$(PYTHON) $(GO) test ./...
+
+clients/acp/node_modules: clients/acp/package-lock.json
+	npm ci --prefix clients/acp --no-audit --no-fund
+	@touch $@
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
