@@ -207,6 +207,16 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.notify(obj{}.str("sessionUpdate", "plan").add("entries", arr(entries...)), ev)
 	case *event.TaskUpdated:
 		e.endStreams()
+		switch b.Kind {
+		case "", "subagent", "background_task", "teammate":
+		default:
+			if !e.basis() {
+				// A producer's internal work (muse's model responses and
+				// reminders) would bury the conversation in thoughts.
+				e.loss.Drop("internal task updates", "ACP has no task vocabulary; only subagent and background work is shown, as thoughts")
+				return nil
+			}
+		}
 		title := b.Title
 		if title == "" {
 			title = b.Kind
@@ -685,6 +695,15 @@ func total(u event.Usage) uint64 {
 // failed with an outcome-unknown text, and in a transcript every open
 // request is answered.
 func (e *Encoder) Close() error {
+	// Open permission requests are answered first: a client must not see
+	// a call end while it is still asking about it.
+	for _, k := range e.permOrder {
+		if p := e.perms[k]; !p.answered {
+			if err := e.answer(p, obj{}.str("outcome", "cancelled")); err != nil {
+				return err
+			}
+		}
+	}
 	for _, id := range e.order {
 		t := e.tools[id]
 		if t.done {
@@ -696,13 +715,6 @@ func (e *Encoder) Close() error {
 			add("content", arr(textContent("outcome unknown: the recording ended before this tool call finished")))
 		if err := e.notify(u, nil); err != nil {
 			return err
-		}
-	}
-	for _, k := range e.permOrder {
-		if p := e.perms[k]; !p.answered {
-			if err := e.answer(p, obj{}.str("outcome", "cancelled")); err != nil {
-				return err
-			}
 		}
 	}
 	return e.answerTurn("end_turn")
