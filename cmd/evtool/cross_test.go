@@ -43,7 +43,7 @@ func TestCrossConversions(t *testing.T) {
 			t.Fatalf("no %s streams", from)
 		}
 		for _, f := range files {
-			for _, to := range append(dialects, "canonical") {
+			for _, to := range append(dialects, "canonical", "acp") {
 				if to == from {
 					continue
 				}

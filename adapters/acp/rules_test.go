@@ -1,0 +1,113 @@
+package acp_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/acp"
+	"github.com/evtool/evtool/adapters/canonical"
+	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+)
+
+func upd(u string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":` + u + `}}`
+}
+
+const (
+	call   = `{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","status":"pending"}`
+	finish = `{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}`
+)
+
+func TestRules(t *testing.T) {
+	type want struct {
+		line int
+		rule string
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		want  []want
+	}{
+		{"valid", []string{upd(call), upd(finish)}, nil},
+		{"not json-rpc 2.0", []string{`{"jsonrpc":"1.0","method":"session/update","params":{"sessionId":"s","update":` + call + `}}`, upd(finish)}, []want{{1, acp.RuleJSONRPC}}},
+		{"response with both", []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`}, []want{{2, acp.RuleJSONRPC}}},
+		{"unknown method", []string{`{"jsonrpc":"2.0","method":"session/teleport","params":{}}`}, []want{{1, acp.RuleMethod}}},
+		{"session id changes", []string{upd(call), strings.Replace(upd(finish), `"sessionId":"s"`, `"sessionId":"t"`, 1)}, []want{{2, acp.RuleSession}}},
+		{"update before tool_call", []string{upd(finish)}, []want{{1, acp.RuleToolCallFirst}}},
+		{"permission before tool_call", []string{`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c9"},"options":[]}}`}, []want{{1, acp.RuleToolCallFirst}}},
+		{"second tool_call", []string{upd(call), upd(call), upd(finish)}, []want{{2, acp.RuleToolCallTwice}}},
+		{"left open", []string{upd(call)}, []want{{1, acp.RuleToolCallOpen}}},
+		{"custom field at the root", []string{upd(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","status":"completed","evtool":1}`)}, []want{{1, acp.RuleCustomField}}},
+		{"relative path", []string{upd(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","status":"completed","locations":[{"path":"src/a.go"}]}`)}, []want{{1, acp.RuleAbsolutePath}}},
+		{"update after the prompt's response", []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`, upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"late"}}`)}, []want{{3, acp.RuleAfterResponse}}},
+		{"response to nothing", []string{`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`}, []want{{1, acp.RuleUnknownID}}},
+		{"unanswered request", []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`}, []want{{1, acp.RuleUnanswered}}},
+		{"unstable variant", []string{upd(`{"sessionUpdate":"notice","severity":"info","title":"hi"}`)}, []want{{1, acp.RuleUnstableUpdate}}},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := acp.Dialect{}.NewChecker(dialect.CheckOptions{})
+			var got []dialect.Finding
+			for i, l := range tt.lines {
+				c.Line([]byte(l), i+1, func(f dialect.Finding) { got = append(got, f) })
+			}
+			c.End(len(tt.lines), func(f dialect.Finding) { got = append(got, f) })
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i, w := range tt.want {
+				if got[i].Line != w.line || got[i].Rule != w.rule {
+					t.Errorf("got line %d %s (%s), want line %d %s", got[i].Line, got[i].Rule, got[i].Message, w.line, w.rule)
+				}
+				covered[w.rule] = true
+			}
+		})
+	}
+	for _, r := range (acp.Dialect{}).Rules() {
+		if !covered[r.ID] {
+			t.Errorf("rule %s has no breaking test", r.ID)
+		}
+	}
+}
+
+// Reading ACP back: a transcript becomes turns, tool lifecycles and
+// permission round trips again.
+func TestReadTranscript(t *testing.T) {
+	var tr bytes.Buffer
+	if _, err := convert.Run(strings.NewReader(readFile(t, "../../testdata/acp/basis_denied.jsonl")), &tr, "in",
+		convert.Options{To: acp.Dialect{}, Params: map[string]string{"transcript": "true"}}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		t.Fatal(err)
+	}
+	var canon bytes.Buffer
+	if _, err := convert.Run(&tr, &canon, "tr", convert.Options{From: acp.Dialect{}, To: canonical.Dialect{}}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, l := range strings.Split(strings.TrimSpace(canon.String()), "\n") {
+		ev, err := event.Parse([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, string(ev.Type()))
+		if r, ok := ev.Body.(*event.PermissionResolved); ok && r.Outcome != "denied" {
+			t.Errorf("the recorded denial came back as %q", r.Outcome)
+		}
+		if f, ok := ev.Body.(*event.ToolFinished); ok && (f.Status != "error" || f.Output == nil || *f.Output != "denied by the user") {
+			t.Errorf("tool_finished: %+v", f)
+		}
+	}
+	want := "session_started turn_started user_message tool_call permission_requested permission_resolved tool_finished reasoning_delta reasoning_delta turn_finished session_finished"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// and it is a valid canonical stream.
+	var v bytes.Buffer
+	if _, err := convert.Run(strings.NewReader(canon.String()), &v, "c", convert.Options{From: canonical.Dialect{}, To: canonical.Dialect{}}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		t.Fatal(err)
+	}
+}
