@@ -163,15 +163,15 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.toolCall(ev, b)
 	case *event.ToolStarted:
 		e.endStreams()
-		t, err := e.known(ev, b.CallID, b.Name, "in_progress")
-		if err != nil || t == nil {
-			return err
+		t, fresh, err := e.known(ev, b.CallID, b.Name, "in_progress")
+		if err != nil || t == nil || fresh {
+			return err // a fresh announcement already says it runs
 		}
 		t.status = "in_progress"
 		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", "in_progress"), ev)
 	case *event.ToolProgress:
 		e.endStreams()
-		if _, err := e.known(ev, b.CallID, b.Name, ""); err != nil {
+		if t, _, err := e.known(ev, b.CallID, b.Name, ""); err != nil || t == nil {
 			return err
 		}
 		// ACP has no progress field: progress becomes the title, so a
@@ -179,8 +179,8 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("title", b.Message), ev)
 	case *event.ToolOutput:
 		e.endStreams()
-		t, err := e.known(ev, b.CallID, b.Name, "")
-		if err != nil {
+		t, _, err := e.known(ev, b.CallID, b.Name, "")
+		if err != nil || t == nil {
 			return err
 		}
 		t.output.WriteString(b.Chunk)
@@ -365,27 +365,24 @@ func isBasis(ev *event.Event) bool {
 }
 
 // known returns the call, announcing it first (already with the given
-// status) when the source showed it only now.
-func (e *Encoder) known(ev *event.Event, id, name, status string) (*tool, error) {
+// status) when the source showed it only now; fresh says it was just
+// announced. It returns nil for a call that has finished.
+func (e *Encoder) known(ev *event.Event, id, name, status string) (t *tool, fresh bool, err error) {
 	if t, ok := e.tools[id]; ok {
 		if t.done {
 			e.loss.Drop("events after a tool call finished", "ACP closes a tool call once")
-			return nil, nil
+			return nil, false, nil
 		}
-		return t, nil
+		return t, false, nil
 	}
 	if status == "" {
 		status = "in_progress"
 	}
 	e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before any update for its id")
 	if err := e.announce(ev, id, name, "", "", "", nil, status, nil); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	t := e.tools[id]
-	if status == "in_progress" {
-		return nil, nil // the announcement already said it runs
-	}
-	return t, nil
+	return e.tools[id], true, nil
 }
 
 func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {

@@ -111,3 +111,40 @@ func TestReadTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A result for a call the source never announced becomes one tool_call
+// that already carries its final status; progress for an unknown call is
+// announced first; and content is always the full collection.
+func TestInvariantsByConstruction(t *testing.T) {
+	in := strings.Join([]string{
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s"}`,
+		`{"seq":1,"type":"tool_finished","call_id":"ghost","name":"read_file","status":"success","output":"42 lines"}`,
+		`{"seq":2,"type":"tool_output","call_id":"late","chunk":"a"}`,
+		`{"seq":3,"type":"tool_output","call_id":"late","chunk":"b"}`,
+		`{"seq":4,"type":"session_finished","status":"ok"}`,
+	}, "\n")
+	var out bytes.Buffer
+	res, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: acp.Dialect{}}, func(le *convert.LineError) { t.Fatal(le) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{
+		`{"sessionUpdate":"tool_call","toolCallId":"ghost","title":"read_file","kind":"read","status":"completed","content":[{"type":"content","content":{"type":"text","text":"42 lines"}}]}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"late","title":"Tool call","kind":"other","status":"in_progress"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"late","content":[{"type":"content","content":{"type":"text","text":"a"}}]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"late","content":[{"type":"content","content":{"type":"text","text":"ab"}}]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"late","status":"failed","content":[{"type":"content","content":{"type":"text","text":"outcome unknown: the recording ended before this tool call finished"}}]}`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d messages:\n%s", len(lines), out.String())
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], `"update":`+w+`}}`) {
+			t.Errorf("message %d:\n got %s\nwant update %s", i, lines[i], w)
+		}
+	}
+	if res.Losses.Empty() {
+		t.Error("the synthesised announcements must be counted")
+	}
+}
