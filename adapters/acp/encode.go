@@ -652,8 +652,10 @@ func (e *Encoder) answerTurn(reason string) error {
 		}
 		result = result.sub("usage", usage)
 	}
-	e.turnOpen = false
-	return e.write(obj{}.str("jsonrpc", "2.0").num("id", e.promptID).sub("result", result).bytes())
+	id := e.promptID
+	// An update after this response belongs to a new turn, with a prompt of its own.
+	e.turnOpen, e.promptID, e.prompt = false, 0, ""
+	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).sub("result", result).bytes())
 }
 
 func (e *Encoder) addUsage(u *event.Usage) {

@@ -148,3 +148,29 @@ func TestInvariantsByConstruction(t *testing.T) {
 		t.Error("the synthesised announcements must be counted")
 	}
 }
+
+// In a transcript, an update the source writes after a turn ended opens a
+// new turn rather than breaking acp/update-after-response.
+func TestTranscriptNeverUpdatesOutsideATurn(t *testing.T) {
+	in := strings.Join([]string{
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"}}`,
+		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"hi"}`,
+		`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+		`{"seq":3,"type":"message_delta","text":"late"}`,
+		`{"seq":4,"type":"session_finished","status":"ok"}`,
+	}, "\n")
+	var out bytes.Buffer
+	if _, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: acp.Dialect{}, Params: map[string]string{"transcript": "true"}},
+		func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		t.Fatal(err)
+	}
+	c := acp.Dialect{}.NewChecker(dialect.CheckOptions{})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for i, l := range lines {
+		c.Line([]byte(l), i+1, func(f dialect.Finding) { t.Errorf("%s: %s", f.Rule, f.Message) })
+	}
+	c.End(len(lines), func(f dialect.Finding) { t.Errorf("%s: %s", f.Rule, f.Message) })
+	if n := strings.Count(out.String(), `"method":"session/prompt"`); n != 2 {
+		t.Errorf("%d prompts, want 2:\n%s", n, out.String())
+	}
+}
