@@ -186,3 +186,25 @@ func ErrorRule(id, summary string) Rule { return Rule{ID: id, Severity: Error, S
 
 // WarningRule describes a rule whose findings are warnings.
 func WarningRule(id, summary string) Rule { return Rule{ID: id, Severity: Warning, Summary: summary} }
+
+// Reporter reports findings about one line. Checkers make one per line.
+type Reporter struct {
+	Line   int
+	Report func(Finding)
+}
+
+// Errorf reports an error at the value ptr names.
+func (r Reporter) Errorf(ptr, rule, format string, args ...any) {
+	r.Report(Finding{Line: r.Line, Pointer: ptr, Severity: Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf reports a warning at the value ptr names.
+func (r Reporter) Warnf(ptr, rule, format string, args ...any) {
+	r.Report(Finding{Line: r.Line, Pointer: ptr, Severity: Warning, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// Unknownf reports an unknown type or field: a warning, an error when
+// validation is strict.
+func (r Reporter) Unknownf(ptr, rule, format string, args ...any) {
+	r.Report(Finding{Line: r.Line, Pointer: ptr, Severity: Warning, Rule: rule, Message: fmt.Sprintf(format, args...), Unknown: true})
+}

@@ -96,12 +96,8 @@ func newChecker() *checker {
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
 	r := gjson.ParseBytes(line)
-	errf := func(ptr, rule, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
-	warnf := func(ptr, rule, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	errf, warnf := rep.Errorf, rep.Warnf
 	if !r.IsObject() {
 		return
 	}

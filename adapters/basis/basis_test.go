@@ -3,10 +3,8 @@ package basis_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/tidwall/gjson"
 )
 
@@ -102,19 +101,6 @@ func roundTrip(t *testing.T, lines []string) (canon []byte, back []string) {
 	return cbuf.Bytes(), strings.Split(strings.TrimSuffix(bbuf.String(), "\n"), "\n")
 }
 
-// jsonEqual compares two JSON texts as values, numbers by their exact text.
-func jsonEqual(a, b string) bool {
-	var va, vb any
-	da := json.NewDecoder(strings.NewReader(a))
-	da.UseNumber()
-	db := json.NewDecoder(strings.NewReader(b))
-	db.UseNumber()
-	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
-}
-
 // declaredOrder reports whether a line's top-level keys follow basis's
 // declared order: seq, type, then the type's fields in order, with keys
 // basis does not know (newer fields) only after them.
@@ -173,7 +159,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("got %d lines back, want %d", len(back), len(lines))
 			}
 			for i := range lines {
-				if !jsonEqual(lines[i], back[i]) {
+				if !jsoneq.Equal(lines[i], back[i]) {
 					t.Errorf("line %d is not JSON-equal:\n in: %s\nout: %s", i+1, lines[i], back[i])
 					continue
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsoneq"
 )
 
 // FuzzRoundTrip feeds arbitrary lines to the decoder. It must never panic,
@@ -32,7 +33,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if hasDuplicateKeys(line) {
+		if jsoneq.DuplicateKeys(line) {
 			return // which duplicate wins is not a round-trip promise
 		}
 		var cbuf bytes.Buffer
@@ -58,7 +59,7 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		bw.Flush()
 		back := bytes.TrimSpace(bbuf.Bytes())
-		if !jsonEqual(line, string(back)) && !missingRequired(line) {
+		if !jsoneq.Equal(line, string(back)) && !missingRequired(line) {
 			t.Fatalf("not JSON-equal:\n in: %s\nout: %s", line, back)
 		}
 	})

@@ -1,35 +1,15 @@
 package basis_test
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/basis"
-	"github.com/evtool/evtool/adapters/canonical"
-	"github.com/evtool/evtool/convert"
+	_ "github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/internal/golden"
 )
 
 // TestGolden compares the canonical reading of every bundled basis stream
 // with a reviewed golden file in testdata/golden.
 func TestGolden(t *testing.T) {
-	for _, f := range streamFiles(t) {
-		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-		t.Run(name, func(t *testing.T) {
-			in, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer in.Close()
-			var out bytes.Buffer
-			if _, err := convert.Run(in, &out, f, convert.Options{From: basis.Dialect{}, To: canonical.Dialect{}},
-				func(le *convert.LineError) { t.Error(le) }); err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join("testdata", "golden", name+".canonical.jsonl"), out.Bytes())
-		})
-	}
+	golden.Canonical(t, basis.Dialect{}, streamFiles(t), "testdata/golden")
 }

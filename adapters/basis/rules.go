@@ -71,12 +71,8 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if !r.IsObject() {
 		return // the schema reports it
 	}
-	errf := func(ptr, rule, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
-	warnf := func(ptr, rule, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	errf, warnf := rep.Errorf, rep.Warnf
 	typ := r.Get("type").Str
 
 	if c.finished > 0 {

@@ -123,9 +123,8 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if !r.IsObject() {
 		return
 	}
-	errf := func(ptr, rule, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	errf := rep.Errorf
 	typ := event.Type(r.Get("type").Str)
 	if c.finished > 0 {
 		errf("/type", RuleAfterFinish, "%s after session_finished on line %d: session_finished must be the last line", typ, c.finished)

@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/tidwall/gjson"
 )
 
@@ -29,7 +30,7 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		if !json.Valid([]byte(line)) || duplicateKeys(line) {
+		if !json.Valid([]byte(line)) || jsoneq.DuplicateKeys(line) {
 			return
 		}
 		dec := mermaid.Dialect{}.NewDecoder(dialect.DecodeOptions{})
@@ -68,30 +69,10 @@ func FuzzRoundTrip(f *testing.F) {
 		if strings.Contains(line, `"session_started"`) && gjson.Get(line, "type").Str == "session_started" {
 			return // a second header is a rule violation, not a round-trip case
 		}
-		if !jsonEqual(line, got) && !missingRequired(line) {
+		if !jsoneq.Equal(line, got) && !missingRequired(line) {
 			t.Fatalf("not JSON-equal:\n in: %s\nout: %s", line, got)
 		}
 	})
-}
-
-func duplicateKeys(line string) bool {
-	dup := false
-	var walk func(r gjson.Result)
-	walk = func(r gjson.Result) {
-		if r.IsObject() {
-			seen := map[string]bool{}
-			r.ForEach(func(k, v gjson.Result) bool {
-				dup = dup || seen[k.Str]
-				seen[k.Str] = true
-				walk(v)
-				return !dup
-			})
-		} else if r.IsArray() {
-			r.ForEach(func(_, v gjson.Result) bool { walk(v); return !dup })
-		}
-	}
-	walk(gjson.Parse(line))
-	return dup
 }
 
 // missingRequired reports a known-type line lacking a key mermaid always

@@ -3,7 +3,6 @@ package mermaid_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/tidwall/gjson"
 )
 
@@ -103,17 +103,6 @@ func roundTrip(t *testing.T, lines []string) []string {
 	return strings.Split(strings.TrimSpace(out.String()), "\n")
 }
 
-func jsonEqual(a, b string) bool {
-	var va, vb any
-	da, db := json.NewDecoder(strings.NewReader(a)), json.NewDecoder(strings.NewReader(b))
-	da.UseNumber()
-	db.UseNumber()
-	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
-}
-
 func TestRoundTrip(t *testing.T) {
 	// Each golden string alone (after a header, which every stream has).
 	header := `{"type":"session_started","protocol_version":1,"cli_version":"9.9.9","model":"anthropic/claude-x","task_id":null,"session_id":"20260709_120000_000"}`
@@ -135,7 +124,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("got %d lines back, want %d:\n%s", len(back), len(lines), strings.Join(back, "\n"))
 			}
 			for i := range lines {
-				if !jsonEqual(lines[i], back[i]) {
+				if !jsoneq.Equal(lines[i], back[i]) {
 					t.Errorf("line %d not JSON-equal:\n in: %s\nout: %s", i+1, lines[i], back[i])
 				} else if lines[i] != back[i] {
 					t.Errorf("line %d not byte-identical:\n in: %s\nout: %s", i+1, lines[i], back[i])

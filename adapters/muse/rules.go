@@ -123,15 +123,9 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if !r.IsObject() {
 		return
 	}
-	errf := func(ptr, rule, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Error, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
-	warnf := func(ptr, rule, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
-	unknown := func(ptr, format string, args ...any) {
-		report(dialect.Finding{Line: n, Pointer: ptr, Severity: dialect.Warning, Rule: RuleUnknownField, Message: fmt.Sprintf(format, args...), Unknown: true})
-	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	errf, warnf := rep.Errorf, rep.Warnf
+	unknown := func(ptr, format string, args ...any) { rep.Unknownf(ptr, RuleUnknownField, format, args...) }
 	r.ForEach(func(k, _ gjson.Result) bool {
 		if !slices.Contains(envelopeKeys, k.Str) {
 			unknown("/"+jsonptr.Escape(k.Str), "unknown envelope key %q", k.Str)

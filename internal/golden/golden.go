@@ -6,7 +6,10 @@ package golden
 
 import (
 	"bytes"
+
 	"flag"
+	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/dialect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,4 +44,29 @@ func Check(t *testing.T, path string, got []byte) {
 		}
 	}
 	t.Fatalf("output has %d lines, %s has %d", len(g), path, len(w))
+}
+
+// Canonical converts each stream file of dialect from to canonical text and
+// checks it against dir/NAME.canonical.jsonl.
+func Canonical(t *testing.T, from dialect.Dialect, files []string, dir string) {
+	t.Helper()
+	to, err := dialect.Lookup("canonical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			in, err := os.Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			var out bytes.Buffer
+			if _, err := convert.Run(in, &out, f, convert.Options{From: from, To: to}, func(le *convert.LineError) { t.Error(le) }); err != nil {
+				t.Fatal(err)
+			}
+			Check(t, filepath.Join(dir, name+".canonical.jsonl"), out.Bytes())
+		})
+	}
 }
