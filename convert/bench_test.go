@@ -91,3 +91,15 @@ func BenchmarkLongLine(b *testing.B) {
 	in.WriteString(`"}` + "\n" + `{"seq":2,"type":"run_finished","status":"ok"}` + "\n")
 	benchConvert(b, in.Bytes(), "basis", "canonical")
 }
+
+func BenchmarkBasisToACP(b *testing.B) {
+	benchConvert(b, benchStream(b, 8<<20), "basis", "acp")
+}
+
+func BenchmarkMuseToCanonical(b *testing.B) {
+	data, err := os.ReadFile("../../shared/corpus/muse/meta_subagents.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchConvert(b, bytes.Repeat(data, 8), "muse", "canonical")
+}
