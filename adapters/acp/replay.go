@@ -98,10 +98,16 @@ func (s *Script) Replay(in io.Reader, out io.Writer, sessionID string) error {
 	}
 	next, reqID := 0, 0
 	pending := map[string]bool{} // ids of our permission requests awaiting answers
+	var backlog [][]byte         // messages that arrived while a turn was streaming
 	for {
-		line, ok := <-msgs
-		if !ok {
-			return <-errc
+		var line []byte
+		if len(backlog) > 0 {
+			line, backlog = backlog[0], backlog[1:]
+		} else {
+			var ok bool
+			if line, ok = <-msgs; !ok {
+				return <-errc
+			}
 		}
 		r := gjson.ParseBytes(line)
 		method, id := r.Get("method").Str, r.Get("id")
@@ -126,7 +132,10 @@ func (s *Script) Replay(in io.Reader, out io.Writer, sessionID string) error {
 			if next < len(s.Turns) {
 				t := s.Turns[next]
 				next++
-				cancelled, err := s.play(t, sid, send, msgs, &reqID, pending)
+				cancelled, err := s.play(t, sid, send, msgs, &reqID, pending, &backlog)
+				if errors.Is(err, errClientGone) {
+					return <-errc // the client closed its side: nothing is left to answer
+				}
 				if err != nil {
 					return err
 				}
@@ -150,9 +159,47 @@ func (s *Script) Replay(in io.Reader, out io.Writer, sessionID string) error {
 	}
 }
 
+// errClientGone means the client closed its input during a turn.
+var errClientGone = errors.New("the client went away during a turn")
+
 // play sends one turn. It reports whether the client cancelled it.
-func (s *Script) play(t Turn, sid string, send func([]byte) error, msgs <-chan []byte, reqID *int, pending map[string]bool) (bool, error) {
+// Messages that are neither a cancel nor an awaited answer are kept in
+// backlog for the main loop.
+func (s *Script) play(t Turn, sid string, send func([]byte) error, msgs <-chan []byte, reqID *int, pending map[string]bool, backlog *[][]byte) (bool, error) {
+	// handle looks at one incoming message during the turn and reports a cancel.
+	handle := func(line []byte) bool {
+		a := gjson.ParseBytes(line)
+		switch {
+		case a.Get("method").Str == "session/cancel":
+			return true
+		case !a.Get("method").Exists():
+			// An answer; one that comes before its request (a scripted
+			// client) is kept until the request is sent.
+			if pending[a.Get("id").Raw] {
+				delete(pending, a.Get("id").Raw)
+			} else {
+				pending["early:"+a.Get("id").Raw] = true
+			}
+		default:
+			*backlog = append(*backlog, line)
+		}
+		return false
+	}
 	for _, m := range t.Messages {
+		// A cancel may arrive at any point of the turn.
+		for drained := false; !drained; {
+			select {
+			case line, ok := <-msgs:
+				if !ok {
+					return false, errClientGone
+				}
+				if handle(line) {
+					return true, nil
+				}
+			default:
+				drained = true
+			}
+		}
 		r := gjson.ParseBytes(m)
 		var params map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(r.Get("params").Raw), &params); err != nil {
@@ -174,21 +221,18 @@ func (s *Script) play(t Turn, sid string, send func([]byte) error, msgs <-chan [
 		// A request: send it with a fresh id and wait for its answer.
 		*reqID++
 		id := fmt.Sprint(*reqID)
-		pending[id] = true
+		pending[id] = !pending["early:"+id]
+		delete(pending, "early:"+id)
 		if err := send([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + string(p) + `}`)); err != nil {
 			return false, err
 		}
 		for pending[id] {
 			line, ok := <-msgs
 			if !ok {
-				return false, errors.New("the client went away while a permission request was open")
+				return false, errClientGone
 			}
-			a := gjson.ParseBytes(line)
-			switch {
-			case a.Get("method").Str == "session/cancel":
+			if handle(line) {
 				return true, nil
-			case !a.Get("method").Exists() && pending[a.Get("id").Raw]:
-				delete(pending, a.Get("id").Raw)
 			}
 		}
 	}
