@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"bytes"
+	"github.com/evtool/evtool/internal/ruletest"
 	"strings"
 	"testing"
 
@@ -22,57 +23,24 @@ const (
 )
 
 func TestRules(t *testing.T) {
-	type want struct {
-		line int
-		rule string
-	}
-	tests := []struct {
-		name  string
-		lines []string
-		want  []want
-	}{
-		{"valid", []string{upd(call), upd(finish)}, nil},
-		{"not json-rpc 2.0", []string{`{"jsonrpc":"1.0","method":"session/update","params":{"sessionId":"s","update":` + call + `}}`, upd(finish)}, []want{{1, acp.RuleJSONRPC}}},
-		{"response with both", []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`}, []want{{2, acp.RuleJSONRPC}}},
-		{"unknown method", []string{`{"jsonrpc":"2.0","method":"session/teleport","params":{}}`}, []want{{1, acp.RuleMethod}}},
-		{"session id changes", []string{upd(call), strings.Replace(upd(finish), `"sessionId":"s"`, `"sessionId":"t"`, 1)}, []want{{2, acp.RuleSession}}},
-		{"update before tool_call", []string{upd(finish)}, []want{{1, acp.RuleToolCallFirst}}},
-		{"permission before tool_call", []string{`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c9"},"options":[]}}`}, []want{{1, acp.RuleToolCallFirst}}},
-		{"second tool_call", []string{upd(call), upd(call), upd(finish)}, []want{{2, acp.RuleToolCallTwice}}},
-		{"left open", []string{upd(call)}, []want{{1, acp.RuleToolCallOpen}}},
-		{"custom field at the root", []string{upd(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","status":"completed","evtool":1}`)}, []want{{1, acp.RuleCustomField}}},
-		{"relative path", []string{upd(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","status":"completed","locations":[{"path":"src/a.go"}]}`)}, []want{{1, acp.RuleAbsolutePath}}},
-		{"update after the prompt's response", []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`,
-			`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`, upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"late"}}`)}, []want{{3, acp.RuleAfterResponse}}},
-		{"response to nothing", []string{`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`}, []want{{1, acp.RuleUnknownID}}},
-		{"unanswered request", []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`}, []want{{1, acp.RuleUnanswered}}},
-		{"unstable variant", []string{upd(`{"sessionUpdate":"notice","severity":"info","title":"hi"}`)}, []want{{1, acp.RuleUnstableUpdate}}},
-	}
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := acp.Dialect{}.NewChecker(dialect.CheckOptions{})
-			var got []dialect.Finding
-			for i, l := range tt.lines {
-				c.Line([]byte(l), i+1, func(f dialect.Finding) { got = append(got, f) })
-			}
-			c.End(len(tt.lines), func(f dialect.Finding) { got = append(got, f) })
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %+v, want %+v", got, tt.want)
-			}
-			for i, w := range tt.want {
-				if got[i].Line != w.line || got[i].Rule != w.rule {
-					t.Errorf("got line %d %s (%s), want line %d %s", got[i].Line, got[i].Rule, got[i].Message, w.line, w.rule)
-				}
-				covered[w.rule] = true
-			}
-		})
-	}
-	for _, r := range (acp.Dialect{}).Rules() {
-		if !covered[r.ID] {
-			t.Errorf("rule %s has no breaking test", r.ID)
-		}
-	}
+	ruletest.Run(t, acp.Dialect{}, []ruletest.Case{
+		{Name: "valid", Lines: []string{upd(call), upd(finish)}},
+		{Name: "not json-rpc 2.0", Lines: []string{`{"jsonrpc":"1.0","method":"session/update","params":{"sessionId":"s","update":` + call + `}}`, upd(finish)}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleJSONRPC}}},
+		{Name: "response with both", Lines: []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`}, Want: []ruletest.Want{{Line: 2, Rule: acp.RuleJSONRPC}}},
+		{Name: "unknown method", Lines: []string{`{"jsonrpc":"2.0","method":"session/teleport","params":{}}`}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleMethod}}},
+		{Name: "session id changes", Lines: []string{upd(call), strings.Replace(upd(finish), `"sessionId":"s"`, `"sessionId":"t"`, 1)}, Want: []ruletest.Want{{Line: 2, Rule: acp.RuleSession}}},
+		{Name: "update before tool_call", Lines: []string{upd(finish)}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleToolCallFirst}}},
+		{Name: "permission before tool_call", Lines: []string{`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c9"},"options":[]}}`}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleToolCallFirst}}},
+		{Name: "second tool_call", Lines: []string{upd(call), upd(call), upd(finish)}, Want: []ruletest.Want{{Line: 2, Rule: acp.RuleToolCallTwice}}},
+		{Name: "left open", Lines: []string{upd(call)}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleToolCallOpen}}},
+		{Name: "custom field at the root", Lines: []string{upd(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","status":"completed","evtool":1}`)}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleCustomField}}},
+		{Name: "relative path", Lines: []string{upd(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"t","status":"completed","locations":[{"path":"src/a.go"}]}`)}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleAbsolutePath}}},
+		{Name: "update after the prompt's response", Lines: []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`, upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"late"}}`)}, Want: []ruletest.Want{{Line: 3, Rule: acp.RuleAfterResponse}}},
+		{Name: "response to nothing", Lines: []string{`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleUnknownID}}},
+		{Name: "unanswered request", Lines: []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleUnanswered}}},
+		{Name: "unstable variant", Lines: []string{upd(`{"sessionUpdate":"notice","severity":"info","title":"hi"}`)}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleUnstableUpdate}}},
+	})
 }
 
 // Reading ACP back: a transcript becomes turns, tool lifecycles and
