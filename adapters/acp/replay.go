@@ -128,17 +128,15 @@ func (s *Script) Replay(in io.Reader, out io.Writer, sessionID string) error {
 			}
 		case method == "session/prompt" && id.Exists():
 			sid := r.Get("params.sessionId").Str
-			reason := "end_turn"
+			reason, gone := "end_turn", false
 			if next < len(s.Turns) {
 				t := s.Turns[next]
 				next++
 				cancelled, err := s.play(t, sid, send, msgs, &reqID, pending, &backlog)
-				if errors.Is(err, errClientGone) {
-					return <-errc // the client closed its side: nothing is left to answer
-				}
-				if err != nil {
+				if err != nil && !errors.Is(err, errClientGone) {
 					return err
 				}
+				gone = errors.Is(err, errClientGone)
 				if t.StopReason != "" {
 					reason = t.StopReason
 				}
@@ -148,6 +146,9 @@ func (s *Script) Replay(in io.Reader, out io.Writer, sessionID string) error {
 			}
 			if err := respond(id.Raw, []byte(`{"stopReason":"`+reason+`"}`)); err != nil {
 				return err
+			}
+			if gone {
+				return <-errc
 			}
 		case method == "session/cancel":
 			// Nothing is streaming between prompts.
@@ -185,13 +186,15 @@ func (s *Script) play(t Turn, sid string, send func([]byte) error, msgs <-chan [
 		}
 		return false
 	}
+	closed := false // the client closed its input; it may still read
 	for _, m := range t.Messages {
 		// A cancel may arrive at any point of the turn.
-		for drained := false; !drained; {
+		for drained := closed; !drained; {
 			select {
 			case line, ok := <-msgs:
 				if !ok {
-					return false, errClientGone
+					closed, drained = true, true
+					break
 				}
 				if handle(line) {
 					return true, nil
@@ -228,8 +231,9 @@ func (s *Script) play(t Turn, sid string, send func([]byte) error, msgs <-chan [
 		}
 		for pending[id] {
 			line, ok := <-msgs
-			if !ok {
-				return false, errClientGone
+			if !ok || closed {
+				// No answer can come any more: the turn ends as cancelled.
+				return true, errClientGone
 			}
 			if handle(line) {
 				return true, nil
