@@ -36,6 +36,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./adapters/muse/
 	$(GO) test -run '^$$' -fuzz FuzzInvariants -fuzztime $(FUZZTIME) ./adapters/acp/
 	$(GO) test -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) ./validate/
+	$(GO) test -run '^$$' -fuzz FuzzConvert -fuzztime $(FUZZTIME) ./convert/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

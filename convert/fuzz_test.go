@@ -1,0 +1,42 @@
+package convert_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/dialect"
+)
+
+// FuzzConvert converts arbitrary bytes from every dialect (and with
+// detection) into every dialect. Bad input may only be reported line by
+// line: the conversion must not panic, hang or fail as a whole.
+func FuzzConvert(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/streams/*/*.jsonl")
+	muse, _ := filepath.Glob("../../shared/corpus/muse/echo_basic*.jsonl")
+	for _, file := range append(files, muse...) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > 4096 {
+			data = data[:4096]
+		}
+		f.Add(data, uint8(len(data)))
+	}
+	all := dialect.All()
+	f.Fuzz(func(t *testing.T, data []byte, pick uint8) {
+		var from dialect.Dialect
+		if i := int(pick>>4) % (len(all) + 1); i < len(all) {
+			from = all[i]
+		}
+		to := all[int(pick&0x0f)%len(all)]
+		_, err := convert.Run(bytes.NewReader(data), io.Discard, "f", convert.Options{From: from, To: to}, func(*convert.LineError) {})
+		if err != nil && from != nil {
+			t.Fatalf("%s → %s: %v", from.Name(), to.Name(), err)
+		}
+	})
+}
