@@ -120,17 +120,26 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		}
 		sum.Lines++
 		last = n
-		if se := ndjson.Check(line); se != nil {
+		// The decoder would replace invalid UTF-8 silently, so that is
+		// checked first; the line is then parsed once, and located only
+		// when it is broken.
+		valid := utf8.Valid(line)
+		var inst any
+		if valid {
+			inst, err = jsonschema.UnmarshalJSON(bytes.NewReader(line))
+		}
+		if !valid || err != nil {
 			rule := RuleSyntax
-			if !utf8.Valid(line) {
+			if !valid {
 				rule = RuleUTF8
 			}
-			emit(Diagnostic{Line: n, Col: se.Col, Severity: dialect.Error, Rule: rule, Message: se.Msg})
-			continue
-		}
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
-		if err != nil {
-			emit(Diagnostic{Line: n, Col: 1, Severity: dialect.Error, Rule: RuleSyntax, Message: "invalid JSON: " + err.Error()})
+			d := Diagnostic{Line: n, Col: 1, Severity: dialect.Error, Rule: rule, Message: "invalid JSON"}
+			if se := ndjson.Check(line); se != nil {
+				d.Col, d.Message = se.Col, se.Msg
+			} else if err != nil {
+				d.Message = "invalid JSON: " + err.Error()
+			}
+			emit(d)
 			continue
 		}
 		if d == nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,7 +122,7 @@ func declaredOrder(line string) bool {
 		switch {
 		case j < len(order) && !unknownSeen:
 			i = j
-		case j == len(order) && !contains(order, k.Str):
+		case j == len(order) && !slices.Contains(order, k.Str):
 			unknownSeen = true
 		default:
 			ok = false
@@ -129,15 +130,6 @@ func declaredOrder(line string) bool {
 		return ok
 	})
 	return ok
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Streams whose lines are not in basis's own serialisation (reordered keys,

@@ -2,6 +2,7 @@ package basis
 
 import (
 	"bufio"
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,9 +170,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			version = body.Agent.Version
 		}
 		l.Str("basis", version)
-		l.Str("session_id", or(body.SessionID, e.opts.Defaults["session_id"]))
-		l.Str("workspace", or(body.Workspace, e.opts.Defaults["workspace"]))
-		model, provider := or(body.Model, e.opts.Defaults["model"]), or(body.Provider, e.opts.Defaults["provider"])
+		l.Str("session_id", cmp.Or(body.SessionID, e.opts.Defaults["session_id"]))
+		l.Str("workspace", cmp.Or(body.Workspace, e.opts.Defaults["workspace"]))
+		model, provider := cmp.Or(body.Model, e.opts.Defaults["model"]), cmp.Or(body.Provider, e.opts.Defaults["provider"])
 		// Some dialects name a model with its provider ("anthropic/claude-x");
 		// basis names them apart.
 		if p, m, ok := strings.Cut(model, "/"); ok && provider == "" && p != "" && m != "" {
@@ -554,13 +555,6 @@ func basisType(b event.Body) (string, bool) {
 		return "run_finished", true
 	}
 	return "", false
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func val(p *uint64) uint64 {

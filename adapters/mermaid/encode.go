@@ -3,6 +3,7 @@ package mermaid
 import (
 	"bufio"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -409,7 +410,7 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	errs := e.errors
 	if b.Errors != nil {
 		errs = *b.Errors
-	} else if b.Status == "error" && b.Message != "" && !contains(errs, b.Message) {
+	} else if b.Status == "error" && b.Message != "" && !slices.Contains(errs, b.Message) {
 		errs = append(errs, b.Message)
 	}
 	if l.Key("errors") {
@@ -447,13 +448,4 @@ func val(p *uint64) uint64 {
 		return 0
 	}
 	return *p
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -10,6 +10,7 @@ package jsonobj
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -240,13 +241,13 @@ func (o *Object) Each(k string, s Shape, res *Residue, f func(ptr string, e gjso
 func (s Shape) fits(e gjson.Result) bool {
 	fits := true
 	e.ForEach(func(k, v gjson.Result) bool {
-		if !contains(s.Known, k.Str) {
+		if !slices.Contains(s.Known, k.Str) {
 			fits = false
 		}
-		if contains(s.Exact, k.Str) && ((v.Type == gjson.Null && !contains(s.Nullable, k.Str)) || (v.Type == gjson.String && v.Str == "")) {
+		if slices.Contains(s.Exact, k.Str) && ((v.Type == gjson.Null && !slices.Contains(s.Nullable, k.Str)) || (v.Type == gjson.String && v.Str == "")) {
 			fits = false
 		}
-		if v.Type == gjson.Null && !contains(s.Nullable, k.Str) {
+		if v.Type == gjson.Null && !slices.Contains(s.Nullable, k.Str) {
 			fits = false // a null where the producer writes none
 		}
 		return fits
@@ -278,15 +279,6 @@ func (o *Object) FieldU64(ptr string, e gjson.Result, k string) *uint64 {
 		return nil
 	}
 	return o.u64(v, ptr+"/"+k)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // AbsentKey is the residue key listing fields a producer normally writes

@@ -2,6 +2,7 @@ package jsonobj
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
@@ -42,7 +43,7 @@ func (w *Writer) Begin(residue json.RawMessage) {
 }
 
 // Absent reports whether the residue says the source line lacked key k.
-func (w *Writer) Absent(k string) bool { return contains(w.absent, k) }
+func (w *Writer) Absent(k string) bool { return slices.Contains(w.absent, k) }
 
 // Residue returns the residue value of a key.
 func (w *Writer) Residue(k string) (string, bool) {
@@ -195,7 +196,7 @@ func (w *Writer) Strings(k string, v []string) {
 func (w *Writer) End(skip ...string) []byte {
 	for i := range w.ext {
 		f := &w.ext[i]
-		if f.used || contains(skip, f.key) || (len(f.key) > 0 && f.key[0] == '@') {
+		if f.used || slices.Contains(skip, f.key) || (len(f.key) > 0 && f.key[0] == '@') {
 			continue
 		}
 		w.B = jsonenc.Key(w.B, &w.first, f.key)
