@@ -30,8 +30,10 @@ type Dialect interface {
 	NewDecoder(opts DecodeOptions) Decoder
 	// NewEncoder returns an encoder that writes one stream to w.
 	NewEncoder(w *bufio.Writer, opts EncodeOptions) Encoder
-	// Schema returns the name of the dialect's schema file in package schema.
-	Schema() string
+	// Schema returns the dialect's published JSON Schema for one line
+	// (draft 2020-12, $id under schema.BaseURL), embedded from the
+	// dialect's own folder.
+	Schema() []byte
 	// NewChecker returns a checker of the dialect's stream rules.
 	NewChecker(opts CheckOptions) Checker
 }

@@ -96,7 +96,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		report(diag)
 	}
 	setup := func() error {
-		s, err := compiled(d.Schema())
+		s, err := compiled(schema.FileName(d.Name()))
 		if err != nil {
 			return err
 		}
@@ -246,11 +246,8 @@ func compiled(name string) (*lineSchema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	var root map[string]any
-	for _, n := range schema.Names() {
-		data, err := schema.Read(n)
-		if err != nil {
-			return nil, err
-		}
+	for _, d := range dialect.All() {
+		n, data := schema.FileName(d.Name()), d.Schema()
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("schema %s: %w", n, err)

@@ -14,6 +14,7 @@ package acp
 
 import (
 	"bufio"
+	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -46,8 +47,12 @@ func (Dialect) Description() string {
 	return "Agent Client Protocol v1 session/update JSON-RPC (profiles: stable, unstable, basis)"
 }
 
-// Schema implements dialect.Dialect.
-func (Dialect) Schema() string { return "acp.schema.json" }
+// Schema implements dialect.Dialect: the published schema of one line,
+// embedded from this folder.
+func (Dialect) Schema() []byte { return schemaJSON }
+
+//go:embed acp.schema.json
+var schemaJSON []byte
 
 // Sniff accepts a JSON-RPC 2.0 message.
 func (Dialect) Sniff(line []byte) bool { return gjson.GetBytes(line, "jsonrpc").Str == "2.0" }

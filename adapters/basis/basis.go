@@ -9,6 +9,7 @@ package basis
 
 import (
 	"bufio"
+	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -28,8 +29,12 @@ func (Dialect) Name() string { return Name }
 // Description implements dialect.Dialect.
 func (Dialect) Description() string { return "basis spawn --json (schema 1 and 2)" }
 
-// Schema implements dialect.Dialect.
-func (Dialect) Schema() string { return "basis.schema.json" }
+// Schema implements dialect.Dialect: the published schema of one line,
+// embedded from this folder.
+func (Dialect) Schema() []byte { return schemaJSON }
+
+//go:embed basis.schema.json
+var schemaJSON []byte
 
 // Sniff accepts a line with an integer "seq" and a string "type" and no
 // canonical "source" object.

@@ -4,6 +4,7 @@ package canonical
 
 import (
 	"bufio"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strconv"
@@ -27,8 +28,12 @@ func (Dialect) Name() string { return Name }
 // Description implements dialect.Dialect.
 func (Dialect) Description() string { return "evtool's canonical event model, version 1" }
 
-// Schema implements dialect.Dialect.
-func (Dialect) Schema() string { return "canonical.schema.json" }
+// Schema implements dialect.Dialect: the published schema of one line,
+// embedded from this folder.
+func (Dialect) Schema() []byte { return schemaJSON }
+
+//go:embed canonical.schema.json
+var schemaJSON []byte
 
 // Sniff accepts a session_started line with a source object.
 func (Dialect) Sniff(line []byte) bool {

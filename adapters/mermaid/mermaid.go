@@ -10,6 +10,7 @@ package mermaid
 
 import (
 	"bufio"
+	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -32,8 +33,12 @@ func (Dialect) Name() string { return Name }
 // Description implements dialect.Dialect.
 func (Dialect) Description() string { return "mermaid run --format ndjson (protocol 1)" }
 
-// Schema implements dialect.Dialect.
-func (Dialect) Schema() string { return "mermaid.schema.json" }
+// Schema implements dialect.Dialect: the published schema of one line,
+// embedded from this folder.
+func (Dialect) Schema() []byte { return schemaJSON }
+
+//go:embed mermaid.schema.json
+var schemaJSON []byte
 
 // Sniff accepts a session_started line with a protocol_version, or any line
 // of a mermaid-only type without seq.

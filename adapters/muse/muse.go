@@ -16,6 +16,7 @@ package muse
 
 import (
 	"bufio"
+	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -39,8 +40,12 @@ func (Dialect) Name() string { return Name }
 // Description implements dialect.Dialect.
 func (Dialect) Description() string { return "muse exec --json journal records (schema_version 1)" }
 
-// Schema implements dialect.Dialect.
-func (Dialect) Schema() string { return "muse.schema.json" }
+// Schema implements dialect.Dialect: the published schema of one line,
+// embedded from this folder.
+func (Dialect) Schema() []byte { return schemaJSON }
+
+//go:embed muse.schema.json
+var schemaJSON []byte
 
 // Sniff accepts a line with payload_type and schema_version.
 func (Dialect) Sniff(line []byte) bool {

@@ -301,11 +301,7 @@ func schemaCmd() *cli.Command {
 			if err != nil {
 				return usageErr("schema: %v", err)
 			}
-			data, err := schema.Read(d.Schema())
-			if err != nil {
-				return err
-			}
-			_, err = c.App.Writer.Write(data)
+			_, err = c.App.Writer.Write(d.Schema())
 			return err
 		},
 	}
@@ -317,7 +313,7 @@ func dialectsCmd() *cli.Command {
 		Usage: "list the dialects evtool reads and writes",
 		Action: func(c *cli.Context) error {
 			for _, d := range dialect.All() {
-				fmt.Fprintf(c.App.Writer, "%-10s %s (schema: %s)\n", d.Name(), d.Description(), d.Schema())
+				fmt.Fprintf(c.App.Writer, "%-10s %s (schema: %s)\n", d.Name(), d.Description(), schema.FileName(d.Name()))
 			}
 			return nil
 		},
