@@ -11,6 +11,7 @@ package dialect
 import (
 	"bufio"
 	"fmt"
+	"github.com/evtool/evtool/diag"
 	"sort"
 	"strings"
 	"sync"
@@ -86,33 +87,18 @@ type Checker interface {
 	End(lastLine int, report func(Finding))
 }
 
-// Severity ranks a finding.
-type Severity int
+// Severity ranks a finding; see package diag.
+type Severity = diag.Severity
 
 // Severities of findings.
 const (
-	Error Severity = iota
-	Warning
+	Error   = diag.Error
+	Warning = diag.Warning
 )
 
-func (s Severity) String() string {
-	if s == Warning {
-		return "warning"
-	}
-	return "error"
-}
-
-// Finding is one problem a Checker found.
-type Finding struct {
-	Line     int      // 1-based physical line
-	Pointer  string   // JSON pointer of the offending value, "" for the whole line
-	Severity Severity // Error or Warning
-	Rule     string   // stable rule id, e.g. "basis/seq-increasing"
-	Message  string
-	// Unknown marks findings about unknown types or fields, which are
-	// warnings unless validation is strict.
-	Unknown bool
-}
+// Finding is one problem a Checker found: a diag.Diagnostic whose File
+// and Col the caller fills in.
+type Finding = diag.Diagnostic
 
 var (
 	mu       sync.RWMutex
@@ -172,11 +158,7 @@ func Detect(line []byte) (Dialect, bool) {
 
 // Rule describes one stream rule, for documentation and for tests that
 // prove every rule is exercised.
-type Rule struct {
-	ID       string
-	Severity Severity
-	Summary  string
-}
+type Rule = diag.Rule
 
 // RuleLister is implemented by dialects that publish their rule catalogue.
 type RuleLister interface {

@@ -1,58 +1,490 @@
 package ndjson
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/evtool/evtool/internal/jsonptr"
 )
 
-// SyntaxError describes why a line is not one JSON value.
+// DefaultMaxDepth bounds the nesting of objects and arrays in one line. It
+// keeps every later stage (the schema engine, decoders, writers) away from
+// stack exhaustion on hostile input, and is far above what any producer
+// writes.
+const DefaultMaxDepth = 10000
+
+// SyntaxKind says which check a line failed.
+type SyntaxKind int
+
+// The kinds of syntax problems, from the lowest level up.
+const (
+	BadJSON      SyntaxKind = iota // not one JSON value
+	BadUTF8                        // not UTF-8
+	DuplicateKey                   // a key appears twice in one object
+	TooDeep                        // nesting beyond the depth limit
+)
+
+// SyntaxError describes why a line is not one acceptable JSON value.
 type SyntaxError struct {
-	Offset int // byte offset of the problem in the line
-	Col    int // 1-based character column of the problem
-	Msg    string
+	Kind    SyntaxKind
+	Offset  int    // byte offset of the problem in the line
+	Col     int    // 1-based character column of the problem
+	Pointer string // JSON pointer of the value concerned, when there is one
+	Msg     string
 }
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
-// Check reports whether line is valid UTF-8 holding exactly one JSON value,
-// and where it goes wrong if it is not.
-func Check(line []byte) *SyntaxError {
-	if !utf8.Valid(line) {
-		for i := 0; i < len(line); {
-			r, size := utf8.DecodeRune(line[i:])
-			if r == utf8.RuneError && size == 1 {
-				return newSyntaxError(line, i, fmt.Sprintf("invalid UTF-8 at byte %d", i+1))
-			}
-			i += size
+// Check reports whether line is valid UTF-8 holding exactly one JSON value
+// with no key twice in any object and no nesting deeper than
+// DefaultMaxDepth, and where it goes wrong if it is not.
+func Check(line []byte) *SyntaxError { return CheckDepth(line, DefaultMaxDepth) }
+
+// CheckDepth is Check with a nesting limit of its own (0 means
+// DefaultMaxDepth).
+//
+// It accepts what serde_json, the producers' own parser, accepts: RFC 8259
+// JSON whose \u escapes form whole characters (a lone surrogate is an
+// error), and it reads the line once, in constant memory apart from the
+// keys of the objects it is inside.
+func CheckDepth(line []byte, maxDepth int) *SyntaxError {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	s := scanner{b: line, max: maxDepth}
+	s.ws()
+	if s.i >= len(s.b) {
+		return s.fail(BadJSON, s.i, "invalid JSON: the line holds no value")
+	}
+	s.value()
+	if s.err == nil {
+		s.ws()
+		if s.i < len(s.b) {
+			s.syntax("after the value")
 		}
 	}
-	if json.Valid(line) {
-		return nil
-	}
-	var v any
-	err := json.Unmarshal(line, &v)
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
-		return newSyntaxError(line, 0, "invalid JSON")
-	}
-	off := int(se.Offset)
-	msg := se.Error()
-	if msg == "unexpected end of JSON input" {
-		// Point just past the last character, where more was expected.
-		return newSyntaxError(line, len(line), "invalid JSON: the line ends inside a value")
-	}
-	// Offset counts the bytes read, including the offending one.
-	if off > 0 {
-		off--
-	}
-	return newSyntaxError(line, off, "invalid JSON: "+msg)
+	return s.err
 }
 
-func newSyntaxError(line []byte, off int, msg string) *SyntaxError {
-	if off > len(line) {
-		off = len(line)
+// frame is one object or array the scanner is inside.
+type frame struct {
+	object bool
+	index  int      // array: index of the current element
+	key    string   // object: the current key, decoded
+	keys   []string // object: keys seen so far (small objects)
+	set    map[string]int
+	starts []int // object: byte offset of each key seen, parallel to keys
+}
+
+type scanner struct {
+	b     []byte
+	i     int
+	max   int
+	stack []frame
+	err   *SyntaxError
+}
+
+func (s *scanner) fail(k SyntaxKind, off int, msg string) *SyntaxError {
+	if s.err == nil {
+		if off > len(s.b) {
+			off = len(s.b)
+		}
+		s.err = &SyntaxError{Kind: k, Offset: off, Col: utf8.RuneCount(s.b[:off]) + 1, Msg: msg}
 	}
-	return &SyntaxError{Offset: off, Col: utf8.RuneCount(line[:off]) + 1, Msg: msg}
+	return s.err
+}
+
+// syntax reports an unexpected character (or the end of the line) at s.i.
+func (s *scanner) syntax(where string) {
+	if s.i >= len(s.b) {
+		s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a value")
+		return
+	}
+	c := s.b[s.i]
+	if c >= utf8.RuneSelf {
+		if r, _ := utf8.DecodeRune(s.b[s.i:]); r == utf8.RuneError {
+			s.fail(BadUTF8, s.i, fmt.Sprintf("invalid UTF-8 at byte %d", s.i+1))
+			return
+		}
+	}
+	r, _ := utf8.DecodeRune(s.b[s.i:])
+	s.fail(BadJSON, s.i, fmt.Sprintf("invalid JSON: unexpected %s %s", quoteChar(r), where))
+}
+
+func quoteChar(r rune) string {
+	if r < 0x20 || r == 0x7f {
+		return fmt.Sprintf("control character U+%04X", r)
+	}
+	return strconv.QuoteRune(r)
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// pointer renders the path to the value being read.
+func (s *scanner) pointer() string {
+	toks := make([]string, 0, len(s.stack))
+	for i := range s.stack {
+		f := &s.stack[i]
+		if f.object {
+			toks = append(toks, f.key)
+		} else {
+			toks = append(toks, strconv.Itoa(f.index))
+		}
+	}
+	return jsonptr.Join(toks...)
+}
+
+func (s *scanner) value() {
+	if s.i >= len(s.b) {
+		s.syntax("")
+		return
+	}
+	switch c := s.b[s.i]; {
+	case c == '{':
+		s.object()
+	case c == '[':
+		s.array()
+	case c == '"':
+		s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		s.number()
+	case c == 't':
+		s.literal("true")
+	case c == 'f':
+		s.literal("false")
+	case c == 'n':
+		s.literal("null")
+	default:
+		s.syntax("where a value belongs")
+	}
+}
+
+func (s *scanner) literal(word string) {
+	for j := 0; j < len(word); j++ {
+		if s.i >= len(s.b) || s.b[s.i] != word[j] {
+			s.syntax("in a literal (true, false or null)")
+			return
+		}
+		s.i++
+	}
+}
+
+func (s *scanner) number() {
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i >= len(s.b) {
+		s.syntax("in a number")
+		return
+	}
+	switch c := s.b[s.i]; {
+	case c == '0':
+		s.i++
+	case c >= '1' && c <= '9':
+		s.digits()
+	default:
+		s.syntax("in a number")
+		return
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if !s.digits() {
+			s.syntax("after the decimal point of a number")
+			return
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if !s.digits() {
+			s.syntax("in the exponent of a number")
+		}
+	}
+}
+
+func (s *scanner) digits() bool {
+	start := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i > start
+}
+
+func (s *scanner) str() { s.scanString(false) }
+
+// scanString scans the string at s.i and returns its decoded value when
+// want is set.
+func (s *scanner) scanString(want bool) string {
+	s.i++ // the quote
+	var out []byte
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			var v string
+			if want {
+				if out == nil {
+					v = string(s.b[start:s.i])
+				} else {
+					v = string(append(out, s.b[start:s.i]...))
+				}
+			}
+			s.i++
+			return v
+		case c == '\\':
+			if want {
+				out = append(out, s.b[start:s.i]...)
+			}
+			r, ok := s.escape()
+			if !ok {
+				return ""
+			}
+			if want {
+				out = utf8.AppendRune(out, r)
+			}
+			start = s.i
+		case c < 0x20:
+			s.fail(BadJSON, s.i, fmt.Sprintf("invalid JSON: unescaped %s in a string", quoteChar(rune(c))))
+			return ""
+		case c < utf8.RuneSelf:
+			s.i++
+		default:
+			r, size := utf8.DecodeRune(s.b[s.i:])
+			if r == utf8.RuneError && size == 1 {
+				s.fail(BadUTF8, s.i, fmt.Sprintf("invalid UTF-8 at byte %d", s.i+1))
+				return ""
+			}
+			s.i += size
+		}
+	}
+	s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a string")
+	return ""
+}
+
+// escape reads one escape sequence at s.i (the backslash) and returns the
+// character it stands for.
+func (s *scanner) escape() (rune, bool) {
+	at := s.i
+	s.i++
+	if s.i >= len(s.b) {
+		s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a string")
+		return 0, false
+	}
+	c := s.b[s.i]
+	s.i++
+	switch c {
+	case '"', '\\', '/':
+		return rune(c), true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	case 'u':
+		r, ok := s.hex4()
+		if !ok {
+			return 0, false
+		}
+		if utf16.IsSurrogate(r) {
+			if r >= 0xDC00 || s.i+1 >= len(s.b) || s.b[s.i] != '\\' || s.b[s.i+1] != 'u' {
+				s.fail(BadJSON, at, fmt.Sprintf("invalid JSON: lone surrogate \\u%04x in a string", r))
+				return 0, false
+			}
+			s.i += 2
+			lo, ok := s.hex4()
+			if !ok {
+				return 0, false
+			}
+			if lo < 0xDC00 || lo > 0xDFFF {
+				s.fail(BadJSON, at, fmt.Sprintf("invalid JSON: lone surrogate \\u%04x in a string", r))
+				return 0, false
+			}
+			return utf16.DecodeRune(r, lo), true
+		}
+		return r, true
+	}
+	s.i--
+	s.syntax("after a backslash in a string")
+	return 0, false
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	var r rune
+	for j := 0; j < 4; j++ {
+		if s.i >= len(s.b) {
+			s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a string")
+			return 0, false
+		}
+		c := s.b[s.i]
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			s.syntax("in a \\u escape")
+			return 0, false
+		}
+		r = r<<4 | rune(v)
+		s.i++
+	}
+	return r, true
+}
+
+func (s *scanner) push(object bool) bool {
+	if len(s.stack) >= s.max {
+		e := s.fail(TooDeep, s.i, fmt.Sprintf("nesting deeper than %d levels", s.max))
+		e.Pointer = s.pointer()
+		return false
+	}
+	s.stack = append(s.stack, frame{object: object})
+	return true
+}
+
+func (s *scanner) pop() { s.stack = s.stack[:len(s.stack)-1] }
+
+func (s *scanner) object() {
+	if !s.push(true) {
+		return
+	}
+	s.i++ // {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		s.pop()
+		return
+	}
+	for s.err == nil {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			s.syntax("where an object key belongs")
+			return
+		}
+		at := s.i
+		k := s.scanString(true)
+		if s.err != nil {
+			return
+		}
+		f := &s.stack[len(s.stack)-1]
+		f.key = k
+		if first, dup := f.seen(k, at); dup {
+			e := s.fail(DuplicateKey, at, fmt.Sprintf("duplicate key %s (first at column %d)", strconv.Quote(k), utf8.RuneCount(s.b[:first])+1))
+			e.Pointer = s.pointer()
+			return
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			s.syntax("after an object key")
+			return
+		}
+		s.i++
+		s.ws()
+		s.value()
+		if s.err != nil {
+			return
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			s.syntax("")
+			return
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case '}':
+			s.i++
+			s.pop()
+			return
+		default:
+			s.syntax("after an object member")
+			return
+		}
+	}
+}
+
+// seen records key k, first met at byte at, and reports where it was
+// first met if it is a duplicate. Small objects are searched linearly; a
+// large one switches to a map so that a line of many keys stays linear.
+func (f *frame) seen(k string, at int) (int, bool) {
+	if f.set != nil {
+		if first, ok := f.set[k]; ok {
+			return first, true
+		}
+		f.set[k] = at
+		return 0, false
+	}
+	for i, old := range f.keys {
+		if old == k {
+			return f.starts[i], true
+		}
+	}
+	f.keys = append(f.keys, k)
+	f.starts = append(f.starts, at)
+	if len(f.keys) > 32 {
+		f.set = make(map[string]int, 64)
+		for i, old := range f.keys {
+			f.set[old] = f.starts[i]
+		}
+		f.keys, f.starts = nil, nil
+	}
+	return 0, false
+}
+
+func (s *scanner) array() {
+	if !s.push(false) {
+		return
+	}
+	s.i++ // [
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		s.pop()
+		return
+	}
+	for s.err == nil {
+		s.value()
+		if s.err != nil {
+			return
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			s.syntax("")
+			return
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+			s.stack[len(s.stack)-1].index++
+		case ']':
+			s.i++
+			s.pop()
+			return
+		default:
+			s.syntax("after an array element")
+			return
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/stream"
 	"github.com/evtool/evtool/validate"
 )
 
@@ -37,7 +38,7 @@ func TestDiagnostics(t *testing.T) {
 			`{"seq":4,"type":"run_finished","status":"ok"}`,
 			[]string{
 				"s.jsonl:2:42: error: invalid JSON: the line ends inside a value [json/syntax]",
-				"s.jsonl:3:43: error: invalid JSON: invalid character '}' looking for beginning of object key string [json/syntax]",
+				"s.jsonl:3:43: error: invalid JSON: unexpected '}' where an object key belongs [json/syntax]",
 				"s.jsonl:4:8: warning: /seq: seq jumps from 0 to 3 [basis/seq-gap]",
 				`s.jsonl:4:47: error: /tool_call_id: tool_started for tool call "c", which was never queued [basis/tool-not-queued]`,
 			}},
@@ -110,9 +111,14 @@ func TestExplicitDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := run(t, head+"\n", validate.Options{Dialect: d})
-	if len(got) == 0 || got[0].Rule != "canonical/schema" {
-		t.Fatalf("a basis line checked as canonical must fail the canonical schema, got %v", got)
+	_, err = validate.Stream(strings.NewReader(head+"\n"), "s.jsonl", validate.Options{Dialect: d}, func(validate.Diagnostic) {})
+	var se *stream.StreamError
+	if !errors.As(err, &se) || !errors.Is(err, stream.ErrMismatch) {
+		t.Fatalf("a basis stream checked as canonical must be refused as a mismatch, got %v", err)
+	}
+	want := "s.jsonl:1:1: error: the stream was named canonical, but this line is basis; name basis, or name none to detect it [stream/dialect-mismatch]"
+	if se.Diagnostic.String() != want {
+		t.Errorf("got  %s\nwant %s", se.Diagnostic, want)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/schema"
+	"github.com/evtool/evtool/stream"
 	"github.com/evtool/evtool/validate"
 	"github.com/urfave/cli/v2"
 )
@@ -144,6 +145,13 @@ func validateCmd() *cli.Command {
 					fmt.Fprintln(out, d.String())
 				})
 				in.Close()
+				var se *stream.StreamError
+				if errors.As(err, &se) && !se.Usage {
+					// The stream is not of the dialect named: a finding.
+					fmt.Fprintln(out, se.Diagnostic.String())
+					failed = true
+					continue
+				}
 				if err != nil {
 					fmt.Fprintf(stderr, "evtool: %v\n", err)
 					broken = true
@@ -245,6 +253,11 @@ func convertCmd() *cli.Command {
 					err = cerr
 				}
 			}
+			var se *stream.StreamError
+			if errors.As(err, &se) && !se.Usage {
+				fmt.Fprintln(stderr, se.Diagnostic.String())
+				return &exitError{code: exitProblem, msg: fmt.Sprintf("%s: not converted", file)}
+			}
 			if err != nil {
 				return &exitError{code: exitUsage, msg: err.Error()}
 			}
@@ -253,7 +266,7 @@ func convertCmd() *cli.Command {
 			}
 			switch {
 			case res.Errors > 0:
-				return &exitError{code: exitProblem, msg: fmt.Sprintf("%s: %s could not be converted", file, plural(res.Errors, "line"))}
+				return &exitError{code: exitProblem, msg: fmt.Sprintf("%s: %s with problems (see above); what could be read of them was converted", file, plural(res.Errors, "line"))}
 			case c.Bool("strict") && !res.Losses.Empty():
 				return &exitError{code: exitProblem, msg: "--strict: the conversion lost information (see above)"}
 			}

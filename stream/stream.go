@@ -1,0 +1,358 @@
+// Package stream is evtool's one reading of a stream: framing, the syntax
+// check, dialect detection, the schema check and decoding happen here, once
+// per line, for every command and every library user.
+//
+// A Reader gives a line one verdict. Whatever is wrong inside it (its
+// syntax, UTF-8, a duplicated key, its depth, a type, a range, an enum, a
+// missing field, an integer written as a fraction) is found by the Reader
+// and reported as diagnostics of that line, the same for `evtool validate`
+// and `evtool convert`. Stream rules (order, pairing) are the business of
+// the dialect's Checker, which validate runs on top.
+//
+// Next is the pull API, in the manner of json.Decoder:
+//
+//	rd := stream.NewReader(f, "run.jsonl", stream.Options{})
+//	for {
+//		ev, err := rd.Next()
+//		if err == io.EOF {
+//			break
+//		}
+//		var le *stream.LineError
+//		if errors.As(err, &le) {
+//			log.Print(le) // a bad line; the stream goes on
+//			continue
+//		}
+//		if err != nil {
+//			return err
+//		}
+//		use(ev)
+//	}
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/evtool/evtool/diag"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/ndjson"
+)
+
+// Rule ids of the problems the Reader finds in a line itself, beside each
+// dialect's "<dialect>/schema" and "<dialect>/decode".
+const (
+	RuleSyntax       = "json/syntax"
+	RuleUTF8         = "json/utf8"
+	RuleDuplicateKey = "json/duplicate-key"
+	RuleDepth        = "json/depth"
+	RuleMismatch     = "stream/dialect-mismatch"
+)
+
+// Rules lists the rules of the reading itself.
+func Rules() []diag.Rule {
+	return []diag.Rule{
+		{ID: RuleSyntax, Severity: diag.Error, Summary: "a line must hold exactly one JSON value"},
+		{ID: RuleUTF8, Severity: diag.Error, Summary: "a line must be UTF-8"},
+		{ID: RuleDuplicateKey, Severity: diag.Error, Summary: "no key may appear twice in one object"},
+		{ID: RuleDepth, Severity: diag.Error, Summary: fmt.Sprintf("objects and arrays nest at most %d deep", ndjson.DefaultMaxDepth)},
+		{ID: RuleMismatch, Severity: diag.Error, Summary: "the named dialect must fit the stream's first line"},
+	}
+}
+
+// SchemaRule returns the rule id of a dialect's schema errors.
+func SchemaRule(d dialect.Dialect) string { return d.Name() + "/schema" }
+
+// DecodeRule returns the rule id of values a dialect's schema accepts and
+// the producer's types do not (an integer written as 1.0, say).
+func DecodeRule(d dialect.Dialect) string { return d.Name() + "/decode" }
+
+// Options configure a Reader.
+type Options struct {
+	// Dialect is the stream's dialect; nil detects it from the first line
+	// that is JSON.
+	Dialect dialect.Dialect
+	// Provenance makes every event carry its source line in Src.
+	Provenance bool
+	// MaxDepth bounds nesting in a line; 0 means ndjson.DefaultMaxDepth.
+	MaxDepth int
+}
+
+// Line is one non-blank line of the input and what the Reader made of it.
+type Line struct {
+	N   int    // 1-based physical line number
+	Raw []byte // the line without its terminator; valid until the next ReadLine
+	// JSON reports whether the line is one acceptable JSON value; if not,
+	// Diags says why and nothing was decoded.
+	JSON bool
+	// Diags are the problems of the line itself, sorted by column.
+	Diags []diag.Diagnostic
+	// Events are what the line decodes to. A line with diagnostics may
+	// still have events: whatever could be read of it.
+	Events []*event.Event
+}
+
+// OK reports whether the line has no diagnostics.
+func (l *Line) OK() bool { return len(l.Diags) == 0 }
+
+// LineError is a line with problems, as Next reports it. The stream goes
+// on after it.
+type LineError struct {
+	Line  int
+	Diags []diag.Diagnostic // at least one
+}
+
+func (e *LineError) Error() string {
+	msgs := make([]string, len(e.Diags))
+	for i, d := range e.Diags {
+		msgs[i] = d.String()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// StreamError is a problem that ends the reading of a stream: it cannot
+// be read on, or it is not of a dialect evtool can name.
+type StreamError struct {
+	diag.Diagnostic
+	// Usage is set when the fix is in the command line (name the dialect).
+	Usage bool
+	Err   error
+}
+
+func (e *StreamError) Error() string { return e.Diagnostic.String() }
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// ErrUndetected means no dialect accepts the stream's first JSON line.
+var ErrUndetected = errors.New("cannot tell the dialect from the first line; name it")
+
+// ErrMismatch means the first JSON line is of another dialect than the one named.
+var ErrMismatch = errors.New("the stream is not of the named dialect")
+
+// Reader reads one stream.
+type Reader struct {
+	file  string
+	opts  Options
+	nd    *ndjson.Reader
+	d     dialect.Dialect
+	dec   dialect.Decoder
+	sch   *lineSchema
+	line  Line
+	lines int
+	// sawJSON is set once a line was JSON: the first such line decides
+	// whether a named dialect fits.
+	sawJSON bool
+	err     error // sticky: io.EOF, a read error or a StreamError
+
+	// Next's state.
+	pending []*event.Event
+	ended   bool
+}
+
+// NewReader returns a Reader of r; file names it in diagnostics.
+func NewReader(r io.Reader, file string, opts Options) *Reader {
+	rd := &Reader{file: file, opts: opts, nd: ndjson.NewReader(r)}
+	if opts.Dialect != nil {
+		if err := rd.setDialect(opts.Dialect); err != nil {
+			rd.err = err
+		}
+	}
+	return rd
+}
+
+// Dialect returns the stream's dialect, once it is named or detected.
+func (r *Reader) Dialect() dialect.Dialect { return r.d }
+
+// Lines returns the number of non-blank lines read so far.
+func (r *Reader) Lines() int { return r.lines }
+
+// Buffered reports how many input bytes are read but not yet returned, so
+// that a writer can flush when a live producer has nothing more to say.
+func (r *Reader) Buffered() int { return r.nd.Buffered() }
+
+func (r *Reader) setDialect(d dialect.Dialect) error {
+	sch, err := compiled(d)
+	if err != nil {
+		return err
+	}
+	r.d, r.sch = d, sch
+	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance})
+	return nil
+}
+
+// ReadLine reads and judges the next non-blank line. At the end of the
+// input it returns io.EOF; End then returns what the end implies. Any
+// other error ends the stream: a read error, or a *StreamError when the
+// dialect cannot be told or is not the one named.
+func (r *Reader) ReadLine() (*Line, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	raw, n, err := r.nd.Next()
+	if err != nil {
+		if err != io.EOF {
+			err = fmt.Errorf("%s: %w", r.file, err)
+		}
+		r.err = err
+		return nil, err
+	}
+	r.lines++
+	l := &r.line
+	*l = Line{N: n, Raw: raw, Diags: l.Diags[:0], Events: l.Events[:0]}
+	if se := ndjson.CheckDepth(raw, r.opts.MaxDepth); se != nil {
+		l.Diags = append(l.Diags, r.syntaxDiag(n, se))
+		return l, nil
+	}
+	l.JSON = true
+	if r.d == nil {
+		d, ok := dialect.Detect(raw)
+		if !ok {
+			r.err = &StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
+				File: r.file, Line: n, Severity: diag.Error, Rule: "stream/undetected",
+				Message: "cannot tell the dialect from this line; name it (" + strings.Join(names(), ", ") + ")"}}
+			return nil, r.err
+		}
+		if err := r.setDialect(d); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	r.judge(l)
+	if !r.sawJSON {
+		r.sawJSON = true
+		if err := r.checkFits(l); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// checkFits refuses a named dialect that does not fit the first JSON
+// line when another dialect reads it cleanly: converting such a stream
+// would turn every line into an unknown event or an error, which is not
+// success. A line the named dialect reads cleanly, or that no other
+// dialect reads better, is judged as usual.
+func (r *Reader) checkFits(l *Line) error {
+	if r.d.Sniff(l.Raw) || (l.OK() && !onlyUnknown(l.Events)) {
+		return nil
+	}
+	for _, other := range dialect.All() {
+		if other == r.d || !other.Sniff(l.Raw) || !readsCleanly(other, l.Raw, l.N) {
+			continue
+		}
+		return &StreamError{Err: ErrMismatch, Diagnostic: diag.Diagnostic{
+			File: r.file, Line: l.N, Col: 1, Severity: diag.Error, Rule: RuleMismatch,
+			Message: fmt.Sprintf("the stream was named %s, but this line is %s; name %s, or name none to detect it",
+				r.d.Name(), other.Name(), other.Name())}}
+	}
+	return nil
+}
+
+// readsCleanly reports whether dialect d reads a line without a problem
+// and into something other than unknown events.
+func readsCleanly(d dialect.Dialect, raw []byte, n int) bool {
+	sch, err := compiled(d)
+	if err != nil || len(sch.check(raw)) > 0 {
+		return false
+	}
+	evs, err := d.NewDecoder(dialect.DecodeOptions{}).Decode(nil, raw, n)
+	return err == nil && !onlyUnknown(evs)
+}
+
+// onlyUnknown reports whether the events a line gave are unknown ones
+// (synthesised events aside).
+func onlyUnknown(evs []*event.Event) bool {
+	for _, ev := range evs {
+		if !ev.Synthetic && ev.Type() != event.TypeUnknown {
+			return false
+		}
+	}
+	return true
+}
+
+func names() []string {
+	var out []string
+	for _, d := range dialect.All() {
+		out = append(out, d.Name())
+	}
+	return out
+}
+
+func (r *Reader) syntaxDiag(n int, se *ndjson.SyntaxError) diag.Diagnostic {
+	rule := RuleSyntax
+	switch se.Kind {
+	case ndjson.BadUTF8:
+		rule = RuleUTF8
+	case ndjson.DuplicateKey:
+		rule = RuleDuplicateKey
+	case ndjson.TooDeep:
+		rule = RuleDepth
+	}
+	return diag.Diagnostic{File: r.file, Line: n, Col: se.Col, Severity: diag.Error, Rule: rule, Pointer: se.Pointer, Message: se.Msg}
+}
+
+// judge checks a JSON line against the schema and decodes it.
+func (r *Reader) judge(l *Line) {
+	for _, e := range r.sch.check(l.Raw) {
+		e.File, e.Line, e.Rule = r.file, l.N, SchemaRule(r.d)
+		e.Col = jsonptr.Column(l.Raw, e.Pointer)
+		l.Diags = append(l.Diags, e)
+	}
+	evs, err := r.dec.Decode(l.Events, l.Raw, l.N)
+	l.Events = evs
+	if err != nil && len(l.Diags) == 0 {
+		// The schema cannot say everything a producer's type does (the
+		// literal form of an integer, say); the decoder can.
+		d := diag.Diagnostic{File: r.file, Line: l.N, Severity: diag.Error, Rule: DecodeRule(r.d), Message: err.Error()}
+		var pe interface{ Position() string }
+		if errors.As(err, &pe) {
+			d.Pointer = pe.Position()
+			d.Message = strings.TrimPrefix(d.Message, d.Pointer+": ")
+			d.Col = jsonptr.Column(l.Raw, d.Pointer)
+		}
+		l.Diags = append(l.Diags, d)
+	}
+	slices.SortStableFunc(l.Diags, diag.Compare)
+	l.Diags = slices.CompactFunc(l.Diags, func(a, b diag.Diagnostic) bool { return diag.Compare(a, b) == 0 })
+}
+
+// End returns the events the end of the stream implies (for example a
+// synthesised session_finished). Call it once, after ReadLine returned
+// io.EOF.
+func (r *Reader) End() []*event.Event {
+	if r.dec == nil || r.ended {
+		return nil
+	}
+	r.ended = true
+	return r.dec.End(nil)
+}
+
+// Next returns the next canonical event. A line with problems is reported
+// as a *LineError, after which Next goes on with whatever could be read of
+// it and the lines after; io.EOF ends the stream.
+func (r *Reader) Next() (*event.Event, error) {
+	for len(r.pending) == 0 {
+		l, err := r.ReadLine()
+		if err == io.EOF {
+			if r.ended {
+				return nil, io.EOF
+			}
+			r.pending = append(r.pending, r.End()...)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.pending = append(r.pending, l.Events...)
+		if !l.OK() {
+			return nil, &LineError{Line: l.N, Diags: slices.Clone(l.Diags)}
+		}
+	}
+	ev := r.pending[0]
+	r.pending = r.pending[1:]
+	return ev, nil
+}
