@@ -17,6 +17,9 @@ type Decoder struct {
 	turns int
 	turn  string
 	o     jsonobj.Object
+	// queued holds the tool call ids announced so far: by a tool_queued
+	// line, or by a tool_call synthesised for a call that was not.
+	queued map[string]bool
 }
 
 // A DecodeError is a known basis field with a value canonical cannot hold.
@@ -44,8 +47,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	}
 	ext := &jsonobj.Residue{}
 	if v, ok := o.Get("seq"); ok {
-		if _, ok := jsonobj.ParseU64(v); !ok {
-			return out, &DecodeError{Pointer: "/seq", Msg: "must be a non-negative integer"}
+		if _, msg := jsonobj.ParseUint(v, u64); msg != "" {
+			return out, &DecodeError{Pointer: "/seq", Msg: msg}
 		}
 		ext.Add("seq", []byte(v.Raw))
 	}
@@ -59,7 +62,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	switch typ {
 	case "run_started":
 		s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}
-		s.Source.Version = o.U64("schema")
+		s.Source.Version = uintField(o, "schema", u32)
 		if v, ok := o.Str("basis"); ok {
 			s.Agent = &event.Agent{Name: Name, Version: v}
 		}
@@ -92,7 +95,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		d.turns++
 		d.turn = "turn-" + strconv.Itoa(d.turns)
 		pre = &event.Event{Synthetic: true, TurnID: d.turn, Body: &event.TurnStarted{Prompt: &text}}
-		ev.Body = &event.UserMessage{Text: text, ImageCount: o.U64("image_count")}
+		ev.Body = &event.UserMessage{Text: text, ImageCount: uintField(o, "image_count", usize)}
 	case "assistant_delta":
 		text, _ := o.Str("text")
 		ev.Body = &event.MessageDelta{Text: text}
@@ -115,12 +118,14 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b := &event.ToolStarted{}
 		b.CallID, _ = o.Str("tool_call_id")
 		b.Name, _ = o.Str("tool_name")
+		pre = d.implied(b.CallID, b.Name)
 		ev.Body = b
 	case "tool_progress":
 		b := &event.ToolProgress{}
 		b.CallID, _ = o.Str("tool_call_id")
 		b.Name, _ = o.Str("tool_name")
 		b.Message, _ = o.Str("progress")
+		pre = d.implied(b.CallID, b.Name)
 		ev.Body = b
 	case "tool_completed":
 		b := &event.ToolFinished{Status: "success"}
@@ -132,6 +137,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		if e := o.Bool("is_error"); e != nil && *e {
 			b.Status = "error"
 		}
+		pre = d.implied(b.CallID, b.Name)
 		ev.Body = b
 	case "permission_requested":
 		b := &event.PermissionRequested{}
@@ -147,7 +153,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.CallID, _ = o.Str("tool_call_id")
 		b.Tool, _ = o.Str("tool_name")
 		b.Outcome, _ = o.Str("outcome")
-		b.Scope = o.OptStr("rule_scope", ext)
+		b.Scope = optString(o, "rule_scope", ext)
 		ev.Body = b
 	case "task_updated":
 		b := &event.TaskUpdated{}
@@ -155,7 +161,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.Kind, _ = o.Str("kind")
 		b.Status, _ = o.Str("status")
 		b.Title, _ = o.Str("title")
-		b.Detail = o.OptStr("detail", ext)
+		b.Detail = optString(o, "detail", ext)
 		ev.Body = b
 	case "compaction_started":
 		ev.AgentID, _ = o.Str("agent_id")
@@ -163,10 +169,10 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	case "compaction_completed":
 		ev.AgentID, _ = o.Str("agent_id")
 		b := &event.CompactionFinished{
-			ReplacedItems:  o.U64("replaced_items"),
-			PreservedItems: o.U64("preserved_items"),
-			TranscriptLen:  o.U64("transcript_len"),
-			ExtractedFacts: o.U64("extracted_facts"),
+			ReplacedItems:  uintField(o, "replaced_items", usize),
+			PreservedItems: uintField(o, "preserved_items", usize),
+			TranscriptLen:  uintField(o, "transcript_len", usize),
+			ExtractedFacts: uintField(o, "extracted_facts", usize),
 		}
 		if s, ok := o.Str("summary_preview"); ok {
 			b.SummaryPreview = &s
@@ -175,23 +181,23 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	case "request_tool_results_elided":
 		ev.AgentID, _ = o.Str("agent_id")
 		ev.Body = &event.ContextElided{
-			Policy:         o.Raw("policy"),
-			OriginalBytes:  o.U64("canonical_tool_result_content_bytes"),
-			ProjectedBytes: o.U64("projected_tool_result_content_bytes"),
+			Policy:         policy(o),
+			OriginalBytes:  uintField(o, "canonical_tool_result_content_bytes", usize),
+			ProjectedBytes: uintField(o, "projected_tool_result_content_bytes", usize),
 			Results:        elided(o, ext),
 		}
 	case "memory_updated":
 		ev.AgentID, _ = o.Str("agent_id")
-		ev.Body = &event.MemoryUpdated{StoredRecords: o.U64("stored_records")}
+		ev.Body = &event.MemoryUpdated{StoredRecords: uintField(o, "stored_records", usize)}
 	case "usage":
 		ev.AgentID, _ = o.Str("agent_id")
 		ev.Body = &event.Usage{
-			InputTokens:         o.U64("input_tokens"),
-			OutputTokens:        o.U64("output_tokens"),
-			CacheReadTokens:     o.U64("cache_read_tokens"),
-			CacheCreationTokens: o.U64("cache_creation_tokens"),
-			ReasoningTokens:     o.U64("reasoning_tokens"),
-			ThoughtsTokens:      o.U64("thoughts_tokens"),
+			InputTokens:         uintField(o, "input_tokens", u64),
+			OutputTokens:        uintField(o, "output_tokens", u64),
+			CacheReadTokens:     uintField(o, "cache_read_tokens", u64),
+			CacheCreationTokens: uintField(o, "cache_creation_tokens", u64),
+			ReasoningTokens:     uintField(o, "reasoning_tokens", u64),
+			ThoughtsTokens:      uintField(o, "thoughts_tokens", u64),
 		}
 	case "notice":
 		b := &event.Notice{}
@@ -200,7 +206,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ev.Body = b
 	case "retry":
 		ev.AgentID, _ = o.Str("agent_id")
-		b := &event.Retry{Attempt: o.U64("attempt"), MaxAttempts: o.U64("max_attempts"), NextDelayMS: o.U64("next_delay_ms")}
+		b := &event.Retry{Attempt: uintField(o, "attempt", u32), MaxAttempts: uintField(o, "max_attempts", u32), NextDelayMS: uintField(o, "next_delay_ms", u64)}
 		b.Error, _ = o.Str("error")
 		ev.Body = b
 	case "error":
@@ -208,14 +214,14 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.Message, _ = o.Str("message")
 		ev.Body = b
 	case "branched":
-		b := &event.Branched{AbandonedEntries: o.U64("abandoned_entries")}
+		b := &event.Branched{AbandonedEntries: uintField(o, "abandoned_entries", usize)}
 		b.EntryID, _ = o.Str("entry_id")
 		ev.Body = b
 	case "run_finished":
 		b := &event.SessionFinished{}
 		b.Status, _ = o.Str("status")
-		b.Message = o.OptStr("message", ext)
-		b.StoppedBy = o.OptStr("stopped_by", ext)
+		b.Message = finishMessage(o, b.Status, ext)
+		b.StoppedBy = optString(o, "stopped_by", ext)
 		b.Usage = runUsage(o, ext)
 		ev.Body = b
 	}
@@ -225,6 +231,14 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if !ext.Empty() {
 		ev.Ext = event.Ext{Name: ext.Bytes()}
 	}
+	switch b := ev.Body.(type) {
+	case *event.ToolCall:
+		d.announce(b.CallID)
+	case *event.ToolStarted, *event.ToolProgress, *event.ToolFinished:
+		if pre != nil {
+			d.announce(pre.Body.(*event.ToolCall).CallID)
+		}
+	}
 	if pre != nil {
 		d.finish(pre, typ, n)
 		pre.Src = nil // a synthetic line has no source line
@@ -232,6 +246,77 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	}
 	d.finish(ev, typ, n)
 	return append(out, ev), nil
+}
+
+// announce records a tool call id as announced.
+func (d *Decoder) announce(id string) {
+	if d.queued == nil {
+		d.queued = map[string]bool{}
+	}
+	d.queued[id] = true
+}
+
+// implied returns a synthetic tool_call for a call that a tool line names
+// without a tool_queued before it (Decode records it once the line is read), so that the canonical stream announces
+// every call it finishes. The residue marks it as implied: basis's own
+// writer does not write it back, since the source had no such line.
+func (d *Decoder) implied(id, name string) *event.Event {
+	if d.queued[id] {
+		return nil
+	}
+	return &event.Event{Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name},
+		Ext: event.Ext{Name: json.RawMessage(`{"` + impliedKey + `":true}`)}}
+}
+
+// impliedKey marks, in ext.basis, a tool_call the decoder synthesised for a
+// call the source never queued.
+const impliedKey = "@implied"
+
+// finishMessage reads run_finished's message. RunOutcome is tagged on
+// status: an error carries a required string message; an ok outcome has no
+// message field at all, so serde ignores whatever a "message" key holds.
+// A string there is still the run's message; anything else is kept only in
+// the residue. An error without a message is reported by the stream rule
+// basis/error-message, once, not here as well.
+func finishMessage(o *jsonobj.Object, status string, res *jsonobj.Residue) string {
+	v, ok := o.Get("message")
+	switch {
+	case !ok:
+		return ""
+	case v.Type == gjson.String:
+		if v.Str == "" {
+			res.Add("message", []byte(`""`))
+		}
+		return v.Str
+	case status == "error":
+		o.Fail("/message", "got %s, want a string", jsonobj.TypeName(v))
+		return ""
+	}
+	res.Add("message", []byte(v.Raw))
+	return ""
+}
+
+// policyInts lists the integer fields of each known elision policy kind.
+var policyInts = map[string][]string{
+	"keep_recent": {"configured_keep_recent_tool_results"},
+	"byte_budget": {"configured_max_bytes", "configured_prioritize_recent_results", "configured_max_preview_bytes"},
+}
+
+// policy returns the elision policy as written, after checking the literal
+// form of the integers of a known kind (the schema checks their types).
+func policy(o *jsonobj.Object) json.RawMessage {
+	v, ok := o.Get("policy")
+	if !ok {
+		return nil
+	}
+	if v.IsObject() {
+		for _, k := range policyInts[v.Get("kind").Str] {
+			if n := v.Get(gjson.Escape(k)); n.Type == gjson.Number {
+				uintAt(o, "/policy/"+k, n, usize)
+			}
+		}
+	}
+	return json.RawMessage(v.Raw)
 }
 
 // End implements dialect.Decoder. basis needs nothing synthesised at the end.
@@ -313,8 +398,8 @@ func elided(o *jsonobj.Object, res *jsonobj.Residue) []event.ElidedResult {
 			Name:           o.Field(ptr, e, "tool_name"),
 			ContentKind:    o.Field(ptr, e, "canonical_content_kind"),
 			Action:         o.Field(ptr, e, "action"),
-			OriginalBytes:  val(o.FieldU64(ptr, e, "canonical_content_bytes")),
-			ProjectedBytes: val(o.FieldU64(ptr, e, "projected_content_bytes")),
+			OriginalBytes:  val(nestedUint(o, ptr, e, "canonical_content_bytes", usize)),
+			ProjectedBytes: val(nestedUint(o, ptr, e, "projected_content_bytes", usize)),
 		}
 		if v := e.Get("is_error"); v.Exists() {
 			if !v.IsBool() {
@@ -334,8 +419,12 @@ func runUsage(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	if !ok {
 		return nil
 	}
+	if v.Type == gjson.Null { // Option<RunUsage>: null is None
+		res.Add("usage", []byte("null"))
+		return nil
+	}
 	if !v.IsObject() {
-		o.Fail("/usage", "must be an object")
+		o.Fail("/usage", "got %s, want an object or null", jsonobj.TypeName(v))
 		return nil
 	}
 	u := &event.Usage{}
@@ -361,12 +450,11 @@ func runUsage(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 			extra = true
 			return true
 		}
-		n, ok := jsonobj.ParseU64(val)
-		if !ok {
-			o.Fail("/usage/"+k.Str, "must be a non-negative integer, not %s", val.Raw)
+		n := uintAt(o, "/usage/"+k.Str, val, u64)
+		if n == nil {
 			return false
 		}
-		*dst = &n
+		*dst = n
 		return true
 	})
 	if extra {

@@ -24,12 +24,30 @@ type Encoder struct {
 	opts    dialect.EncodeOptions
 	l       jsonobj.Writer
 	seq     uint64
-	started bool              // a line was written, so seq holds the last one
-	names   map[string]string // call id → tool name, for lines that lack it
-	texts   bool              // assistant text was written
-	thought bool              // reasoning was written
-	errors  []string          // error messages written
-	asked   map[string]bool   // permission requests written, by request and call id
+	started bool                // a line was written, so seq holds the last one
+	names   map[string]string   // call id → tool name, for lines that lack it
+	texts   bool                // assistant text was written
+	thought bool                // reasoning was written
+	errors  []string            // error messages written
+	header  bool                // run_started was written
+	ended   bool                // run_finished was written
+	calls   map[string]*call    // tool calls by id
+	order   []string            // tool call ids in queue order
+	reqs    map[string]bool     // permission request ids written → resolved
+	pending map[string][]string // call id → the requests written for it without an id of their own
+	tasks   map[string]*task    // tasks by id, for the ones the run leaves open
+	taskIDs []string
+}
+
+// call is what the encoder wrote of one tool call.
+type call struct {
+	name               string
+	started, completed bool
+}
+
+// task is the last state the encoder wrote of one task.
+type task struct {
+	kind, status, title string
 }
 
 // taskKind maps a task kind onto basis's three.
@@ -127,6 +145,7 @@ func (e *Encoder) toolName(id, name string) string {
 
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
+	e.init()
 	switch body := ev.Body.(type) {
 	case *event.Unknown:
 		if body.Dialect == Name {
@@ -140,15 +159,15 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		return nil
 	}
-	if b, ok := ev.Body.(*event.PermissionResolved); ok && b.RequestID == "" && !e.asked["\x00"+b.CallID] {
-		e.opts.Losses.Drop("permission outcomes decided without a request", "basis records only the permissions it asked for")
-		return nil
-	}
 	typ, ok := basisType(ev.Body)
 	if !ok {
 		e.opts.Losses.Drop(string(ev.Type())+" events", "basis has no such event")
 		return nil
 	}
+	if skip, err := e.repair(ev); skip || err != nil {
+		return err
+	}
+	e.track(ev)
 	e.opts.Losses.Foreign(ev.Ext, Name)
 	e.audit(ev)
 	if ev.Synthetic {
@@ -164,7 +183,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if body.Source.Dialect == Name && body.Source.Version != nil {
 			schema = *body.Source.Version
 		}
-		l.Uint("schema", schema)
+		l.Uint("schema", e.fit32(schema, "schema versions"))
 		version := e.opts.Defaults["basis_version"]
 		if body.Agent != nil && body.Agent.Name == Name && body.Agent.Version != "" {
 			version = body.Agent.Version
@@ -287,16 +306,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		l.Bool("is_error", body.Status != "success")
 	case *event.PermissionRequested:
-		if e.asked == nil {
-			e.asked = map[string]bool{}
-		}
-		e.asked[body.RequestID+"\x00"+body.CallID] = true
-		e.asked["\x00"+body.CallID] = true
 		id := body.RequestID
-		if id == "" {
-			id = "approval-" + body.CallID
+		if id == "" && !native(ev) {
+			id = e.requestID(body.CallID)
 			e.opts.Losses.Approximate("permission request ids", "the source has none; named approval-<call id>")
 		}
+		e.reqs[id] = false
 		l.Str("request_id", id)
 		l.Str("tool_call_id", body.CallID)
 		l.Str("tool_name", e.toolName(body.CallID, body.Tool))
@@ -304,9 +319,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Raw("preview", body.Preview)
 	case *event.PermissionResolved:
 		id := body.RequestID
-		if id == "" {
-			id = "approval-" + body.CallID
+		if id == "" && !native(ev) {
+			id = e.oldestPending(body.CallID)
 		}
+		e.reqs[id] = true
 		l.Str("request_id", id)
 		l.Str("tool_call_id", body.CallID)
 		l.Str("tool_name", e.toolName(body.CallID, body.Tool))
@@ -329,6 +345,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		l.Str("title", title)
 		l.OptStr("detail", body.Detail)
+		e.noteTask(body.TaskID, kind, status, title)
 	case *event.CompactionStarted:
 		l.Str("agent_id", ev.AgentID)
 	case *event.CompactionFinished:
@@ -400,8 +417,8 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	case *event.Retry:
 		l.Str("agent_id", ev.AgentID)
 		l.Str("error", body.Error)
-		l.Uint("attempt", val(body.Attempt))
-		l.Uint("max_attempts", val(body.MaxAttempts))
+		l.Uint("attempt", e.fit32(val(body.Attempt), "retry attempts"))
+		l.Uint("max_attempts", e.fit32(val(body.MaxAttempts), "retry attempts"))
 		l.Uint("next_delay_ms", val(body.NextDelayMS))
 	case *event.Error:
 		e.errors = append(e.errors, body.Message)
@@ -446,6 +463,17 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			u = nil
 		}
 		if (u != nil || l.Has("usage")) && l.Key("usage") {
+			// RunUsage states its four token counts by kind always; a
+			// source that left one out gets 0 there (a basis line is written
+			// as it was).
+			u2 := *u
+			for _, p := range []**uint64{&u2.InputTokens, &u2.OutputTokens, &u2.CacheReadTokens, &u2.CacheCreationTokens} {
+				if *p == nil && !native(ev) {
+					*p = new(uint64)
+					e.opts.Losses.Approximate("run token counts not stated", "basis's run usage always has input, output, cache read and cache creation counts; written as 0")
+				}
+			}
+			u = &u2
 			f := true
 			l.B = append(l.B, '{')
 			for _, p := range []struct {
@@ -555,6 +583,16 @@ func basisType(b event.Body) (string, bool) {
 		return "run_finished", true
 	}
 	return "", false
+}
+
+// fit32 caps a count at the largest u32 for a field basis types as u32,
+// counting the loss.
+func (e *Encoder) fit32(n uint64, kind string) uint64 {
+	if n > u32.Max {
+		e.opts.Losses.Approximate(kind+" beyond 4294967295", "basis types them as u32; written as 4294967295")
+		return u32.Max
+	}
+	return n
 }
 
 func val(p *uint64) uint64 {

@@ -86,7 +86,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	ev := &event.Event{}
 	switch typ {
 	case "session_started":
-		s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: o.U64("protocol_version")}}
+		s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: uintField(o, "protocol_version", u32)}}
 		if v, ok := o.Str("cli_version"); ok {
 			s.Agent = &event.Agent{Name: Name, Version: v}
 		}
@@ -113,7 +113,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b := &event.ToolFinished{}
 		b.CallID, _ = o.Str("call_id")
 		b.Name, _ = o.Str("name")
-		b.Status, _ = o.Str("status")
+		b.Status = toolStatus(o, res)
 		if s, ok := o.Str("summary"); ok {
 			b.Summary = &s
 		}
@@ -126,7 +126,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		if v, ok := o.Get("plan"); ok {
 			res.Add("plan", []byte(v.Raw))
 		}
-		b.Web = o.Raw("web")
+		b.Web = web(o, res)
 		if v, ok := o.Get("fuzzy"); ok {
 			res.Add("fuzzy", []byte(v.Raw))
 		}
@@ -143,17 +143,17 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ev.Body = b
 	case "tasks_updated":
 		d.beginTurn(emit)
-		b := &event.PlanUpdated{Entries: []event.PlanEntry{}, Completed: o.U64("completed"), Total: o.U64("total")}
+		b := &event.PlanUpdated{Entries: []event.PlanEntry{}, Completed: uintField(o, "completed", u32), Total: uintField(o, "total", u32)}
 		o.Each("tasks", taskShape, res, func(ptr string, e gjson.Result) {
 			p := event.PlanEntry{
 				Content:     o.Field(ptr, e, "subject"),
 				Status:      o.Field(ptr, e, "status"),
 				ActiveForm:  o.Field(ptr, e, "active_form"),
 				Origin:      o.Field(ptr, e, "origin"),
-				ElapsedSecs: o.FieldU64(ptr, e, "elapsed_secs"),
-				TokensSpent: o.FieldU64(ptr, e, "tokens_spent"),
+				ElapsedSecs: optNestedUint(o, ptr, e, "elapsed_secs", u64),
+				TokensSpent: optNestedUint(o, ptr, e, "tokens_spent", u64),
 			}
-			if id := o.FieldU64(ptr, e, "id"); id != nil {
+			if id := nestedUint(o, ptr, e, "id", u32); id != nil {
 				p.ID = strconv.FormatUint(*id, 10)
 			}
 			b.Entries = append(b.Entries, p)
@@ -167,7 +167,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	case "turn_done":
 		d.beginTurn(emit)
 		b := &event.TurnFinished{Status: "ok"}
-		if t := o.NullableU64("total_tokens"); t != nil {
+		if t := nullableUint(o, "total_tokens", u64); t != nil {
 			b.Usage = &event.Usage{TotalTokens: t}
 		}
 		b.StopReason, _ = o.NullableStr("stop_reason")
@@ -185,7 +185,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		if s, ok := o.NullableStr("reasoning"); ok {
 			b.Reasoning = &s
 		}
-		if t := o.U64("total_tokens"); t != nil {
+		if t := uintField(o, "total_tokens", u64); t != nil {
 			b.Usage = &event.Usage{TotalTokens: t}
 		}
 		if _, ok := o.Get("errors"); ok {
@@ -204,7 +204,12 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			v, _ := o.Get("session_id")
 			res.Add("session_id", []byte(v.Raw))
 		}
-		b.StructuredOutput = o.Raw("structured_output")
+		// Option<Value>: a null is None, kept only in the residue.
+		if v, ok := o.Get("structured_output"); ok && v.Type == gjson.Null {
+			res.Add("structured_output", []byte("null"))
+		} else {
+			b.StructuredOutput = o.Raw("structured_output")
+		}
 		ev.Body = b
 	}
 	if o.Err() != nil {
@@ -220,6 +225,52 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	}
 	emit(ev)
 	return out, nil
+}
+
+// toolStatus reads tool_finished's status. mermaid types it as a plain
+// string, so any string is read: the canonical statuses as they are, any
+// other as "error", with the string itself kept in the residue.
+func toolStatus(o *jsonobj.Object, res *jsonobj.Residue) string {
+	s, ok := o.Str("status")
+	if !ok {
+		return ""
+	}
+	switch s {
+	case "success", "error", "cancelled", "rejected":
+		return s
+	}
+	v, _ := o.Get("status")
+	res.Add("status", []byte(v.Raw))
+	return "error"
+}
+
+// webInts lists the integer keys of WebEventDetails.
+var webInts = []string{"source_byte_count", "output_byte_count", "rendered_byte_count", "line_count", "context_lines",
+	"match_count", "query_count", "succeeded_count", "requested_count", "result_count", "failed_count"}
+
+// web reads tool_finished's web details, kept as written. It is an Option
+// upstream: a null is None, kept only in the residue. The schema checks the
+// types of its known keys; the integers' literal form is checked here.
+func web(o *jsonobj.Object, res *jsonobj.Residue) json.RawMessage {
+	v, ok := o.Get("web")
+	if !ok {
+		return nil
+	}
+	if v.Type == gjson.Null {
+		res.Add("web", []byte("null"))
+		return nil
+	}
+	if v.IsObject() {
+		for _, k := range webInts {
+			if n := v.Get(k); n.Type == gjson.Number {
+				uintAt(o, "/web/"+k, n, u64)
+			}
+		}
+		if n := v.Get("status"); n.Type == gjson.Number {
+			uintAt(o, "/web/status", n, u64) // an HTTP status; its Rust type is not pinned upstream
+		}
+	}
+	return json.RawMessage(v.Raw)
 }
 
 // beginTurn synthesises a turn_started when an event arrives between turns.

@@ -33,13 +33,27 @@ type Encoder struct {
 	errors    []string
 	tokens    uint64 // sum of per-round usage, for result.total_tokens
 	haveToks  bool
+	satToks   bool // that sum saturated
 	inDelta   bool // message deltas since the last assembled message
 	inThought bool
+	ended     bool            // result was written
+	finished  map[string]bool // calls whose tool_finished was written
+	order     []string        // call ids in the order they were started
+	real      map[string]bool // calls started by a tool_started of the source
+	approved  []string        // call ids of the approval_required lines written
 }
 
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
 	loss := e.opts.Losses
+	if e.finished == nil {
+		e.finished, e.real = map[string]bool{}, map[string]bool{}
+	}
+	if !e.native && e.header {
+		if skip, err := e.repair(ev); skip || err != nil {
+			return err
+		}
+	}
 	loss.Foreign(ev.Ext, Name)
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {
@@ -93,6 +107,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		return nil
 	case *event.ToolStarted:
+		if !e.native && e.real[b.CallID] {
+			loss.Drop("repeated tool starts", "mermaid starts a call once")
+			return nil
+		}
+		e.real[b.CallID] = true
 		return e.toolStarted(b.CallID, ev.Ext[Name], false)
 	case *event.ToolFinished:
 		// A mermaid source is written back as it was, even without the
@@ -134,6 +153,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.OptRaw("plan", nil)
 		l.OptRaw("web", b.Web)
 		l.OptRaw("fuzzy", nil)
+		e.finished[b.CallID] = true
 		if b.Output != nil || b.ExitCode != nil || b.Command != "" {
 			loss.Drop("tool outputs", "mermaid's tool_finished has only a summary")
 		}
@@ -146,6 +166,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			loss.Drop("permission requests without a call id", "mermaid's approval_required names a call")
 			return nil
 		}
+		// mermaid's approval names a call that has a tool_started, before
+		// or after it; closeOpen starts a call that never does.
+		e.approved = append(e.approved, b.CallID)
 		l.Begin(ev.Ext[Name])
 		l.Str("type", "approval_required")
 		l.Str("call_id", b.CallID)
@@ -180,7 +203,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if b.TotalTokens != nil {
 			e.add(*b.TotalTokens)
 		} else if b.InputTokens != nil || b.OutputTokens != nil {
-			e.add(val(b.InputTokens) + val(b.OutputTokens) + val(b.ThoughtsTokens))
+			n, sat := sum(val(b.InputTokens), val(b.OutputTokens), val(b.ThoughtsTokens))
+			e.satToks = e.satToks || sat
+			e.add(n)
 		}
 		loss.Drop("usage events", "mermaid has no per-round usage")
 		return nil
@@ -231,7 +256,30 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 }
 
-func (e *Encoder) add(n uint64) { e.tokens += n; e.haveToks = true }
+func (e *Encoder) add(n uint64) {
+	var sat bool
+	e.tokens, sat = sum(e.tokens, n)
+	e.satToks = e.satToks || sat
+	e.haveToks = true
+}
+
+// sum adds token counts, saturating at the largest u64 instead of wrapping,
+// and reports whether it saturated.
+func sum(ns ...uint64) (total uint64, saturated bool) {
+	for _, n := range ns {
+		var ok bool
+		if total, ok = addSat(total, n); !ok {
+			saturated = true
+		}
+	}
+	return total, saturated
+}
+
+// saturated counts a written total that is the largest u64 because the
+// true sum is larger.
+func (e *Encoder) saturated() {
+	e.opts.Losses.Approximate("token totals beyond 18446744073709551615", "mermaid's totals are u64; written as the largest u64")
+}
 
 func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) error {
 	e.header = true
@@ -247,7 +295,7 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 	if e.native && s.Source.Version != nil {
 		version = *s.Source.Version
 	}
-	l.Uint("protocol_version", version)
+	l.Uint("protocol_version", e.fit32(version, "protocol versions"))
 	cli := e.opts.Defaults["cli_version"]
 	if s.Agent != nil && s.Agent.Name == Name {
 		cli = s.Agent.Version
@@ -295,6 +343,7 @@ func (e *Encoder) toolStarted(id string, residue json.RawMessage, synthetic bool
 		return nil
 	}
 	e.started[id] = true
+	e.order = append(e.order, id)
 	if synthetic {
 		e.opts.Losses.Synthesize("tool_started lines", "mermaid pairs every tool_finished with a tool_started")
 	}
@@ -316,7 +365,7 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 			if i > 0 {
 				l.B = append(l.B, ',')
 			}
-			id, err := strconv.ParseUint(p.ID, 10, 64)
+			id, err := strconv.ParseUint(p.ID, 10, 32)
 			if err != nil {
 				id = uint64(i + 1)
 				if p.ID != "" {
@@ -369,12 +418,13 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 	if b.Total != nil {
 		total = *b.Total
 	}
-	l.Uint("completed", completed)
-	l.Uint("total", total)
+	l.Uint("completed", e.fit32(completed, "task counts"))
+	l.Uint("total", e.fit32(total, "task counts"))
 	return e.write(l.End())
 }
 
 func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
+	e.ended = true
 	l := &e.l
 	l.Begin(ev.Ext[Name])
 	l.Str("type", "result")
@@ -400,10 +450,17 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	case b.Usage != nil && b.Usage.TotalTokens != nil:
 		total = *b.Usage.TotalTokens
 	case b.Usage != nil && (b.Usage.InputTokens != nil || b.Usage.OutputTokens != nil):
-		total = val(b.Usage.InputTokens) + val(b.Usage.OutputTokens) + val(b.Usage.ThoughtsTokens)
+		var sat bool
+		total, sat = sum(val(b.Usage.InputTokens), val(b.Usage.OutputTokens), val(b.Usage.ThoughtsTokens))
+		if sat {
+			e.saturated()
+		}
 		e.opts.Losses.Approximate("run token totals", "mermaid has one total; summed from input, output and thoughts tokens")
 	case e.haveToks:
 		total = e.tokens
+		if e.satToks {
+			e.saturated()
+		}
 		e.opts.Losses.Approximate("run token totals", "mermaid has one total; summed from the per-round usage")
 	}
 	l.Uint("total_tokens", total)
@@ -443,9 +500,94 @@ func (e *Encoder) write(b []byte) error {
 // session_finished stays truncated: no result is invented.
 func (e *Encoder) Close() error { return nil }
 
+// fit32 caps a count at the largest u32 for a field mermaid types as u32,
+// counting the loss.
+func (e *Encoder) fit32(n uint64, kind string) uint64 {
+	if n > u32.Max {
+		e.opts.Losses.Approximate(kind+" beyond 4294967295", "mermaid types them as u32; written as 4294967295")
+		return u32.Max
+	}
+	return n
+}
+
 func val(p *uint64) uint64 {
 	if p == nil {
 		return 0
 	}
 	return *p
+}
+
+// repair keeps a stream built from another dialect within mermaid's rules:
+// one session_started, nothing after result, each call finished once and
+// asked about only before it finished, and every call the run leaves open
+// finished when the run ends. It reports whether ev must be left out. A
+// mermaid source is written back as it was.
+func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
+	loss := e.opts.Losses
+	if e.ended {
+		if u, ok := ev.Body.(*event.Unknown); !ok || u.Dialect == Name {
+			loss.Drop(string(ev.Type())+" events after the run finished", "result is mermaid's last line")
+			return true, nil
+		}
+		return false, nil // dropped and counted as another dialect's unknown line
+	}
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		loss.Drop("repeated session starts", "mermaid has one session_started, on the first line")
+		return true, nil
+	case *event.ToolStarted:
+		if e.finished[b.CallID] {
+			loss.Drop("tool events after the call finished", "nothing follows a call's tool_finished in mermaid")
+			return true, nil
+		}
+	case *event.ToolFinished:
+		if e.finished[b.CallID] {
+			loss.Drop("repeated tool finishes", "mermaid finishes a call once")
+			return true, nil
+		}
+	case *event.PermissionRequested:
+		if e.finished[b.CallID] {
+			loss.Drop("permission requests after the call finished", "mermaid's approval_required comes before the call's tool_finished")
+			return true, nil
+		}
+	case *event.SessionFinished:
+		return false, e.closeOpen()
+	}
+	return false, nil
+}
+
+// closeOpen finishes, as cancelled, the calls a run leaves open: the run's
+// end ends them. A call that was asked about but never started is started
+// first, since mermaid's approval names a started call.
+func (e *Encoder) closeOpen() error {
+	for _, id := range e.approved {
+		if !e.finished[id] {
+			if err := e.toolStarted(id, nil, true); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range e.order {
+		if e.finished[id] {
+			continue
+		}
+		e.finished[id] = true
+		e.opts.Losses.Synthesize("tool_finished lines", "the run ended with the call open; written as cancelled")
+		name := e.names[id]
+		if name == "" {
+			name = "tool"
+		}
+		l := &e.l
+		l.Begin(nil)
+		l.Str("type", "tool_finished")
+		l.Str("call_id", id)
+		l.Str("name", name)
+		l.Str("status", "cancelled")
+		l.Str("summary", "the run ended before the call finished")
+		l.NullStr("error", "")
+		if err := e.write(l.End()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

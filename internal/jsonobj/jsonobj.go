@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
@@ -124,21 +123,12 @@ func (o *Object) NullableU64(k string) *uint64 {
 }
 
 func (o *Object) u64(v gjson.Result, ptr string) *uint64 {
-	n, ok := ParseU64(v)
-	if !ok {
-		o.Fail(ptr, "must be a non-negative integer, not %s", v.Raw)
+	n, msg := ParseUint(v, U64)
+	if msg != "" {
+		o.Fail(ptr, "%s", msg)
 		return nil
 	}
 	return &n
-}
-
-// ParseU64 reads a JSON integer exactly, without a float64 in between.
-func ParseU64(v gjson.Result) (uint64, bool) {
-	if v.Type != gjson.Number {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(v.Raw, 10, 64)
-	return n, err == nil
 }
 
 // Bool reads a boolean field; nil when absent.

@@ -1,0 +1,412 @@
+package basis_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/basis"
+	"github.com/evtool/evtool/adapters/canonical"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsoneq"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// compile compiles a dialect's published schema.
+func compile(t *testing.T, d dialect.Dialect) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.Schema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "https://evtool.github.io/schema/" + d.Name() + ".schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func schemaErr(s *jsonschema.Schema, line string) error {
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
+	if err != nil {
+		return err
+	}
+	return s.Validate(inst)
+}
+
+// TestContractAccepts reads lines basis's serde types accept: the schema
+// and the decoder both take them, and they come back byte for byte.
+func TestContractAccepts(t *testing.T) {
+	s := compile(t, basis.Dialect{})
+	lines := readLines(t, "testdata/contract/accept.jsonl")
+	for i, l := range lines {
+		if err := schemaErr(s, l); err != nil {
+			t.Errorf("line %d: the schema rejects a line basis accepts: %v\n%s", i+1, err, l)
+		}
+		dec := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{})
+		if _, err := dec.Decode(nil, []byte(l), 1); err != nil {
+			t.Errorf("line %d: the decoder rejects a line basis accepts: %v\n%s", i+1, err, l)
+		}
+		_, back := roundTrip(t, []string{l})
+		if len(back) != 1 || back[0] != l {
+			t.Errorf("line %d is not written back byte for byte:\n in: %s\nout: %s", i+1, l, strings.Join(back, "\n     "))
+		}
+	}
+}
+
+// TestContractRejects reads lines basis's serde types refuse. Those whose
+// fault a JSON Schema can see are refused by the schema; the others
+// (integer literal form, a required message that depends on status) by the
+// decoder, at the pointer of the value, with a message whose "got" and
+// "want" differ.
+func TestContractRejects(t *testing.T) {
+	s := compile(t, basis.Dialect{})
+	lines := readLines(t, "testdata/contract/reject.jsonl")
+	for i := 0; i+1 < len(lines); i += 2 {
+		var want struct {
+			Pointer string
+			Schema  bool
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &want); err != nil {
+			t.Fatal(err)
+		}
+		l := lines[i+1]
+		serr := schemaErr(s, l)
+		dec := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{})
+		_, derr := dec.Decode(nil, []byte(l), 1) // must not panic, whatever the schema says
+		if want.Schema {
+			if serr == nil {
+				t.Errorf("line %d: the schema accepts a line basis refuses:\n%s", i+2, l)
+			}
+			continue
+		}
+		if serr != nil {
+			t.Errorf("line %d: the schema rejects a line it cannot judge: %v", i+2, serr)
+		}
+		var fe *basis.DecodeError
+		if !errors.As(derr, &fe) {
+			t.Errorf("line %d: the decoder accepts a line basis refuses (err %v):\n%s", i+2, derr, l)
+			continue
+		}
+		if fe.Pointer != want.Pointer {
+			t.Errorf("line %d: error at %q, want %q: %v", i+2, fe.Pointer, want.Pointer, fe)
+		}
+		got, wanted, ok := strings.Cut(strings.TrimPrefix(fe.Msg, "got "), ", want ")
+		if !strings.HasPrefix(fe.Msg, "got ") || !ok || got == wanted {
+			t.Errorf("line %d: message %q does not say what it got and what it wants", i+2, fe.Msg)
+		}
+	}
+}
+
+// TestU32Bounds checks the u32 fields at and beyond their bound, in the
+// decoder and the schema alike.
+func TestU32Bounds(t *testing.T) {
+	s := compile(t, basis.Dialect{})
+	for _, tt := range []struct {
+		line string
+		ok   bool
+	}{
+		{`{"seq":1,"type":"retry","agent_id":"a","error":"e","attempt":4294967295,"max_attempts":4294967295,"next_delay_ms":1}`, true},
+		{`{"seq":1,"type":"retry","agent_id":"a","error":"e","attempt":4294967296,"max_attempts":1,"next_delay_ms":1}`, false},
+		{`{"seq":1,"type":"retry","agent_id":"a","error":"e","attempt":1,"max_attempts":4294967296,"next_delay_ms":1}`, false},
+		{`{"seq":0,"type":"run_started","schema":4294967296,"basis":"b","session_id":"s","workspace":"/","model":"m","provider":"p","context_files":[]}`, false},
+	} {
+		_, derr := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{}).Decode(nil, []byte(tt.line), 1)
+		serr := schemaErr(s, tt.line)
+		if (derr == nil) != tt.ok || (serr == nil) != tt.ok {
+			t.Errorf("%s: decoder %v, schema %v, want ok=%v", tt.line, derr, serr, tt.ok)
+		}
+	}
+}
+
+// TestKeyOrder reads every line of the bundled full stream with its keys,
+// and the keys of its nested objects, reversed: the canonical events are
+// the same (but for the residue's order) and basis gets back equal JSON.
+func TestKeyOrder(t *testing.T) {
+	lines := readLines(t, filepath.Join(streams, "full_schema2.jsonl"))
+	var reversed []string
+	for _, l := range lines {
+		reversed = append(reversed, reverseKeys(t, l))
+	}
+	want, _ := roundTrip(t, lines)
+	got, back := roundTrip(t, reversed)
+	wl, gl := splitLines(string(want)), splitLines(string(got))
+	if len(wl) != len(gl) {
+		t.Fatalf("%d canonical lines, want %d", len(gl), len(wl))
+	}
+	for i := range wl {
+		if !jsoneq.Equal(wl[i], gl[i]) {
+			t.Errorf("canonical line %d depends on key order:\n  declared: %s\n  reversed: %s", i+1, wl[i], gl[i])
+		}
+	}
+	for i := range lines {
+		if !jsoneq.Equal(reversed[i], back[i]) {
+			t.Errorf("line %d not JSON-equal:\n in: %s\nout: %s", i+1, reversed[i], back[i])
+		}
+	}
+}
+
+// reverseKeys rewrites a JSON value with the keys of every object reversed.
+func reverseKeys(t *testing.T, s string) string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var b strings.Builder
+	var walk func() error
+	walk = func() error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '[' {
+				b.WriteByte('[')
+				for i := 0; dec.More(); i++ {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					if err := walk(); err != nil {
+						return err
+					}
+				}
+				dec.Token()
+				b.WriteByte(']')
+				return nil
+			}
+			var parts []string
+			for dec.More() {
+				k, _ := dec.Token()
+				kb, _ := json.Marshal(k)
+				outer := b
+				b = strings.Builder{}
+				if err := walk(); err != nil {
+					return err
+				}
+				parts = append(parts, string(kb)+":"+b.String())
+				b = outer
+			}
+			dec.Token()
+			b.WriteByte('{')
+			for i := len(parts) - 1; i >= 0; i-- {
+				b.WriteString(parts[i])
+				if i > 0 {
+					b.WriteByte(',')
+				}
+			}
+			b.WriteByte('}')
+		case json.Number:
+			b.WriteString(v.String())
+		default:
+			vb, _ := json.Marshal(v)
+			b.Write(vb)
+		}
+		return nil
+	}
+	if err := walk(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestUnknownKeysRoundTrip puts unknown keys at the top level and inside
+// nested objects: they ride in ext.basis and come back in place.
+func TestUnknownKeysRoundTrip(t *testing.T) {
+	lines := []string{
+		`{"seq":0,"type":"run_started","schema":2,"basis":"0.6.2","session_id":"s","workspace":"/r","model":"m","provider":"p","context_files":[{"path":"/r/AGENTS.md","scope":"workspace","sha":"abc"}],"hooks":["h"]}`,
+		`{"seq":1,"type":"run_finished","status":"ok","usage":{"input_tokens":1,"output_tokens":2,"cache_read_tokens":3,"cache_creation_tokens":4,"cost_micros":7},"trace":{"id":1}}`,
+	}
+	canon, back := roundTrip(t, lines)
+	for i := range lines {
+		if back[i] != lines[i] {
+			t.Errorf("line %d:\n in: %s\nout: %s", i+1, lines[i], back[i])
+		}
+	}
+	for _, want := range []string{`"hooks":["h"]`, `"sha":"abc"`, `"cost_micros":7`, `"trace":{"id":1}`} {
+		if !bytes.Contains(canon, []byte(want)) {
+			t.Errorf("ext.basis lacks %s:\n%s", want, canon)
+		}
+	}
+}
+
+// TestEmptyTaskIDIsCanonical reads a task_updated with "task_id":"", which
+// basis's String id allows: the canonical line passes canonical's schema.
+func TestEmptyTaskIDIsCanonical(t *testing.T) {
+	s := compile(t, canonical.Dialect{})
+	canon, back := roundTrip(t, []string{
+		`{"seq":1,"type":"task_updated","task_id":"","kind":"subagent","status":"running","title":"work"}`,
+		`{"seq":2,"type":"tool_completed","tool_call_id":"","tool_name":"shell","summary":"","is_error":false}`,
+	})
+	for _, l := range splitLines(string(canon)) {
+		if err := schemaErr(s, l); err != nil {
+			t.Errorf("canonical schema rejects %s: %v", l, err)
+		}
+	}
+	if len(back) != 2 {
+		t.Errorf("got %d lines back, want 2: %v", len(back), back)
+	}
+}
+
+// TestUnqueuedCallIsAnnounced reads a tool_completed for a call no
+// tool_queued announced: the canonical stream gets a synthetic tool_call
+// first, and basis's writer does not write it back.
+func TestUnqueuedCallIsAnnounced(t *testing.T) {
+	lines := []string{
+		`{"seq":0,"type":"run_started","schema":2,"basis":"0.6.2","session_id":"s","workspace":"/r","model":"m","provider":"p","context_files":[]}`,
+		`{"seq":1,"type":"tool_started","tool_call_id":"c1","tool_name":"shell"}`,
+		`{"seq":2,"type":"tool_completed","tool_call_id":"c1","tool_name":"shell","summary":"ok","is_error":false}`,
+		`{"seq":3,"type":"run_finished","status":"ok"}`,
+	}
+	canon, back := roundTrip(t, lines)
+	cl := splitLines(string(canon))
+	if len(cl) != 5 || !strings.Contains(cl[1], `"type":"tool_call"`) || !strings.Contains(cl[1], `"synthetic":true`) {
+		t.Fatalf("no synthetic tool_call before the call's first line:\n%s", canon)
+	}
+	assertAccepted(t, canonical.Dialect{}, canon)
+	if strings.Join(back, "\n") != strings.Join(lines, "\n") {
+		t.Errorf("not written back as read:\n%s", strings.Join(back, "\n"))
+	}
+}
+
+// assertAccepted checks a whole stream as validate does: every line against
+// the schema and the decoder, and the stream against the checker.
+func assertAccepted(t *testing.T, d dialect.Dialect, out []byte) {
+	t.Helper()
+	s := compile(t, d)
+	dec := d.NewDecoder(dialect.DecodeOptions{})
+	chk := d.NewChecker(dialect.CheckOptions{})
+	lines := splitLines(string(out))
+	for i, l := range lines {
+		if err := schemaErr(s, l); err != nil {
+			t.Errorf("%s line %d: schema: %v\n%s", d.Name(), i+1, err, l)
+		}
+		if _, err := dec.Decode(nil, []byte(l), i+1); err != nil {
+			t.Errorf("%s line %d: decoder: %v\n%s", d.Name(), i+1, err, l)
+		}
+		chk.Line([]byte(l), i+1, func(f dialect.Finding) {
+			if f.Severity == dialect.Error {
+				t.Errorf("%s line %d: %s %s: %s", d.Name(), i+1, f.Rule, f.Pointer, f.Message)
+			}
+		})
+	}
+	chk.End(len(lines), func(f dialect.Finding) {
+		if f.Severity == dialect.Error {
+			t.Errorf("%s end: %s: %s", d.Name(), f.Rule, f.Message)
+		}
+	})
+}
+
+// encodeCanonical writes a canonical stream as the target dialect.
+func encodeCanonical(t *testing.T, to dialect.Dialect, in []byte) ([]byte, *dialect.Losses) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	losses := &dialect.Losses{}
+	enc := to.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
+	for i, l := range splitLines(string(in)) {
+		ev, err := event.Parse([]byte(l))
+		if err != nil {
+			t.Fatalf("canonical line %d: %v", i+1, err)
+		}
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	return buf.Bytes(), losses
+}
+
+// TestWriterOutputIsValid writes every hand-made canonical stream of
+// testdata/canonical as basis: the output passes basis's schema, decoder
+// and stream rules, and what had to be made up or left out is counted.
+func TestWriterOutputIsValid(t *testing.T) {
+	files, _ := filepath.Glob("testdata/canonical/*.jsonl")
+	if len(files) < 8 {
+		t.Fatalf("only %d canonical test streams", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			in, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, losses := encodeCanonical(t, basis.Dialect{}, in)
+			assertAccepted(t, basis.Dialect{}, out)
+			if losses.Empty() {
+				t.Errorf("nothing counted as lost or synthesised")
+			}
+		})
+	}
+}
+
+// TestWriterClosesWhatTheRunEnds checks the particular repairs.
+func TestWriterClosesWhatTheRunEnds(t *testing.T) {
+	in, _ := os.ReadFile("testdata/canonical/open_at_end.jsonl")
+	out, losses := encodeCanonical(t, basis.Dialect{}, in)
+	for _, want := range []string{
+		`"type":"tool_queued","tool_call_id":"c3"`,
+		`"type":"tool_completed","tool_call_id":"c1","tool_name":"shell","summary":"the run ended before the call completed","is_error":true`,
+		`"type":"tool_completed","tool_call_id":"c2"`,
+		`"task_id":"t1","kind":"subagent","status":"failed"`,
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+	counted := map[string]int{}
+	for _, l := range losses.List() {
+		counted[l.Verb+" "+l.Kind] = l.Count
+	}
+	if counted["synthesized tool_completed lines"] != 3 || counted["synthesized tool_queued lines"] != 1 || counted["synthesized task_updated lines"] != 1 {
+		t.Errorf("losses: %v", losses.List())
+	}
+	in, _ = os.ReadFile("testdata/canonical/double_finish.jsonl")
+	out, _ = encodeCanonical(t, basis.Dialect{}, in)
+	if n := bytes.Count(out, []byte(`"type":"tool_completed"`)); n != 1 {
+		t.Errorf("%d tool_completed lines for one call:\n%s", n, out)
+	}
+	in, _ = os.ReadFile("testdata/canonical/statuses.jsonl")
+	out, losses = encodeCanonical(t, basis.Dialect{}, in)
+	if n := bytes.Count(out, []byte(`"is_error":true`)); n != 2 {
+		t.Errorf("cancelled and rejected calls: %d failed completions, want 2:\n%s", n, out)
+	}
+	if len(losses.List()) == 0 {
+		t.Error("no loss counted")
+	}
+}
+
+// TestU32Saturation writes counts beyond basis's u32 fields: they are
+// capped and counted, never wrapped.
+func TestU32Saturation(t *testing.T) {
+	in := []byte(`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"muse"}}
+{"seq":1,"type":"retry","error":"e","attempt":4294967296,"max_attempts":18446744073709551615}
+{"seq":2,"type":"session_finished","status":"ok"}
+`)
+	out, losses := encodeCanonical(t, basis.Dialect{}, in)
+	if !bytes.Contains(out, []byte(`"attempt":4294967295,"max_attempts":4294967295`)) {
+		t.Errorf("not capped:\n%s", out)
+	}
+	found := false
+	for _, l := range losses.List() {
+		found = found || (l.Verb == "approximated" && strings.Contains(l.Kind, "retry attempts") && l.Count == 2)
+	}
+	if !found {
+		t.Errorf("capping not counted: %v", losses.List())
+	}
+	_ = math.MaxUint32
+}

@@ -1,0 +1,259 @@
+package basis
+
+import (
+	"fmt"
+
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// The encoder writes a stream basis's own rules accept whatever canonical
+// stream it is given: it queues a call before anything else names it,
+// writes each lifecycle step of a call once, answers only the permission
+// requests it wrote, and completes the calls and tasks a run leaves open
+// when the run ends. Lines read from basis (those with ext.basis) are
+// written back as they were, so that a basis stream round-trips even when
+// it breaks those rules itself.
+
+func (e *Encoder) init() {
+	if e.calls == nil {
+		e.calls, e.reqs, e.pending, e.tasks = map[string]*call{}, map[string]bool{}, map[string][]string{}, map[string]*task{}
+	}
+}
+
+// native reports whether an event was read from basis.
+func native(ev *event.Event) bool { return len(ev.Ext[Name]) > 0 }
+
+// impliedCall reports whether ev is a tool_call basis's decoder synthesised
+// for a call its source never queued.
+func impliedCall(ev *event.Event) bool {
+	_, ok := ev.Body.(*event.ToolCall)
+	return ok && ev.Synthetic && gjson.GetBytes(ev.Ext[Name], gjson.Escape(impliedKey)).Bool()
+}
+
+// repair writes what basis needs before ev and reports whether ev itself
+// must be left out.
+func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
+	loss := e.opts.Losses
+	if impliedCall(ev) {
+		e.callState(ev.Body.(*event.ToolCall).CallID, ev.Body.(*event.ToolCall).Name)
+		return true, nil
+	}
+	if native(ev) {
+		return false, nil
+	}
+	if _, ok := ev.Body.(*event.SessionStarted); ok {
+		if e.header {
+			loss.Drop("repeated session starts", "basis has one run_started, on the first line")
+			return true, nil
+		}
+		return false, nil
+	}
+	if !e.header {
+		if err := e.Encode(&event.Event{Synthetic: true, Body: &event.SessionStarted{Schema: event.SchemaVersion}}); err != nil {
+			return true, err
+		}
+	}
+	if e.ended {
+		loss.Drop(string(ev.Type())+" events after the run finished", "run_finished is basis's last line")
+		return true, nil
+	}
+	closed := func() (bool, error) {
+		loss.Drop("tool events after the call completed", "nothing follows a call's tool_completed in basis")
+		return true, nil
+	}
+	switch b := ev.Body.(type) {
+	case *event.ToolCall:
+		if e.calls[b.CallID] != nil {
+			loss.Drop("repeated tool calls", "basis queues a call once")
+			return true, nil
+		}
+	case *event.ToolStarted:
+		c, err := e.ensureQueued(b.CallID, b.Name)
+		switch {
+		case err != nil:
+			return true, err
+		case c.completed:
+			return closed()
+		case c.started:
+			loss.Drop("repeated tool starts", "basis starts a call once")
+			return true, nil
+		}
+	case *event.ToolProgress:
+		if c, err := e.ensureQueued(b.CallID, b.Name); err != nil || c.completed {
+			if err != nil {
+				return true, err
+			}
+			return closed()
+		}
+	case *event.ToolFinished:
+		if c, err := e.ensureQueued(b.CallID, b.Name); err != nil || c.completed {
+			if err != nil {
+				return true, err
+			}
+			loss.Drop("repeated tool finishes", "basis completes a call once")
+			return true, nil
+		}
+	case *event.PermissionRequested:
+		if b.RequestID != "" {
+			if _, dup := e.reqs[b.RequestID]; dup {
+				loss.Drop("repeated permission requests", "basis asks a request id once")
+				return true, nil
+			}
+		}
+		if c, err := e.ensureQueued(b.CallID, b.Tool); err != nil || c.completed {
+			if err != nil {
+				return true, err
+			}
+			return closed()
+		}
+	case *event.PermissionResolved:
+		id := b.RequestID
+		if id == "" {
+			id = e.oldestPending(b.CallID)
+		}
+		resolved, asked := e.reqs[id]
+		switch {
+		case !asked:
+			loss.Drop("permission outcomes decided without a request", "basis records only the permissions it asked for")
+			return true, nil
+		case resolved:
+			loss.Drop("repeated permission outcomes", "basis resolves a request once")
+			return true, nil
+		}
+		if c := e.calls[b.CallID]; c == nil || c.completed {
+			return closed()
+		}
+	case *event.SessionFinished:
+		return false, e.closeOpen()
+	}
+	return false, nil
+}
+
+// track records what a line about to be written does to the stream's state.
+func (e *Encoder) track(ev *event.Event) {
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		e.header = true
+	case *event.SessionFinished:
+		e.ended = true
+	case *event.ToolCall:
+		e.callState(b.CallID, b.Name)
+	case *event.ToolStarted:
+		e.callState(b.CallID, b.Name).started = true
+	case *event.ToolFinished:
+		e.callState(b.CallID, b.Name).completed = true
+	}
+}
+
+func (e *Encoder) callState(id, name string) *call {
+	c := e.calls[id]
+	if c == nil {
+		c = &call{name: e.toolName(id, name)}
+		e.calls[id] = c
+		e.order = append(e.order, id)
+	}
+	return c
+}
+
+// ensureQueued writes a tool_queued for a call no line announced yet.
+func (e *Encoder) ensureQueued(id, name string) (*call, error) {
+	if c := e.calls[id]; c != nil {
+		return c, nil
+	}
+	c := e.callState(id, name)
+	e.opts.Losses.Synthesize("tool_queued lines", "the source never announced the call; basis queues every call first")
+	return c, e.synth("tool_queued", func(l *jsonobj.Writer) {
+		l.Str("tool_call_id", id)
+		l.Str("tool_name", c.name)
+		l.Str("summary", "")
+		l.Str("mutability", "unknown")
+		l.Raw("input", nil)
+	})
+}
+
+// closeOpen completes the calls and finishes the tasks a run leaves open:
+// the run's end ends them.
+func (e *Encoder) closeOpen() error {
+	for _, id := range e.order {
+		c := e.calls[id]
+		if c.completed {
+			continue
+		}
+		c.completed = true
+		e.opts.Losses.Synthesize("tool_completed lines", "the run ended with the call open; written as failed")
+		if err := e.synth("tool_completed", func(l *jsonobj.Writer) {
+			l.Str("tool_call_id", id)
+			l.Str("tool_name", c.name)
+			l.Str("summary", "the run ended before the call completed")
+			l.Bool("is_error", true)
+		}); err != nil {
+			return err
+		}
+	}
+	for _, id := range e.taskIDs {
+		t := e.tasks[id]
+		if t.status != "spawned" && t.status != "running" {
+			continue
+		}
+		t.status = "failed"
+		e.opts.Losses.Synthesize("task_updated lines", "the run ended with the task open; written as failed")
+		if err := e.synth("task_updated", func(l *jsonobj.Writer) {
+			l.Str("task_id", id)
+			l.Str("kind", t.kind)
+			l.Str("status", "failed")
+			l.Str("title", t.title)
+			l.Str("detail", "the run ended before the task finished")
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteTask records the state of a task as written.
+func (e *Encoder) noteTask(id, kind, status, title string) {
+	t := e.tasks[id]
+	if t == nil {
+		t = &task{}
+		e.tasks[id] = t
+		e.taskIDs = append(e.taskIDs, id)
+	}
+	t.kind, t.status, t.title = kind, status, title
+}
+
+// requestID names a permission request the source gave no id, uniquely.
+func (e *Encoder) requestID(callID string) string {
+	id := "approval-" + callID
+	for n := 2; ; n++ {
+		if _, used := e.reqs[id]; !used {
+			break
+		}
+		id = fmt.Sprintf("approval-%s-%d", callID, n)
+	}
+	e.pending[callID] = append(e.pending[callID], id)
+	return id
+}
+
+// oldestPending returns the oldest unresolved request written without an
+// id of its own for a call, or "".
+func (e *Encoder) oldestPending(callID string) string {
+	for _, id := range e.pending[callID] {
+		if !e.reqs[id] {
+			return id
+		}
+	}
+	return ""
+}
+
+// synth writes a line no source line stands behind.
+func (e *Encoder) synth(typ string, fill func(l *jsonobj.Writer)) error {
+	l := &e.l
+	l.Begin(nil)
+	l.Uint("seq", e.nextSeq(l))
+	l.Str("type", typ)
+	fill(l)
+	_, err := e.w.Write(l.End())
+	return err
+}
