@@ -3,12 +3,16 @@ package muse
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/tidwall/gjson"
 )
+
+// maxHeld bounds how many records the decoder holds back at the start of
+// a stream while it waits for facts that belong on session_started.
+const maxHeld = 8
 
 // Decoder reads muse journal records into canonical events.
 //
@@ -17,73 +21,132 @@ import (
 // run.lifecycle.started, task.stream.linked, a tool task's accepted and
 // scheduled, and its terminal lifecycle event while its tool.result is
 // awaited): those ride, as residue, on the next event's ext.muse.before.
-// The stream's session_started is synthesised from the first envelope and
-// its session_finished from the last run.terminal.
+// The stream's session_started is synthesised from the first envelope
+// (and the first run.model.configured, if it comes within the first few
+// records) and its session_finished from the last run.terminal.
+//
+// Every tool call the canonical stream names is announced by a tool_call
+// and finished by exactly one tool_finished: a tool.result joined to no
+// task announces its call with a synthetic tool_call, and a call still
+// open when its run ends (run.terminal) is finished there.
 type Decoder struct {
 	opts    dialect.DecodeOptions
 	st      *state
 	started bool
 	before  []json.RawMessage // residue of records waiting for a carrier
 	tools   map[string]*toolTask
-	lastEnd *event.TurnFinished // the last run.terminal, if it ended the stream so far
+	order   []string        // tool tasks, in the order they were proposed
+	open    []string        // tool tasks not yet finished, in order
+	calls   map[string]bool // canonical call ids in use
+	plain   map[string]bool // other tasks: true while open
+	plainOf []string        // open other tasks, in order
+	lastEnd *event.TurnFinished
 	buf     []byte
+
+	holding bool
+	held    []*event.Event
+	records int // records held so far
+	header  *event.SessionStarted
 }
 
 type toolTask struct {
 	name     string
-	terminal string // the lifecycle kind that ended the task, while its result is awaited
+	terminal string // the lifecycle kind that ended the task
 	reason   string
-	finished bool
+	ended    bool // the source ended the task by a lifecycle event
+	finished bool // its tool_finished is written
+	answered bool // a tool.result was joined to it
+}
+
+func (d *Decoder) init() {
+	if d.st == nil {
+		d.st, d.tools, d.calls, d.plain = newState(), map[string]*toolTask{}, map[string]bool{}, map[string]bool{}
+	}
 }
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	if d.st == nil {
-		d.st, d.tools = newState(), map[string]*toolTask{}
+	d.init()
+	compact, gaps := compactLine(line)
+	rec, err := ParseRecord(compact)
+	if err != nil {
+		return out, err
 	}
-	var rec Record
-	actual, shaped := parseRecord(line)
-	if err := json.Unmarshal(line, &rec); err != nil || !shaped {
-		// Not an envelope evtool can read: keep the line whole.
-		pt := gjson.GetBytes(line, "payload_type").Str
-		return append(out, d.unknown(line, pt, "", n)), nil
+	actual, _, _ := parseRecord(compact)
+	p, err := rec.Lift()
+	if err != nil && !errors.Is(err, ErrUnknownPayload) {
+		return out, err
 	}
 	if !d.started {
-		d.started = true
+		d.started, d.holding = true, true
 		d.st.session = rec.Stream.ID
-		v := rec.SchemaVersion
-		out = append(out, &event.Event{Synthetic: true, Body: &event.SessionStarted{
+		v := uint64(rec.SchemaVersion)
+		d.header = &event.SessionStarted{
 			Schema:    event.SchemaVersion,
 			Source:    event.SourceInfo{Dialect: Name, Version: &v},
 			Agent:     &event.Agent{Name: Name},
 			SessionID: rec.Stream.ID,
-		}})
+		}
+		d.held = append(d.held, &event.Event{Synthetic: true, Body: d.header})
 	}
 	d.lastEnd = nil
-	p, err := rec.Lift()
-	if errors.Is(err, ErrUnknownPayload) {
-		ev := d.unknown(line, rec.PayloadType, rec.CausationID, n)
+	var evs []*event.Event
+	if err != nil { // an unknown payload type or lifecycle event
+		evs = append(evs, d.unknown(line, rec, gaps, n))
 		d.st.update(actual)
-		return append(out, ev), nil
+	} else {
+		evs = d.record(evs, rec, p, actual, compact, gaps, n)
 	}
-	if err != nil {
-		return out, &DecodeError{Pointer: "/payload", Msg: err.Error()}
+	return d.flow(out, rec.PayloadType, evs), nil
+}
+
+// flow passes events on, holding back the start of the stream until
+// session_started has what the source states about the session.
+func (d *Decoder) flow(out []*event.Event, pt string, evs []*event.Event) []*event.Event {
+	if !d.holding {
+		return append(out, evs...)
 	}
-	ev, task := d.canonical(&rec, p)
+	d.held = append(d.held, evs...)
+	d.records++
+	switch pt {
+	case "runtime.command.accepted", "session.run.linked", "turn.input.user", "run.lifecycle.started":
+		if d.records < maxHeld {
+			return out
+		}
+	}
+	return d.release(out)
+}
+
+func (d *Decoder) release(out []*event.Event) []*event.Event {
+	out = append(out, d.held...)
+	d.held, d.holding = nil, false
+	return out
+}
+
+// record decodes a typed record into its events.
+func (d *Decoder) record(evs []*event.Event, rec *Record, p Payload, actual record, compact []byte, gaps []gap, n int) []*event.Event {
+	t, hasTime := timeOf(rec.RecordedAt)
+	pre, ev, task := d.canonical(rec, p)
+	for _, s := range pre {
+		s.Synthetic, s.TurnID = true, rec.CausationID
+		if hasTime {
+			s.Time = t
+		}
+	}
+	evs = append(evs, pre...)
 	sorted := isSorted(actual.payload.keys()) && len(actual.payload) > 1
 	if ev == nil {
 		// A record with no canonical event of its own: residue for the next.
-		res := d.residueFor(nil, &rec, actual, task, sorted, line)
-		b, _ := json.Marshal(res)
-		d.before = append(d.before, b)
+		res := d.residueFor(nil, rec, actual, task, sorted, compact, gaps)
+		d.before = append(d.before, marshal(res))
 		d.st.update(actual)
-		return out, nil
+		return evs
 	}
 	ev.TurnID = rec.CausationID
-	if t, ok := timeOf(rec.RecordedAt); ok {
+	if hasTime {
 		ev.Time = t
 	}
-	res := d.residueFor(ev, &rec, actual, "", sorted, line)
+	res := d.residueFor(ev, rec, actual, "", sorted, compact, gaps)
 	d.attach(ev, res)
 	if d.opts.Provenance {
 		ev.Src = &event.Source{Dialect: Name, Line: n, Type: rec.PayloadType}
@@ -92,14 +155,14 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if end, ok := ev.Body.(*event.TurnFinished); ok {
 		d.lastEnd = end
 	}
-	return append(out, ev), nil
+	return append(evs, ev)
 }
 
 // residueFor derives the record ev (or a carried record) would be written
 // as, and returns what it takes to turn that into the actual line. It
 // verifies the result and keeps the whole line when derivation cannot
 // rebuild it.
-func (d *Decoder) residueFor(ev *event.Event, rec *Record, actual record, task string, sorted bool, line []byte) residue {
+func (d *Decoder) residueFor(ev *event.Event, rec *Record, actual record, task string, sorted bool, compact []byte, gaps []gap) residue {
 	t := ""
 	if ev != nil {
 		t = ev.Time
@@ -113,7 +176,7 @@ func (d *Decoder) residueFor(ev *event.Event, rec *Record, actual record, task s
 	if ev != nil {
 		pt, cause = payloadTypeOf(ev), ev.TurnID
 	}
-	derived := record{env: d.st.deriveEnv(pt, cause, t)}
+	derived := record{env: d.st.deriveEnv(pt, cause, t, envSorted(actual.env.keys()))}
 	derived.payload = d.st.derivePayload(ev, rec.PayloadType, rec.CausationID, task, sorted)
 	res := diff(actual, derived)
 	res.Task = task
@@ -126,70 +189,66 @@ func (d *Decoder) residueFor(ev *event.Event, rec *Record, actual record, task s
 	}
 	check := d.st.render(ev, res, t, d.buf[:0])
 	d.buf = check
-	if !sameBytes(check, line) {
-		return residue{Line: append(json.RawMessage(nil), line...)}
+	if !sameBytes(check, compact) {
+		res = residue{Line: append(json.RawMessage(nil), compact...)}
 	}
+	res.WS = gaps
 	return res
 }
 
 // attach sets ev's ext.muse from its own residue and the records it carries.
 func (d *Decoder) attach(ev *event.Event, res residue) {
-	type ext struct {
-		Before []json.RawMessage `json:"before,omitempty"`
-		residue
-	}
-	x := ext{Before: d.before, residue: res}
+	x := museExt{Before: d.before, residue: res}
 	d.before = nil
 	if len(x.Before) == 0 && res.empty() {
 		return
 	}
-	b, _ := json.Marshal(x)
-	ev.Ext = event.Ext{Name: b}
+	ev.Ext = event.Ext{Name: marshal(x)}
 }
 
-func (d *Decoder) unknown(line []byte, pt, cause string, n int) *event.Event {
-	ev := &event.Event{TurnID: cause, Body: &event.Unknown{Dialect: Name, SourceType: pt, Raw: append(json.RawMessage(nil), line...)}}
+func (d *Decoder) unknown(line []byte, rec *Record, gaps []gap, n int) *event.Event {
+	ev := &event.Event{TurnID: rec.CausationID, Body: &event.Unknown{Dialect: Name, SourceType: rec.PayloadType, Raw: append(json.RawMessage(nil), line...)}}
 	if d.opts.Provenance {
-		ev.Src = &event.Source{Dialect: Name, Line: n, Type: pt}
+		ev.Src = &event.Source{Dialect: Name, Line: n, Type: rec.PayloadType}
 	}
-	if len(d.before) > 0 {
-		d.attach(ev, residue{})
-	}
+	d.attach(ev, residue{WS: gaps})
 	return ev
 }
 
 // canonical maps a lifted record to its canonical event, or to nil (and
-// the task it concerns) for a record that is only carried as residue.
-func (d *Decoder) canonical(rec *Record, p Payload) (*event.Event, string) {
+// the task it concerns) for a record that is only carried as residue. pre
+// are synthetic events that must come before it.
+func (d *Decoder) canonical(rec *Record, p Payload) (pre []*event.Event, ev *event.Event, task string) {
 	switch b := p.(type) {
 	case *CommandAccepted:
-		return &event.Event{Body: &event.TurnStarted{CommandID: b.CommandID}}, ""
+		return nil, &event.Event{Body: &event.TurnStarted{CommandID: b.CommandID}}, ""
 	case *SessionRunLinked, *RunStarted:
-		return nil, ""
+		return nil, nil, ""
 	case *TaskStreamLinked:
-		return nil, b.TaskID
+		return nil, nil, b.TaskID
 	case *TurnInputUser:
-		return &event.Event{Body: &event.UserMessage{Text: b.Prompt}}, ""
+		return nil, &event.Event{Body: &event.UserMessage{Text: b.Prompt}}, ""
 	case *RunModelConfigured:
-		m := &event.ModelConfigured{Model: b.ModelID, Provider: b.ProviderID, Label: b.DisplayLabel, Source: b.Source}
-		if b.ProfileID != nil {
-			m.Profile = *b.ProfileID
+		if d.holding && d.header.Model == "" {
+			d.header.Model, d.header.Provider = b.ModelID, b.ProviderID
 		}
-		return &event.Event{Body: m}, ""
+		m := &event.ModelConfigured{Model: b.ModelID, Provider: b.ProviderID, Label: b.DisplayLabel, Source: b.Source, Profile: b.ProfileID}
+		return nil, &event.Event{Body: m}, ""
 	case *RunOutputDelta:
-		return &event.Event{Body: &event.MessageDelta{Text: b.Text}}, ""
+		return nil, &event.Event{Body: &event.MessageDelta{Text: b.Text}}, ""
 	case *RunTerminal:
 		f := &event.TurnFinished{Status: statusOf(b.Terminal), Text: b.Text}
 		if b.Reason != nil {
 			f.Reason = *b.Reason
 		}
-		return &event.Event{Body: f}, ""
+		return d.finishOpen("the run ended (" + rec.PayloadType + ") before the task did"), &event.Event{Body: f}, ""
 	case *ToolResult:
-		return d.toolResult(b), ""
+		pre, ev := d.toolResult(b)
+		return pre, ev, ""
 	case *TaskLifecycle:
 		return d.lifecycle(b)
 	}
-	return nil, ""
+	return nil, nil, ""
 }
 
 func statusOf(terminal string) string {
@@ -214,126 +273,214 @@ func toolStatus(kind string) string {
 	return "error"
 }
 
-func (d *Decoder) lifecycle(b *TaskLifecycle) (*event.Event, string) {
+func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, string) {
 	e := b.Event
 	task := b.TaskID
 	kind := d.st.taskKind[task]
-	if e.Kind == "proposed" {
+	if e.Kind == "proposed" && d.tools[task] == nil {
 		kind = e.TaskKind
 	}
 	name, isTool := strings.CutPrefix(kind, "tool.")
 	if !isTool {
-		u := &event.TaskUpdated{TaskID: task, Kind: kind, Status: e.Kind, Detail: e.Message}
-		if e.Reason != nil {
-			u.Reason = *e.Reason
-		}
+		u := &event.TaskUpdated{TaskID: task, Kind: kind, Status: e.Kind, Detail: e.Message, Reason: e.Reason}
 		if e.ParentTaskID != nil {
 			u.ParentTaskID = *e.ParentTaskID
 		}
-		return &event.Event{Body: u}, ""
+		d.trackPlain(task, e.Kind)
+		return nil, &event.Event{Body: u}, ""
 	}
 	t := d.tools[task]
-	if t == nil {
-		t = &toolTask{name: name}
-		d.tools[task] = t
+	if e.Kind == "proposed" {
+		if t != nil {
+			return nil, nil, task // a repeated proposal
+		}
+		d.newTool(task, name)
+		return nil, &event.Event{Body: &event.ToolCall{CallID: task, Name: name, Kind: event.ToolKind(name)}}, ""
+	}
+	if t == nil || t.finished || t.ended {
+		// Nothing may follow the end of a call: kept as residue.
+		return nil, nil, task
 	}
 	switch e.Kind {
-	case "proposed":
-		return &event.Event{Body: &event.ToolCall{CallID: task, Name: name, Kind: event.ToolKind(name)}}, ""
 	case "accepted", "scheduled":
-		return nil, task
+		return nil, nil, task
 	case "side_effect_intent":
 		verb, scope, ok := strings.Cut(e.PolicyDecision, ":")
 		if !ok || (verb != "allow" && verb != "deny") {
-			return nil, task
+			return nil, nil, task
 		}
 		outcome := "allowed"
 		if verb == "deny" {
 			outcome = "denied"
 		}
-		return &event.Event{Body: &event.PermissionResolved{CallID: task, Tool: name, Outcome: outcome, Scope: scope}}, ""
+		return nil, &event.Event{Body: &event.PermissionResolved{CallID: task, Tool: name, Outcome: outcome, Scope: scope}}, ""
 	case "started":
-		return &event.Event{Body: &event.ToolStarted{CallID: task, Name: name}}, ""
+		return nil, &event.Event{Body: &event.ToolStarted{CallID: task, Name: name}}, ""
 	case "status":
-		return &event.Event{Body: &event.ToolProgress{CallID: task, Name: name, Message: e.Message}}, ""
+		return nil, &event.Event{Body: &event.ToolProgress{CallID: task, Name: name, Message: e.Message}}, ""
 	case "output":
-		chunk := ""
-		if e.Chunk != nil {
-			chunk = *e.Chunk
-		}
-		return &event.Event{Body: &event.ToolOutput{CallID: task, Name: name, Chunk: chunk}}, ""
+		return nil, &event.Event{Body: &event.ToolOutput{CallID: task, Name: name, Chunk: e.Chunk}}, ""
 	}
 	// A terminal event. A task scheduled as a tool call has its outcome
-	// completed by the tool.result that follows; others end here.
-	if t.finished || (d.st.callID[task] != "" && !t.finished) {
-		if !t.finished {
-			t.terminal = e.Kind
-			if e.Reason != nil {
-				t.reason = *e.Reason
-			}
-		}
-		return nil, task
+	// completed by the tool.result that follows (or by the run's end);
+	// others end here.
+	t.ended, t.terminal, t.reason = true, e.Kind, e.Reason
+	if d.st.callID[task] != "" {
+		return nil, nil, task
 	}
+	return nil, d.finish(task, toolStatus(e.Kind), e.Reason), ""
+}
+
+func (d *Decoder) newTool(task, name string) *toolTask {
+	t := &toolTask{name: name}
+	d.tools[task] = t
+	d.order = append(d.order, task)
+	d.open = append(d.open, task)
+	d.calls[task] = true
+	return t
+}
+
+// finish ends the call of a tool task.
+func (d *Decoder) finish(task, status, reason string) *event.Event {
+	t := d.tools[task]
 	t.finished = true
-	f := &event.ToolFinished{CallID: task, Name: name, Status: toolStatus(e.Kind)}
-	if e.Reason != nil {
-		f.Error = *e.Reason
+	if i := indexOf(d.open, task); i >= 0 {
+		d.open = append(d.open[:i], d.open[i+1:]...)
 	}
-	return &event.Event{Body: f}, ""
+	return &event.Event{Body: &event.ToolFinished{CallID: task, Name: t.name, Status: status, Error: reason}}
+}
+
+func indexOf(l []string, s string) int {
+	for i, x := range l {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// trackPlain follows whether a task that is not a tool call is open.
+func (d *Decoder) trackPlain(task, kind string) {
+	open, seen := d.plain[task]
+	switch {
+	case terminalKind(kind):
+		if open {
+			d.plain[task] = false
+			if i := indexOf(d.plainOf, task); i >= 0 {
+				d.plainOf = append(d.plainOf[:i], d.plainOf[i+1:]...)
+			}
+		} else if !seen {
+			d.plain[task] = false
+		}
+	case !seen:
+		d.plain[task] = true
+		d.plainOf = append(d.plainOf, task)
+	}
+}
+
+// finishOpen finishes every call and task the run's end ends: a call whose
+// task ended while its result was awaited gets that end, others are
+// cancelled by the run's end.
+func (d *Decoder) finishOpen(why string) []*event.Event {
+	var out []*event.Event
+	for _, id := range append([]string(nil), d.open...) {
+		t := d.tools[id]
+		if t.ended {
+			out = append(out, d.finish(id, toolStatus(t.terminal), t.reason))
+		} else {
+			t.ended = true
+			out = append(out, d.finish(id, "cancelled", why))
+		}
+	}
+	for _, id := range d.plainOf {
+		d.plain[id] = false
+		out = append(out, &event.Event{Body: &event.TaskUpdated{TaskID: id, Kind: d.st.taskKind[id], Status: "cancelled", Reason: why}})
+	}
+	d.plainOf = nil
+	return out
 }
 
 // toolResult joins a tool.result to its task: by the scheduled idempotency
-// key, else the latest open task of the same tool, else none (the call is
-// then made known by a synthesised tool_call).
-func (d *Decoder) toolResult(b *ToolResult) *event.Event {
-	task := d.st.taskOf[b.CallID]
-	name := ""
+// key, else the latest task of the same tool that awaits a result. A
+// result joined to no task announces its call with a synthetic tool_call;
+// a result for a call that already finished (a task rejected before it was
+// scheduled) is kept as residue, since a call finishes once.
+func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
+	name, outcome := "", ""
 	if b.CorrelationFacts != nil {
-		name = b.CorrelationFacts.ToolName
+		name, outcome = b.CorrelationFacts.ToolName, b.CorrelationFacts.Outcome
+	}
+	task := ""
+	if id := d.st.taskOf[b.CallID]; id != "" && d.tools[id] != nil && !d.tools[id].answered {
+		task = id
 	}
 	if task == "" && name != "" {
-		for id, t := range d.tools {
-			if t.name == name && !t.finished && (task == "" || id > task) {
+		for i := len(d.order) - 1; i >= 0; i-- {
+			id := d.order[i]
+			t := d.tools[id]
+			if t.name == name && !t.answered && (d.st.callID[id] == "" || d.st.callID[id] == b.CallID) {
 				task = id
+				break
 			}
 		}
 	}
-	f := &event.ToolFinished{CallID: task, Name: name, Status: "success", Edit: b.EditFacts}
-	if t := d.tools[task]; t != nil {
-		t.finished = true
-		f.Name = t.name
-		if t.terminal != "" {
-			f.Status = toolStatus(t.terminal)
-			f.Error = t.reason
+	var pre []*event.Event
+	var f *event.ToolFinished
+	if task != "" {
+		t := d.tools[task]
+		t.answered = true
+		if t.finished {
+			return nil, nil
 		}
-	} else if task == "" {
-		f.CallID = b.CallID
+		status, reason := "success", ""
+		if t.ended {
+			status, reason = toolStatus(t.terminal), t.reason
+		} else if outcome == "failure" {
+			status = "error"
+		}
+		f = d.finish(task, status, reason).Body.(*event.ToolFinished)
+	} else {
+		id := b.CallID
+		for i := 2; d.calls[id]; i++ {
+			id = b.CallID + "#" + strconv.Itoa(i)
+		}
+		d.calls[id] = true
+		pre = append(pre, &event.Event{Body: &event.ToolCall{CallID: id, Name: name, Kind: event.ToolKind(name)}})
+		f = &event.ToolFinished{CallID: id, Name: name, Status: "success"}
+		if outcome == "failure" {
+			f.Status = "error"
+		}
 	}
-	if (d.tools[task] == nil || d.tools[task].terminal == "") && b.CorrelationFacts != nil && b.CorrelationFacts.Outcome == "failure" {
-		f.Status = "error"
-	}
+	f.Edit = b.EditFacts
 	text := b.Text
 	f.Output = &text
-	// A bash or command result is JSON in text: lift it.
-	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Valid([]byte(text)) {
-		var cr CommandResult
-		if json.Unmarshal([]byte(text), &cr) == nil && cr.Command != "" {
-			f.Command, f.ExitCode, f.Output = cr.Command, cr.ExitCode, cr.Output
-			if cr.Truncated != nil && *cr.Truncated {
-				f.Summary = ptr("output truncated")
-			}
+	// A bash or command result is a CommandResult in text: lift it.
+	if cr, ok := liftCommandResult(text); ok {
+		code, out := cr.ExitCode, cr.Output
+		f.Command, f.ExitCode, f.Output = cr.Command, &code, &out
+		if cr.Truncated {
+			f.Summary = ptr("output truncated")
 		}
 	}
-	return &event.Event{Body: f}
+	return pre, &event.Event{Body: f}
 }
 
 func ptr(s string) *string { return &s }
 
 // End implements dialect.Decoder: a stream whose last record ended its
 // turn gets a synthesised session_finished, carrying any records still
-// waiting for one. A truncated stream gets none.
+// waiting for one. A truncated stream gets none, but the calls its source
+// ended are finished.
 func (d *Decoder) End(out []*event.Event) []*event.Event {
+	out = d.release(out)
 	if d.lastEnd == nil {
+		for _, id := range append([]string(nil), d.open...) {
+			if t := d.tools[id]; t.ended {
+				ev := d.finish(id, toolStatus(t.terminal), t.reason)
+				ev.Synthetic, ev.TurnID = true, d.st.lastCause
+				out = append(out, ev)
+			}
+		}
 		if len(d.before) > 0 {
 			// Records of a cut-off stream with nothing to ride on.
 			ev := &event.Event{Synthetic: true, Body: &event.Notice{Severity: "warning", Message: "muse stream ended inside a turn; its last records are kept in ext.muse"}}

@@ -63,16 +63,19 @@ func (s *state) update(r record) {
 			s.prompt[cause] = gjson.Parse(v).Str
 		}
 	}
-	if ev, ok := r.payload.get("event"); ok {
-		e := gjson.Parse(ev)
-		task := e.Get("task_id").Str
-		if k := e.Get("task_kind"); k.Exists() {
-			s.taskKind[task] = k.Str
-		}
-		if key := e.Get("idempotency_key").Str; strings.HasPrefix(key, "tool:") {
-			id := strings.TrimPrefix(key, "tool:")
-			s.callID[task] = id
-			s.taskOf[id] = task
+	if ev, ok := r.payload.get("event"); ok && strings.HasPrefix(gjson.Parse(pt).Str, "task.lifecycle.") {
+		// Only a lifecycle event of a known shape says anything.
+		if e, typed := liftEvent(gjson.Parse(ev)); typed {
+			task := e.TaskID
+			if e.Kind == "proposed" {
+				if _, known := s.taskKind[task]; !known {
+					s.taskKind[task] = e.TaskKind
+				}
+			}
+			if id, ok := strings.CutPrefix(e.IdempotencyKey, "tool:"); ok {
+				s.callID[task] = id
+				s.taskOf[id] = task
+			}
 		}
 	}
 }
@@ -124,7 +127,7 @@ func defaultClass(pt string) (string, string) {
 
 // deriveEnv returns the envelope a record would have: payload type pt
 // ("" when it cannot be derived), in turn cause, at time t ("" when unknown).
-func (s *state) deriveEnv(pt, cause, t string) kvs {
+func (s *state) deriveEnv(pt, cause, t string, sorted bool) kvs {
 	at := s.lastAt + 2
 	if s.records == 0 {
 		at = 0
@@ -138,7 +141,7 @@ func (s *state) deriveEnv(pt, cause, t string) kvs {
 	env := kvs{
 		{"schema_version", "1"},
 		{"id", str(s.nextID())},
-		{"stream", `{"kind":"session","id":` + str(s.session) + `}`},
+		{"stream", streamRef(sorted, "session", s.session)},
 		{"sequence", strconv.FormatUint(s.seq[cause]+1, 10)},
 		{"recorded_at", strconv.FormatUint(at, 10)},
 		{"record_type", str(rt)},
@@ -148,7 +151,7 @@ func (s *state) deriveEnv(pt, cause, t string) kvs {
 	if pt != "" {
 		env = append(env, kv{"payload_type", str(pt)})
 	}
-	return append(env, kv{"payload_schema_version", "1"})
+	return append(env, kv{"payload_schema_version", "1"}, kv{"payload", ""})
 }
 
 // obj renders a nested object, sorted when the payload is.

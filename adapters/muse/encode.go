@@ -12,13 +12,13 @@ import (
 // with its residue, at time t ("" when unknown).
 func (s *state) render(ev *event.Event, res residue, t string, b []byte) []byte {
 	if len(res.Line) > 0 {
-		return append(b, res.Line...)
+		return applyLayout(append(b, res.Line...), res.WS)
 	}
 	pt, cause := "", s.lastCause
 	if ev != nil {
 		pt, cause = payloadTypeOf(ev), ev.TurnID
 	}
-	env := record{env: s.deriveEnv(pt, cause, t)}
+	env := record{env: s.deriveEnv(pt, cause, t, res.EOrder == "sorted")}
 	env = res.apply(env) // the final envelope decides the payload's shape
 	fpt, _ := env.env.get("payload_type")
 	fcause, _ := env.env.get("causation_id")
@@ -27,7 +27,7 @@ func (s *state) render(ev *event.Event, res residue, t string, b []byte) []byte 
 	_ = json.Unmarshal([]byte(fcause), &causeS)
 	derived := record{env: env.env, payload: s.derivePayload(ev, ptS, causeS, res.Task, res.Order == "sorted")}
 	r := res.apply(derived)
-	return r.render(b)
+	return applyLayout(r.render(b), res.WS)
 }
 
 // Encoder writes canonical events as muse records.
@@ -58,7 +58,14 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if err := e.carried(ev); err != nil {
 			return err
 		}
-		return e.emit(u.Raw)
+		var x museExt
+		if raw, ok := ev.Ext[Name]; ok {
+			if err := json.Unmarshal(raw, &x); err != nil {
+				return err
+			}
+		}
+		line, _ := compactLine(u.Raw)
+		return e.emit(applyLayout(line, x.WS))
 	}
 	if !e.decided {
 		e.decided = true
@@ -122,7 +129,8 @@ func (e *Encoder) carried(ev *event.Event) error {
 
 // emit writes one record and lets the state learn from it.
 func (e *Encoder) emit(line []byte) error {
-	if r, ok := parseRecord(line); ok {
+	compact, _ := compactLine(line)
+	if r, _, ok := parseRecord(compact); ok {
 		e.st.update(r)
 	}
 	if _, err := e.w.Write(line); err != nil {

@@ -4,11 +4,15 @@
 // Each line is an envelope (schema_version, id, stream, sequence,
 // recorded_at, record_type, durability, causation_id, payload_type,
 // payload_schema_version, payload). The envelope is typed; the payload is
-// kept raw and lifted on demand into its typed kind (Record.Lift). Unknown
-// payload types, unknown lifecycle kinds and unknown keys pass through.
+// kept raw and lifted on demand into its typed kind (Record.Lift). Reading
+// follows Muse's own serde types exactly: keys in any order, unknown keys
+// ignored by Muse and kept by evtool, Option fields absent or null,
+// integers as integer literals within their Rust type. Unknown payload
+// types (whatever the payload holds) and lifecycle events that fit no known
+// kind pass through as unknown events.
 //
 // muse → canonical → muse reproduces every line byte for byte, whatever its
-// payload key order: each canonical event's ext.muse holds only what the
+// key order and white space: each canonical event's ext.muse holds only what the
 // record the encoder would derive from the event gets wrong, and the
 // decoder checks every line by rebuilding it, keeping the whole line in
 // ext.muse in the rare case derivation cannot rebuild it.

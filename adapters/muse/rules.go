@@ -227,16 +227,20 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 	task := p.Get("task_id").Str
 	e := p.Get("event")
 	kind := e.Get("kind").Str
+	if _, typed := liftEvent(e); !typed {
+		// Muse reads it as its Unknown lifecycle variant: passed through.
+		msg := fmt.Sprintf("unknown lifecycle kind %q (passed through)", kind)
+		if slices.Contains(LifecycleKinds, kind) {
+			msg = fmt.Sprintf("lifecycle event of kind %q does not fit that kind's fields (passed through as unknown)", kind)
+		}
+		report(dialect.Finding{Line: n, Pointer: "/payload/event", Severity: dialect.Warning, Rule: RuleUnknownPayload, Message: msg, Unknown: true})
+		return
+	}
 	if pt != "task.lifecycle."+kind {
 		errf("/payload/event/kind", RuleLifecycleKind, "event kind %q under payload_type %s", kind, pt)
 	}
-	if id := e.Get("task_id"); id.Exists() && id.Str != task {
+	if id := e.Get("task_id"); id.Str != task {
 		errf("/payload/event/task_id", RuleLifecycleKind, "event.task_id %q differs from payload.task_id %q", id.Str, task)
-	}
-	if !slices.Contains(LifecycleKinds, kind) {
-		report(dialect.Finding{Line: n, Pointer: "/payload/event/kind", Severity: dialect.Warning, Rule: RuleUnknownPayload,
-			Message: fmt.Sprintf("unknown lifecycle kind %q (passed through)", kind), Unknown: true})
-		return
 	}
 	e.ForEach(func(k, _ gjson.Result) bool {
 		if k.Str != "kind" && k.Str != "task_id" && !slices.Contains(eventKeys[kind], k.Str) {

@@ -3,8 +3,11 @@ package muse
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
@@ -71,8 +74,9 @@ func appendObject(b []byte, l kvs) []byte {
 	return append(b, '}')
 }
 
-// record is a journal record as key/value lists: the envelope without its
-// payload, and the payload in the order it is to be written.
+// record is a journal record as key/value lists: the envelope keys in
+// their order (the payload's entry has an empty value; it is rendered from
+// payload), and the payload in the order it is to be written.
 type record struct {
 	env     kvs
 	payload kvs
@@ -83,10 +87,13 @@ func (r *record) render(b []byte) []byte {
 	b = append(b, '{')
 	for _, e := range r.env {
 		b = jsonenc.Key(b, &first, e.k)
+		if e.k == "payload" {
+			b = appendObject(b, r.payload)
+			continue
+		}
 		b = append(b, e.v...)
 	}
-	b = jsonenc.Key(b, &first, "payload")
-	return append(appendObject(b, r.payload), '}')
+	return append(b, '}')
 }
 
 func str(s string) string { return string(jsonenc.String(nil, s)) }
@@ -99,7 +106,10 @@ func str(s string) string { return string(jsonenc.String(nil, s)) }
 //	@absent  derived payload keys the record does not have
 //	@order   "sorted" when the payload (and its nested objects) is sorted
 //	@keys    the payload key order, when it is neither declared nor sorted
-//	line     the whole line, when it cannot be rebuilt any other way
+//	@eorder  "sorted" when the envelope keys (and the stream ref) are sorted
+//	@ekeys   the envelope key order, when it is neither Muse's nor sorted
+//	@ws      white space between the line's tokens, as [token, text] pairs
+//	line     the whole line (compacted), when it cannot be rebuilt any other way
 type residue struct {
 	Env    map[string]json.RawMessage `json:"env,omitempty"`
 	P      map[string]json.RawMessage `json:"p,omitempty"`
@@ -107,13 +117,22 @@ type residue struct {
 	Order  string                     `json:"@order,omitempty"`
 	Keys   []string                   `json:"@keys,omitempty"`
 	Line   json.RawMessage            `json:"line,omitempty"`
+	// EOrder is "sorted" when the envelope keys (and the stream ref) are
+	// sorted; EKeys is the envelope key order when it is neither Muse's
+	// nor sorted.
+	EOrder string   `json:"@eorder,omitempty"`
+	EKeys  []string `json:"@ekeys,omitempty"`
+	// WS is the white space between the tokens of the line, when it has
+	// any: pairs of a token index and the white space before that token.
+	WS []gap `json:"@ws,omitempty"`
 	// Task and Turn carry the ids of a record kept as residue of another
 	// event (in ext.muse.before), which has no canonical event of its own.
 	Task string `json:"@task,omitempty"`
 }
 
 func (r *residue) empty() bool {
-	return len(r.Env) == 0 && len(r.P) == 0 && len(r.Absent) == 0 && r.Order == "" && len(r.Keys) == 0 && len(r.Line) == 0 && r.Task == ""
+	return len(r.Env) == 0 && len(r.P) == 0 && len(r.Absent) == 0 && r.Order == "" && len(r.Keys) == 0 && len(r.Line) == 0 && r.Task == "" &&
+		r.EOrder == "" && len(r.EKeys) == 0 && len(r.WS) == 0
 }
 
 // diff computes the residue that turns the derived record into the actual
@@ -122,6 +141,9 @@ func (r *residue) empty() bool {
 func diff(actual, derived record) residue {
 	var res residue
 	for _, e := range actual.env {
+		if e.k == "payload" {
+			continue
+		}
 		if v, ok := derived.env.get(e.k); !ok || v != e.v {
 			if res.Env == nil {
 				res.Env = map[string]json.RawMessage{}
@@ -142,6 +164,13 @@ func diff(actual, derived record) residue {
 			res.Absent = append(res.Absent, k)
 		}
 	}
+	ekeys := actual.env.keys()
+	switch {
+	case envSorted(ekeys):
+		res.EOrder = "sorted"
+	case !slices.Equal(ekeys, declaredOrder(envelopeKeys, ekeys)):
+		res.EKeys = ekeys
+	}
 	keys := actual.payload.keys()
 	switch {
 	case isSorted(keys) && len(keys) > 1:
@@ -154,10 +183,15 @@ func diff(actual, derived record) residue {
 
 func isSorted(keys []string) bool { return sort.StringsAreSorted(keys) }
 
+// envSorted says whether envelope keys are in sorted order (as jq -S
+// writes them); Muse's own order is not sorted.
+func envSorted(keys []string) bool { return len(keys) > 1 && isSorted(keys) }
+
 // declaredOrder orders the actual keys as the derivation declares them,
-// with keys the derivation does not know at the end in their own order.
+// with keys the derivation does not know at the end, sorted (residue
+// values come from maps, so their own order is not kept there).
 func declaredOrder(declared, actual []string) []string {
-	var out []string
+	var out, extra []string
 	for _, k := range declared {
 		if slices.Contains(actual, k) {
 			out = append(out, k)
@@ -165,10 +199,11 @@ func declaredOrder(declared, actual []string) []string {
 	}
 	for _, k := range actual {
 		if !slices.Contains(declared, k) {
-			out = append(out, k)
+			extra = append(extra, k)
 		}
 	}
-	return out
+	sort.Strings(extra)
+	return append(out, extra...)
 }
 
 // apply turns a derived record into the one the residue describes.
@@ -183,11 +218,24 @@ func (res *residue) apply(r record) record {
 	for k, v := range res.P {
 		out.payload.set(k, string(v))
 	}
-	// Env keys in the fixed envelope order.
-	sort.SliceStable(out.env, func(i, j int) bool {
-		return slices.Index(envelopeKeys, out.env[i].k) < slices.Index(envelopeKeys, out.env[j].k)
-	})
 	var order []string
+	switch {
+	case len(res.EKeys) > 0:
+		order = res.EKeys
+	case res.EOrder == "sorted":
+		order = out.env.keys()
+		sort.Strings(order)
+	default:
+		order = declaredOrder(envelopeKeys, out.env.keys())
+	}
+	envs := make(kvs, 0, len(out.env))
+	for _, k := range order {
+		if v, ok := out.env.get(k); ok {
+			envs = append(envs, kv{k, v})
+		}
+	}
+	out.env = envs
+	order = nil
 	switch {
 	case len(res.Keys) > 0:
 		order = res.Keys
@@ -207,35 +255,168 @@ func (res *residue) apply(r record) record {
 	return out
 }
 
-// parseRecord splits a line into envelope and payload lists. ok is false
-// when the envelope keys are not Muse's eleven in Muse's order, or the
-// payload is not an object.
-func parseRecord(line []byte) (record, bool) {
-	var r record
-	var payload string
-	i := 0
-	ok := true
-	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
-		if i >= len(envelopeKeys) || k.Str != envelopeKeys[i] {
-			ok = false
-			return false
-		}
-		i++
+// parseRecord splits a compact line into envelope and payload lists, in
+// any key order and with any extra keys. ok is false when the line is not
+// an object; a payload that is not an object leaves payload empty and
+// isObj false.
+func parseRecord(line []byte) (r record, isObj bool, ok bool) {
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return r, false, false
+	}
+	root.ForEach(func(k, v gjson.Result) bool {
 		if k.Str == "payload" {
-			payload = v.Raw
-			if !v.IsObject() {
-				ok = false
+			r.env = append(r.env, kv{k.Str, ""})
+			if v.IsObject() {
+				isObj = true
+				r.payload = objectKVs(v.Raw)
 			}
 			return true
 		}
 		r.env = append(r.env, kv{k.Str, v.Raw})
 		return true
 	})
-	if !ok || i != len(envelopeKeys) {
-		return r, false
-	}
-	r.payload = objectKVs(payload)
-	return r, true
+	return r, isObj, true
 }
 
 func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) }
+
+// gap is white space in a line: S stands before the token numbered At
+// (0-based; the number of tokens means the end of the line). Tokens are
+// the structural characters, strings and literals of the JSON text.
+type gap struct {
+	At int
+	S  string
+}
+
+func (g gap) MarshalJSON() ([]byte, error) {
+	b := append([]byte{'['}, strconv.Itoa(g.At)...)
+	b = append(b, ',')
+	b = jsonenc.String(b, g.S)
+	return append(b, ']'), nil
+}
+
+func (g *gap) UnmarshalJSON(b []byte) error {
+	var pair []json.RawMessage
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return err
+	}
+	if len(pair) != 2 {
+		return fmt.Errorf("muse white space: want [index, text], got %s", b)
+	}
+	if err := json.Unmarshal(pair[0], &g.At); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(pair[1], &g.S); err != nil {
+		return err
+	}
+	if strings.Trim(g.S, " \t\r\n") != "" || g.At < 0 {
+		return fmt.Errorf("muse white space: %s is not white space before a token", b)
+	}
+	return nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// scanTokens walks a JSON text and calls at(i, tok, ws) for every byte i:
+// tok is the number of the token that byte starts, or -1 when it starts
+// none; ws says the byte is white space between tokens.
+func scanTokens(b []byte, at func(i, tok int, ws bool)) int {
+	tok, inStr, esc, inLit := 0, false, false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inStr:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+			at(i, -1, false)
+		case isSpace(c):
+			inLit = false
+			at(i, -1, true)
+		case c == '"':
+			inStr, inLit = true, false
+			at(i, tok, false)
+			tok++
+		case c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',':
+			inLit = false
+			at(i, tok, false)
+			tok++
+		case inLit:
+			at(i, -1, false)
+		default:
+			inLit = true
+			at(i, tok, false)
+			tok++
+		}
+	}
+	return tok
+}
+
+// compactLine removes the white space between the tokens of a line and
+// returns where it stood.
+func compactLine(line []byte) ([]byte, []gap) {
+	var out []byte
+	var gaps []gap
+	var ws []byte
+	n := scanTokens(line, func(i, tok int, isWS bool) {
+		if isWS {
+			if out == nil {
+				out = append(make([]byte, 0, len(line)), line[:i]...)
+			}
+			ws = append(ws, line[i])
+			return
+		}
+		if tok >= 0 && len(ws) > 0 {
+			gaps = append(gaps, gap{tok, string(ws)})
+			ws = ws[:0]
+		}
+		if out != nil {
+			out = append(out, line[i])
+		}
+	})
+	if out == nil {
+		return line, nil
+	}
+	if len(ws) > 0 {
+		gaps = append(gaps, gap{n, string(ws)})
+	}
+	return out, gaps
+}
+
+// applyLayout puts white space back between the tokens of a compact line.
+func applyLayout(b []byte, gaps []gap) []byte {
+	if len(gaps) == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	j := 0
+	scanTokens(b, func(i, tok int, _ bool) {
+		if tok >= 0 && j < len(gaps) && gaps[j].At <= tok {
+			for j < len(gaps) && gaps[j].At <= tok {
+				out = append(out, gaps[j].S...)
+				j++
+			}
+		}
+		out = append(out, b[i])
+	})
+	for ; j < len(gaps); j++ {
+		out = append(out, gaps[j].S...)
+	}
+	return out
+}
+
+// marshal encodes v without HTML escaping, so raw values stay as written.
+func marshal(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // residue is always encodable
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
