@@ -68,14 +68,22 @@ func CheckDepth(line []byte, maxDepth int) *SyntaxError {
 	return s.err
 }
 
+// maxPointerDepth bounds the pointer of a depth error.
+const maxPointerDepth = 8
+
 // frame is one object or array the scanner is inside.
 type frame struct {
 	object bool
-	index  int      // array: index of the current element
-	key    string   // object: the current key, decoded
-	keys   []string // object: keys seen so far (small objects)
-	set    map[string]int
-	starts []int // object: byte offset of each key seen, parallel to keys
+	index  int            // array: index of the current element
+	key    string         // object: the current key, decoded
+	first  int            // object: where its keys start in scanner.keys
+	set    map[string]int // object: its keys, once it has many
+}
+
+// seenKey is a key of an object being read, and where it stands.
+type seenKey struct {
+	key string
+	at  int
 }
 
 type scanner struct {
@@ -83,6 +91,7 @@ type scanner struct {
 	i     int
 	max   int
 	stack []frame
+	keys  []seenKey // the keys of every open object, innermost last
 	err   *SyntaxError
 }
 
@@ -355,15 +364,28 @@ func (s *scanner) hex4() (rune, bool) {
 
 func (s *scanner) push(object bool) bool {
 	if len(s.stack) >= s.max {
-		e := s.fail(TooDeep, s.i, fmt.Sprintf("nesting deeper than %d levels", s.max))
+		// The pointer names where the deep value starts, not all of its
+		// levels: a pointer of ten thousand tokens helps nobody. The
+		// column is exact.
+		full := len(s.stack)
+		if len(s.stack) > maxPointerDepth {
+			s.stack = s.stack[:maxPointerDepth]
+		}
+		e := s.fail(TooDeep, s.i, fmt.Sprintf("nesting deeper than %d levels (%d levels below here)", s.max, full-len(s.stack)))
 		e.Pointer = s.pointer()
 		return false
 	}
-	s.stack = append(s.stack, frame{object: object})
+	s.stack = append(s.stack, frame{object: object, first: len(s.keys)})
 	return true
 }
 
-func (s *scanner) pop() { s.stack = s.stack[:len(s.stack)-1] }
+func (s *scanner) pop() {
+	f := &s.stack[len(s.stack)-1]
+	if f.object {
+		s.keys = s.keys[:f.first]
+	}
+	s.stack = s.stack[:len(s.stack)-1]
+}
 
 func (s *scanner) object() {
 	if !s.push(true) {
@@ -388,7 +410,7 @@ func (s *scanner) object() {
 		}
 		f := &s.stack[len(s.stack)-1]
 		f.key = k
-		if first, dup := f.seen(k, at); dup {
+		if first, dup := s.seen(f, k, at); dup {
 			e := s.fail(DuplicateKey, at, fmt.Sprintf("duplicate key %s (first at column %d)", strconv.Quote(k), utf8.RuneCount(s.b[:first])+1))
 			e.Pointer = s.pointer()
 			return
@@ -424,10 +446,11 @@ func (s *scanner) object() {
 	}
 }
 
-// seen records key k, first met at byte at, and reports where it was
-// first met if it is a duplicate. Small objects are searched linearly; a
-// large one switches to a map so that a line of many keys stays linear.
-func (f *frame) seen(k string, at int) (int, bool) {
+// seen records key k of the object f, first met at byte at, and reports
+// where it was first met if it is a duplicate. Small objects are searched
+// linearly; a large one switches to a map so that a line of many keys
+// stays linear.
+func (s *scanner) seen(f *frame, k string, at int) (int, bool) {
 	if f.set != nil {
 		if first, ok := f.set[k]; ok {
 			return first, true
@@ -435,20 +458,22 @@ func (f *frame) seen(k string, at int) (int, bool) {
 		f.set[k] = at
 		return 0, false
 	}
-	for i, old := range f.keys {
-		if old == k {
-			return f.starts[i], true
+	own := s.keys[f.first:]
+	for _, old := range own {
+		if old.key == k {
+			return old.at, true
 		}
 	}
-	f.keys = append(f.keys, k)
-	f.starts = append(f.starts, at)
-	if len(f.keys) > 32 {
+	if len(own) >= 32 {
 		f.set = make(map[string]int, 64)
-		for i, old := range f.keys {
-			f.set[old] = f.starts[i]
+		for _, old := range own {
+			f.set[old.key] = old.at
 		}
-		f.keys, f.starts = nil, nil
+		f.set[k] = at
+		s.keys = s.keys[:f.first]
+		return 0, false
 	}
+	s.keys = append(s.keys, seenKey{k, at})
 	return 0, false
 }
 

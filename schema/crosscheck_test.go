@@ -28,13 +28,13 @@ var broken = map[string][]string{
 	"basis": {
 		`{"seq":2,"type":"tool_completed","tool_call_id":"c1","tool_name":"shell","summary":"ok","is_error":"no"}`,
 		`{"seq":-1,"type":"assistant_delta","text":"hi"}`,
-		`{"seq":3,"type":"task_updated","task_id":"t1","kind":"subagent","status":"running","title":"work","detail":null}`,
+		`{"seq":3,"type":"task_updated","task_id":"t1","kind":"subagent","status":"running","title":"work","detail":5}`,
 		`{"seq":4,"type":"usage","agent_id":"a","input_tokens":18446744073709551616,"output_tokens":0,"cache_read_tokens":0,"cache_creation_tokens":0}`,
 		`{"seq":5,"type":"run_finished","status":"maybe"}`,
 		`{"type":"assistant_delta","text":"no seq"}`,
 	},
 	"mermaid": {
-		`{"type":"tool_finished","call_id":"tool#3","name":"execute_command","status":"exploded","summary":"x","error":null}`,
+		`{"type":"tool_finished","call_id":"tool#3","name":"execute_command","status":5,"summary":"x","error":null}`,
 		`{"type":"turn_done","total_tokens":-1,"stop_reason":null}`,
 		`{"type":"tasks_updated","tasks":[{"id":1,"subject":"s","status":"pending"}],"completed":0,"total":1}`,
 		`{"type":"result","response":"x","reasoning":null,"total_tokens":1,"errors":"none"}`,
@@ -44,7 +44,7 @@ var broken = map[string][]string{
 	"muse": {
 		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":-1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"session.run.linked","payload_schema_version":1,"payload":{"kind":"session_run_linked","command_id":"c","run_stream":{"kind":"run","id":"c"}}}`,
 		`{"schema_version":1,"id":"x","stream":{"kind":"galaxy","id":"s"},"sequence":1,"recorded_at":1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"session.run.linked","payload_schema_version":1,"payload":{"kind":"session_run_linked","command_id":"c","run_stream":{"kind":"run","id":"c"}}}`,
-		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"task.lifecycle.scheduled","payload_schema_version":1,"payload":{"kind":"task_lifecycle","command_id":"c","run_stream":{"kind":"run","id":"c"},"task_stream":{"kind":"task","id":"t"},"task_id":"t","event":{"kind":"scheduled","task_id":"t"}}}`,
+		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"task.lifecycle.scheduled","payload_schema_version":1,"payload":{"kind":"task_lifecycle","command_id":"c","run_stream":{"kind":"run","id":"c"},"task_stream":{"kind":"task","id":"t"},"task_id":5,"event":{}}}`,
 		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":1,"record_type":"log","durability":"durable","causation_id":"c","payload_type":"x.y","payload_schema_version":1,"payload":{"kind":"y"}}`,
 		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"run.terminal.completed","payload_schema_version":1,"payload":{"kind":"run_terminal","command_id":"c","run_stream":{"kind":"run","id":"c"},"terminal":7}}`,
 		`{"schema_version":1,"id":"x","sequence":1}`,

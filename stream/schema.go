@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"sync"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/evtool/evtool/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/tidwall/gjson"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -53,10 +56,11 @@ func (ls *lineSchema) check(line []byte) []diag.Diagnostic {
 		}
 		var out []diag.Diagnostic
 		for _, leaf := range leaves(ve, nil) {
+			ptr := jsonptr.Join(leaf.InstanceLocation...)
 			out = append(out, diag.Diagnostic{
 				Severity:       diag.Error,
-				Pointer:        jsonptr.Join(leaf.InstanceLocation...),
-				Message:        leaf.ErrorKind.LocalizedString(printer),
+				Pointer:        ptr,
+				Message:        messageOf(leaf, line, ptr),
 				Keyword:        keyword(leaf),
 				SchemaLocation: leaf.SchemaURL,
 			})
@@ -64,6 +68,50 @@ func (ls *lineSchema) check(line []byte) []diag.Diagnostic {
 		return out
 	}
 	return nil
+}
+
+// messageOf says what a schema keyword found wrong. Bounds are said with
+// the number as the line writes it and the bound exactly: the engine's own
+// words print both as floats, and 18446744073709551616 and its bound
+// 18446744073709551615 would read the same.
+func messageOf(ve *jsonschema.ValidationError, line []byte, ptr string) string {
+	var verb string
+	var want *big.Rat
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Minimum:
+		verb, want = "at least", k.Want
+	case *kind.Maximum:
+		verb, want = "at most", k.Want
+	case *kind.ExclusiveMinimum:
+		verb, want = "more than", k.Want
+	case *kind.ExclusiveMaximum:
+		verb, want = "less than", k.Want
+	case *kind.Type:
+		if k.Got == "number" {
+			return fmt.Sprintf("got %s, want %s", literal(line, ptr), strings.Join(k.Want, " or "))
+		}
+		return ve.ErrorKind.LocalizedString(printer)
+	default:
+		return ve.ErrorKind.LocalizedString(printer)
+	}
+	return fmt.Sprintf("%s: got %s, want %s %s", keyword(ve), literal(line, ptr), verb, exact(want))
+}
+
+// literal returns the number at ptr as the line writes it.
+func literal(line []byte, ptr string) string {
+	r := gjson.ParseBytes(line[jsonptr.Offset(line, ptr):])
+	if r.Type != gjson.Number {
+		return "a number"
+	}
+	return r.Raw
+}
+
+// exact renders a bound without rounding.
+func exact(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.RatString()
 }
 
 func keyword(ve *jsonschema.ValidationError) string {

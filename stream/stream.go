@@ -259,7 +259,10 @@ func readsCleanly(d dialect.Dialect, raw []byte, n int) bool {
 	if err != nil || len(sch.check(raw)) > 0 {
 		return false
 	}
-	evs, err := d.NewDecoder(dialect.DecodeOptions{}).Decode(nil, raw, n)
+	// End flushes what a decoder holds back at the start of a stream.
+	dec := d.NewDecoder(dialect.DecodeOptions{})
+	evs, err := dec.Decode(nil, raw, n)
+	evs = dec.End(evs)
 	return err == nil && !onlyUnknown(evs)
 }
 

@@ -48,11 +48,11 @@ func TestDiagnostics(t *testing.T) {
 			`{"seq":1,"type":"usage","agent_id":"a","input_tokens":-1,"output_tokens":2,"cache_read_tokens":0,"cache_creation_tokens":0}` + "\n" +
 			`{"seq":2,"type":"run_finished","status":"done"}`,
 			[]string{
-				"s.jsonl:2:55: error: /input_tokens: minimum: got -1, want 0 [basis/schema]",
+				"s.jsonl:2:55: error: /input_tokens: minimum: got -1, want at least 0 [basis/schema]",
 				"s.jsonl:3:41: error: /status: value must be one of 'ok', 'error' [basis/schema]",
 			}},
-		{"null where basis omits", head + "\n" + `{"seq":1,"type":"task_updated","task_id":"t","kind":"subagent","status":"running","title":"w","detail":null}` + "\n" + `{"seq":2,"type":"run_finished","status":"ok"}`,
-			[]string{"s.jsonl:2:104: error: /detail: got null, want string [basis/schema]"}},
+		{"a number where basis writes a string", head + "\n" + `{"seq":1,"type":"task_updated","task_id":"t","kind":"subagent","status":"running","title":"w","detail":5}` + "\n" + `{"seq":2,"type":"run_finished","status":"ok"}`,
+			[]string{"s.jsonl:2:104: error: /detail: got 5, want null or string [basis/schema]"}},
 		{"truncated stream has no column", head + "\n" + `{"seq":1,"type":"assistant_delta","text":"cut"}` + "\n\n",
 			[]string{"s.jsonl:2: error: the stream ends without run_finished: it is truncated [basis/truncated]"}},
 		{"not an object", head + "\n[1]\n" + `{"seq":2,"type":"run_finished","status":"ok"}`,
