@@ -232,7 +232,13 @@ func (s *scanner) digits() bool {
 	return s.i > start
 }
 
-func (s *scanner) str() { s.scanString(false) }
+// str scans a string value; a problem inside it points at the value.
+func (s *scanner) str() {
+	s.scanString(false)
+	if s.err != nil {
+		s.err.Pointer = s.pointer()
+	}
+}
 
 // scanString scans the string at s.i and returns its decoded value when
 // want is set.
