@@ -2,12 +2,20 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/golden"
+	"github.com/evtool/evtool/internal/jsoneq"
+	"github.com/evtool/evtool/internal/jsonkeys"
+	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/ndjson"
+	"github.com/tidwall/gjson"
 )
 
 // evtool runs the command in-process and returns its output and status.
@@ -31,40 +39,251 @@ func lossLines(stderr string) []string {
 	return out
 }
 
-// TestCrossConversions converts every bundled stream of every dialect into
-// every other dialect. The output must be a valid stream of its target, the
-// loss lines must match the reviewed golden list, and --strict must fail
-// exactly when a loss line is printed, after writing the same output.
-func TestCrossConversions(t *testing.T) {
-	dialects := []string{"basis", "mermaid", "muse"}
-	for _, from := range dialects {
-		files := streamsOf(from)
-		if len(files) == 0 {
-			t.Fatalf("no %s streams", from)
+// testStream is one test stream of a dialect, read once.
+type testStream struct {
+	from  string // its dialect
+	path  string // the file
+	label string // kind:name, for test names
+	name  string // file name without .jsonl
+	// golden is the directory of the stream's reviewed loss goldens
+	// (golden/NAME.to-TARGET.txt), or "" for a stream whose losses are not
+	// pinned.
+	golden string
+	data   []byte
+}
+
+// streamsOf returns every test stream of a dialect, as
+// teststreams.Valid finds them by convention. The bundled streams
+// (testdata/streams) and the real captures (../shared/corpus) have
+// reviewed loss goldens under testdata/losses/<dialect>; the hand-made
+// probe streams, the adapters' own testdata and the captures of future
+// dialects are checked for validity and --strict consistency only.
+func streamsOf(t *testing.T, d string) []testStream {
+	t.Helper()
+	root := teststreams.Root()
+	kinds := []struct{ dir, kind string }{
+		{filepath.Join(root, "testdata", "streams") + string(filepath.Separator), "streams"},
+		{filepath.Join(root, "testdata", "probe") + string(filepath.Separator), "probe"},
+		{filepath.Join(root, "adapters") + string(filepath.Separator), "adapter"},
+		{filepath.Join(root, "..", "shared", "corpus") + string(filepath.Separator), "corpus"},
+		{filepath.Join(root, "..", "shared", "dialects-next") + string(filepath.Separator), "next"},
+	}
+	goldenOf := map[string]string{} // golden path → stream, to catch two streams sharing one
+	var out []testStream
+	for _, f := range teststreams.Valid(d) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, f := range files {
-			for _, to := range append(dialects, "canonical", "acp") {
+		s := testStream{from: d, path: f, name: strings.TrimSuffix(filepath.Base(f), ".jsonl"), data: data}
+		kind := "other"
+		for _, k := range kinds {
+			if strings.HasPrefix(f, k.dir) {
+				kind = k.kind
+				break
+			}
+		}
+		s.label = kind + ":" + s.name
+		if kind == "streams" || kind == "corpus" {
+			s.golden = filepath.Join("testdata", "losses", d)
+			if prev, dup := goldenOf[s.name]; dup {
+				t.Fatalf("%s and %s would share the loss goldens %s/%s.to-*.txt", prev, f, s.golden, s.name)
+			}
+			goldenOf[s.name] = f
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// registered returns the names of the registered dialects, in
+// dialect.All's order (sorted by name).
+func registered() []string {
+	var names []string
+	for _, d := range dialect.All() {
+		names = append(names, d.Name())
+	}
+	return names
+}
+
+// convertValid converts in from one dialect to another and requires the
+// conversion to exit 0 and its output to pass `evtool validate --dialect
+// to -`. It returns the output and convert's stderr.
+func convertValid(t *testing.T, in []byte, from, to string) (out, stderr string) {
+	t.Helper()
+	out, stderr, code := evtool(t, in, "convert", "--from", from, "--to", to)
+	if code != 0 {
+		t.Fatalf("convert --from %s --to %s exited %d:\n%s", from, to, code, stderr)
+	}
+	vout, verr, vcode := evtool(t, []byte(out), "validate", "--dialect", to, "-")
+	if vcode != 0 {
+		t.Fatalf("the %s output does not validate (exit %d):\n%s%s\noutput:\n%s", to, vcode, firstLines(vout, 10), verr, firstLines(out, 40))
+	}
+	return out, stderr
+}
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	ls := strings.SplitAfter(s, "\n")
+	if len(ls) <= n {
+		return s
+	}
+	return strings.Join(ls[:n], "") + "…\n"
+}
+
+// reorder rewrites the key order of every object of every line, as
+// `jq -S -c .` (Sorted) would. Lines nested deeper than 64 levels are
+// kept as they are (jsonkeys recurses once per level), and so are blank
+// lines and line ends.
+func reorder(data []byte, o jsonkeys.Order) []byte {
+	var out []byte
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		body := bytes.TrimSuffix(l, []byte("\n"))
+		body = bytes.TrimSuffix(body, []byte("\r"))
+		if len(bytes.TrimSpace(body)) == 0 || ndjson.CheckDepth(body, 64) != nil {
+			out = append(out, l...)
+			continue
+		}
+		out = append(out, jsonkeys.Reorder(body, o)...)
+		out = append(out, l[len(body):]...)
+	}
+	return out
+}
+
+// keyOrderOnly names the targets whose output may differ, between a
+// stream and the same stream with its keys reordered, in the key order of
+// some objects: acp copies a tool call's input and output objects as the
+// source wrote them, and canonical keeps the source's residue (and such
+// objects) as written. Every other target writes every object in its own
+// producer's order, so its output is byte for byte the same.
+var keyOrderOnly = map[string]bool{"acp": true, "canonical": true}
+
+// sameOutput reports how the output of a reordered stream (b) differs from
+// that of the original (a), or "" when it differs only as TestCrossConversions
+// allows: not at all, or, for the targets in keyOrderOnly, in the key order
+// of objects (the lines are byte-identical once every object's keys are
+// sorted). Canonical lines may in addition differ in ext.<from>, the
+// source's residue, which records the source's own layout (muse keeps the
+// key order of each record there so that muse → canonical → muse is byte
+// for byte); the rest of such a line must still differ only in key order.
+func sameOutput(a, b, from, to string) string {
+	if a == b {
+		return ""
+	}
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	if !keyOrderOnly[to] {
+		for i := 0; i < len(la) && i < len(lb); i++ {
+			if la[i] != lb[i] {
+				return fmt.Sprintf("line %d differs (the output must be byte-identical):\n%s\n%s", i+1, la[i], lb[i])
+			}
+		}
+		return fmt.Sprintf("the output has %d lines, not %d (it must be byte-identical)", len(lb), len(la))
+	}
+	if len(la) != len(lb) {
+		return fmt.Sprintf("the output has %d lines, not %d", len(lb), len(la))
+	}
+	for i := range la {
+		x, y := la[i], lb[i]
+		if x == y || x == "" || y == "" {
+			if x != y {
+				return fmt.Sprintf("line %d differs:\n%s\n%s", i+1, x, y)
+			}
+			continue
+		}
+		if to == "canonical" {
+			x, y = withoutExt(x, from), withoutExt(y, from)
+		}
+		if !bytes.Equal(jsonkeys.Reorder([]byte(x), jsonkeys.Sorted), jsonkeys.Reorder([]byte(y), jsonkeys.Sorted)) {
+			return fmt.Sprintf("line %d differs in more than key order:\n%s\n%s", i+1, la[i], lb[i])
+		}
+	}
+	return ""
+}
+
+// withoutExt returns the canonical line with the member ext.<d> removed
+// (and ext, if that leaves it empty), as written otherwise.
+func withoutExt(line, d string) string {
+	ext := gjson.Get(line, "ext")
+	if !ext.IsObject() {
+		return line
+	}
+	var members []string
+	ext.ForEach(func(k, v gjson.Result) bool {
+		if k.Str != d {
+			members = append(members, k.Raw+":"+v.Raw)
+		}
+		return true
+	})
+	var top []string
+	gjson.Parse(line).ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str != "ext":
+			top = append(top, k.Raw+":"+v.Raw)
+		case len(members) > 0:
+			top = append(top, k.Raw+":{"+strings.Join(members, ",")+"}")
+		}
+		return true
+	})
+	return "{" + strings.Join(top, ",") + "}"
+}
+
+// TestCrossConversions converts every test stream of every registered
+// dialect (teststreams.Valid: bundled, probe, adapter testdata and shared
+// captures) into every other registered dialect, canonical and acp
+// included. For each conversion:
+//
+//   - the output must be a valid stream of its target (convert exits 0
+//     and `evtool validate --dialect TARGET -` exits 0);
+//   - for the streams with reviewed goldens (see streamsOf), the loss lines
+//     must match the golden list;
+//   - --strict must fail exactly when a loss line is printed, after
+//     writing the same output;
+//   - the stream with the keys of every object sorted (as jq -S does), and
+//     reversed, must convert to a valid stream with the same output: byte
+//     for byte, or for acp and canonical up to key order (see sameOutput);
+//   - two hops: the output, read back as its target A (if A is not
+//     canonical), must convert into every other dialect B but canonical,
+//     the source included, with exit 0 and a result B's validator accepts.
+//
+// Every two-hop pair is run, not a sample: all of it takes a few seconds
+// on two cores (every conversion is in-process and streaming).
+func TestCrossConversions(t *testing.T) {
+	names := registered()
+	sources := 0
+	for _, from := range names {
+		streams := streamsOf(t, from)
+		if len(streams) == 0 {
+			continue // a dialect with no recorded streams of its own (canonical, acp)
+		}
+		sources++
+		for _, s := range streams {
+			reordered := []struct {
+				order string
+				data  []byte
+			}{
+				{"sorted", reorder(s.data, jsonkeys.Sorted)},
+				{"reversed", reorder(s.data, jsonkeys.Reversed)},
+			}
+			for _, to := range names {
 				if to == from {
 					continue
 				}
-				name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-				t.Run(from+"/"+name+"→"+to, func(t *testing.T) {
-					out, stderr, code := evtool(t, nil, "convert", "--to", to, f)
-					if code != 0 {
-						t.Fatalf("convert exited %d:\n%s", code, stderr)
-					}
-					vout, verr, vcode := evtool(t, []byte(out), "validate", "--dialect", to, "-")
-					if vcode != 0 {
-						t.Fatalf("the %s output does not validate (exit %d):\n%s%s\noutput:\n%s", to, vcode, vout, verr, out)
-					}
+				t.Run(from+"/"+s.label+"→"+to, func(t *testing.T) {
+					out, stderr := convertValid(t, s.data, from, to)
 					losses := lossLines(stderr)
-					got := strings.Join(losses, "\n")
-					if got != "" {
-						got += "\n"
+					if s.golden != "" {
+						// A subtest, so that a golden that differs does not
+						// stop the checks below.
+						t.Run("losses", func(t *testing.T) {
+							got := strings.Join(losses, "\n")
+							if got != "" {
+								got += "\n"
+							}
+							golden.Check(t, filepath.Join(s.golden, s.name+".to-"+to+".txt"), []byte(got))
+						})
 					}
-					golden.Check(t, filepath.Join("testdata", "losses", from, name+".to-"+to+".txt"), []byte(got))
 
-					sout, serr, scode := evtool(t, nil, "convert", "--strict", "--to", to, f)
+					sout, serr, scode := evtool(t, s.data, "convert", "--strict", "--from", from, "--to", to)
 					want := 0
 					if len(losses) > 0 {
 						want = 1
@@ -75,46 +294,156 @@ func TestCrossConversions(t *testing.T) {
 					if sout != out {
 						t.Error("--strict must write the same output")
 					}
+
+					for _, r := range reordered {
+						t.Run(r.order, func(t *testing.T) {
+							rout, _ := convertValid(t, r.data, from, to)
+							if why := sameOutput(out, rout, from, to); why != "" {
+								t.Errorf("with the keys %s: %s", r.order, why)
+							}
+						})
+					}
+
+					if to == "canonical" {
+						return
+					}
+					for _, b := range names {
+						if b == to || b == "canonical" {
+							continue
+						}
+						t.Run("→"+b, func(t *testing.T) {
+							convertValid(t, []byte(out), to, b)
+						})
+					}
 				})
 			}
 		}
 	}
+	if sources == 0 {
+		t.Fatal("no dialect has test streams")
+	}
 }
 
-// TestRoundTripsThroughFiles runs each dialect's streams through canonical
-// text and back with the CLI, as a user would in a pipe.
-func TestRoundTripsThroughFiles(t *testing.T) {
-	for _, d := range []string{"basis", "mermaid", "muse"} {
-		files := streamsOf(d)
-		for _, f := range files {
-			in, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+// verbatim names the dialects whose streams come back from canonical byte
+// for byte whatever their key order and white space (muse keeps each
+// record's layout in ext.muse).
+var verbatim = map[string]bool{"muse": true}
+
+// producerForm reports whether a line is written as the producers write:
+// compact (no white space between tokens) and with only the escapes
+// serde_json writes (\" \\ \b \f \n \r \t, and \u00xx in lower case for
+// the other control characters), so that no string could be spelled
+// differently. Whether its keys are in the producer's order is for the
+// caller to judge.
+func producerForm(line string) bool {
+	in := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if !in {
+			switch c {
+			case ' ', '\t', '\r', '\n':
+				return false
+			case '"':
+				in = true
 			}
-			canon, stderr, code := evtool(t, in, "convert", "--to", "canonical")
-			if code != 0 {
-				t.Fatalf("%s: %s", f, stderr)
+			continue
+		}
+		switch c {
+		case '"':
+			in = false
+		case '\\':
+			i++
+			if i >= len(line) {
+				return false
 			}
-			back, stderr, code := evtool(t, []byte(canon), "convert", "--strict", "--from", "canonical", "--to", d)
-			if code != 0 {
-				t.Fatalf("%s back to %s: exit %d\n%s", f, d, code, stderr)
-			}
-			if d != "basis" || !strings.Contains(f, "reordered") && !strings.Contains(f, "escapes") {
-				if back != string(in) {
-					t.Errorf("%s: not byte-identical after canonical text", f)
+			switch line[i] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(line) || line[i+1:i+3] != "00" || !strings.ContainsRune("01", rune(line[i+3])) || !strings.ContainsRune("0123456789abcdef", rune(line[i+4])) {
+					return false
 				}
+				if u := line[i+3 : i+5]; u == "08" || u == "09" || u == "0a" || u == "0c" || u == "0d" {
+					return false // serde_json writes \b \t \n \f \r
+				}
+				i += 4
+			default:
+				return false
 			}
 		}
 	}
+	return true
 }
 
-// streamsOf returns the test streams of a dialect: the bundled ones, and
-// for muse the real captures in ../shared, read in place.
-func streamsOf(d string) []string {
-	if d == "muse" {
-		files, _ := filepath.Glob("../../../shared/corpus/muse/*.jsonl")
-		return files
+// keyPaths returns the keys of every object of a JSON value, at every
+// depth, in the order they are written.
+func keyPaths(v gjson.Result, prefix string, out []string) []string {
+	switch {
+	case v.IsObject():
+		v.ForEach(func(k, e gjson.Result) bool {
+			out = append(out, prefix+"/"+k.Str)
+			out = keyPaths(e, prefix+"/"+k.Str, out)
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, e gjson.Result) bool {
+			out = keyPaths(e, fmt.Sprintf("%s/%d", prefix, i), out)
+			i++
+			return true
+		})
 	}
-	files, _ := filepath.Glob(filepath.Join("../../testdata/streams", d, "*.jsonl"))
-	return files
+	return out
+}
+
+// TestRoundTripsThroughFiles runs the streams of every registered dialect
+// that has any through canonical text and back with the CLI, as a user
+// would in a pipe: X → canonical must lose nothing (--strict), canonical →
+// X must lose nothing (--strict), and each line must come back as the
+// same JSON value (jsoneq: numbers by their exact text). Lines come back
+// byte for byte
+//
+//   - for the dialects in verbatim, always;
+//   - for the others, where the line is in the producer's form: written as
+//     the producer writes (producerForm) with its keys in the order
+//     evtool's encoder, which writes the producer's order, gives them back.
+//     So the lines of a stream reordered by jq -S, or with escapes or
+//     white space the producer would not write, need only be JSON-equal.
+func TestRoundTripsThroughFiles(t *testing.T) {
+	for _, d := range registered() {
+		if d == "canonical" {
+			continue
+		}
+		for _, s := range streamsOf(t, d) {
+			t.Run(d+"/"+s.label, func(t *testing.T) {
+				canon, stderr, code := evtool(t, s.data, "convert", "--strict", "--from", d, "--to", "canonical")
+				if code != 0 {
+					t.Fatalf("to canonical: exit %d\n%s", code, stderr)
+				}
+				back, stderr, code := evtool(t, []byte(canon), "convert", "--strict", "--from", "canonical", "--to", d)
+				if code != 0 {
+					t.Fatalf("back to %s: exit %d\n%s", d, code, stderr)
+				}
+				if back == string(s.data) {
+					return
+				}
+				if verbatim[d] {
+					t.Fatalf("not byte-identical after canonical text")
+				}
+				in, out := strings.Split(string(s.data), "\n"), strings.Split(back, "\n")
+				if len(in) != len(out) {
+					t.Fatalf("%d lines came back for %d", len(out), len(in))
+				}
+				for i := range in {
+					x, y := in[i], out[i]
+					switch {
+					case x == y:
+					case !jsoneq.Equal(x, y):
+						t.Errorf("line %d is not the same JSON value after canonical text:\n got %s\nwant %s", i+1, y, x)
+					case producerForm(x) && slices.Equal(keyPaths(gjson.Parse(x), "", nil), keyPaths(gjson.Parse(y), "", nil)):
+						t.Errorf("line %d is in the producer's form but not byte-identical after canonical text:\n got %s\nwant %s", i+1, y, x)
+					}
+				}
+			})
+		}
+	}
 }
