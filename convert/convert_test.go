@@ -42,7 +42,7 @@ func TestBadLinesAreReportedAndSkipped(t *testing.T) {
 	}
 	want := []string{
 		"in.jsonl:2:42: error: invalid JSON: the line ends inside a value [json/syntax]",
-		"in.jsonl:3:43: error: invalid UTF-8 at byte 43 [json/utf8]",
+		"in.jsonl:3:43: error: /text: invalid UTF-8 at byte 43 [json/utf8]",
 		"in.jsonl:4:1: error: missing properties 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens' [basis/schema]",
 		"in.jsonl:4:55: error: /input_tokens: got string, want integer [basis/schema]",
 	}

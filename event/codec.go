@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -146,9 +146,9 @@ func Parse(line []byte) (*Event, error) {
 		key := k.Str
 		switch key {
 		case "seq":
-			n, err := strconv.ParseUint(v.Raw, 10, 64)
-			if v.Type != gjson.Number || err != nil {
-				ferr = &FieldError{Pointer: "/seq", Msg: "must be a non-negative integer"}
+			n, msg := jsonobj.ParseUint(v, jsonobj.U64)
+			if msg != "" {
+				ferr = &FieldError{Pointer: "/seq", Msg: msg}
 				return false
 			}
 			e.Seq = n

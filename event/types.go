@@ -56,9 +56,9 @@ type Command struct {
 
 // SessionFinished is the last line of a complete stream.
 type SessionFinished struct {
-	Status           string          `json:"status"` // ok, error, cancelled
+	Status           Status          `json:"status"`
 	Message          string          `json:"message,omitempty"`
-	StoppedBy        string          `json:"stopped_by,omitempty"`
+	StoppedBy        Bound           `json:"stopped_by,omitempty"`
 	Usage            *Usage          `json:"usage,omitempty"`
 	Text             *string         `json:"text,omitempty"`
 	Reasoning        *string         `json:"reasoning,omitempty"`
@@ -74,11 +74,11 @@ type TurnStarted struct {
 
 // TurnFinished ends a turn.
 type TurnFinished struct {
-	Status     string  `json:"status"` // ok, error, cancelled
-	StopReason string  `json:"stop_reason,omitempty"`
-	Reason     string  `json:"reason,omitempty"`
-	Text       *string `json:"text,omitempty"`
-	Usage      *Usage  `json:"usage,omitempty"`
+	Status     Status     `json:"status"`
+	StopReason StopReason `json:"stop_reason,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+	Text       *string    `json:"text,omitempty"`
+	Usage      *Usage     `json:"usage,omitempty"`
 }
 
 // ModelConfigured says which model a turn resolved to.
@@ -123,8 +123,8 @@ type ToolCall struct {
 	CallID     string          `json:"call_id"`
 	Name       string          `json:"name"`
 	Title      string          `json:"title,omitempty"`
-	Kind       string          `json:"kind,omitempty"`       // an ACP ToolKind
-	Mutability string          `json:"mutability,omitempty"` // read_only, mutating, unknown
+	Kind       ToolKind        `json:"kind,omitempty"`
+	Mutability Mutability      `json:"mutability,omitempty"`
 	Input      json.RawMessage `json:"input,omitempty"`
 }
 
@@ -150,9 +150,12 @@ type ToolOutput struct {
 
 // ToolFinished ends a tool call.
 type ToolFinished struct {
-	CallID   string          `json:"call_id"`
-	Name     string          `json:"name,omitempty"`
-	Status   string          `json:"status"` // success, error, cancelled, rejected
+	CallID string     `json:"call_id"`
+	Name   string     `json:"name,omitempty"`
+	Status ToolStatus `json:"status"`
+	// Kind is set when the call's kind becomes known only at its end
+	// (a producer that names the tool last).
+	Kind     ToolKind        `json:"kind,omitempty"`
 	Summary  *string         `json:"summary,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	Output   *string         `json:"output,omitempty"`
@@ -174,11 +177,11 @@ type PermissionRequested struct {
 
 // PermissionResolved records the answer to a permission request.
 type PermissionResolved struct {
-	RequestID string `json:"request_id,omitempty"`
-	CallID    string `json:"call_id,omitempty"`
-	Tool      string `json:"tool,omitempty"`
-	Outcome   string `json:"outcome"` // allowed, denied
-	Scope     string `json:"scope,omitempty"`
+	RequestID string  `json:"request_id,omitempty"`
+	CallID    string  `json:"call_id,omitempty"`
+	Tool      string  `json:"tool,omitempty"`
+	Outcome   Outcome `json:"outcome"`
+	Scope     string  `json:"scope,omitempty"`
 }
 
 // PlanUpdated is a full snapshot of the agent's checklist. An empty list is a fact.
@@ -202,13 +205,13 @@ type PlanEntry struct {
 
 // TaskUpdated is the current state of a piece of concurrent work.
 type TaskUpdated struct {
-	TaskID       string `json:"task_id"`
-	Kind         string `json:"kind,omitempty"`
-	Status       string `json:"status"`
-	Title        string `json:"title,omitempty"`
-	Detail       string `json:"detail,omitempty"`
-	Reason       string `json:"reason,omitempty"`
-	ParentTaskID string `json:"parent_task_id,omitempty"`
+	TaskID       string     `json:"task_id"`
+	Kind         TaskKind   `json:"kind,omitempty"`
+	Status       TaskStatus `json:"status"`
+	Title        string     `json:"title,omitempty"`
+	Detail       string     `json:"detail,omitempty"`
+	Reason       string     `json:"reason,omitempty"`
+	ParentTaskID string     `json:"parent_task_id,omitempty"`
 }
 
 // Usage counts tokens. As an event it is one model round; inside
@@ -268,8 +271,8 @@ type Branched struct {
 
 // Notice is an operator-facing message. A missing severity reads as info.
 type Notice struct {
-	Severity string `json:"severity,omitempty"` // info, warning, error
-	Message  string `json:"message"`
+	Severity Severity `json:"severity,omitempty"`
+	Message  string   `json:"message"`
 }
 
 // Retry says a failed request will be tried again.

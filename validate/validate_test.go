@@ -43,7 +43,7 @@ func TestDiagnostics(t *testing.T) {
 				`s.jsonl:4:47: error: /tool_call_id: tool_started for tool call "c", which was never queued [basis/tool-not-queued]`,
 			}},
 		{"invalid utf-8", head + "\n" + "{\"seq\":1,\"type\":\"user_message\",\"text\":\"ab\xffc\"}\n" + `{"seq":2,"type":"run_finished","status":"ok"}`,
-			[]string{"s.jsonl:2:42: error: invalid UTF-8 at byte 42 [json/utf8]", "s.jsonl:3:8: warning: /seq: seq jumps from 0 to 2 [basis/seq-gap]"}},
+			[]string{"s.jsonl:2:42: error: /text: invalid UTF-8 at byte 42 [json/utf8]", "s.jsonl:3:8: warning: /seq: seq jumps from 0 to 2 [basis/seq-gap]"}},
 		{"schema errors name pointer and column", head + "\n" +
 			`{"seq":1,"type":"usage","agent_id":"a","input_tokens":-1,"output_tokens":2,"cache_read_tokens":0,"cache_creation_tokens":0}` + "\n" +
 			`{"seq":2,"type":"run_finished","status":"done"}`,

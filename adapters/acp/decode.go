@@ -111,11 +111,15 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 		if turn, ok := d.prompts[id.Raw]; ok && res.Get("stopReason").Exists() {
 			delete(d.prompts, id.Raw)
 			d.open = false
-			status := "ok"
-			if res.Get("stopReason").Str == "cancelled" {
-				status = "cancelled"
+			status := event.StatusOK
+			reason := event.StopReason(res.Get("stopReason").Str)
+			if reason == event.StopCancelled {
+				status = event.StatusCancelled
 			}
-			f := &event.TurnFinished{Status: status, StopReason: res.Get("stopReason").Str}
+			if !reason.Valid() {
+				reason = event.StopOther
+			}
+			f := &event.TurnFinished{Status: status, StopReason: reason}
 			if u := res.Get("usage"); u.IsObject() {
 				f.Usage = &event.Usage{TotalTokens: num(u, "totalTokens"), InputTokens: num(u, "inputTokens"), OutputTokens: num(u, "outputTokens"),
 					ThoughtsTokens: num(u, "thoughtTokens"), CacheReadTokens: num(u, "cachedReadTokens"), CacheCreationTokens: num(u, "cachedWriteTokens")}
@@ -184,7 +188,10 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 			name = u.Get("title").Str
 		}
 		d.names[id] = name
-		call := &event.ToolCall{CallID: id, Name: name, Title: u.Get("title").Str, Kind: u.Get("kind").Str}
+		call := &event.ToolCall{CallID: id, Name: name, Title: u.Get("title").Str, Kind: event.ToolKind(u.Get("kind").Str)}
+		if !call.Kind.Valid() {
+			call.Kind = event.KindOther
+		}
 		if in := u.Get("rawInput"); in.Exists() {
 			call.Input = json.RawMessage(in.Raw)
 		}
@@ -205,7 +212,13 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 		})
 		return []*event.Event{{Body: p}}
 	case "notice":
-		return []*event.Event{{Body: &event.Notice{Severity: u.Get("severity").Str, Message: u.Get("title").Str}}}
+		sev := event.Severity(u.Get("severity").Str)
+		switch sev {
+		case event.SeverityInfo, event.SeverityWarning, event.SeverityError:
+		default:
+			sev = ""
+		}
+		return []*event.Event{{Body: &event.Notice{Severity: sev, Message: u.Get("title").Str}}}
 	}
 	return d.unknown(u, line, "session/update:"+u.Get("sessionUpdate").Str)
 }

@@ -2,12 +2,12 @@ package acp
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"path"
 	"strconv"
 	"strings"
 
-	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -44,11 +44,12 @@ type Encoder struct {
 }
 
 type tool struct {
-	title, kind, name string
-	placeholder       bool // the title is a stand-in for an unknown name
-	status            string
-	output            strings.Builder
-	done              bool
+	title, name string
+	kind        event.ToolKind
+	placeholder bool // the title is a stand-in for an unknown name
+	status      string
+	output      strings.Builder
+	done        bool
 }
 
 type perm struct {
@@ -208,7 +209,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	case *event.TaskUpdated:
 		e.endStreams()
 		switch b.Kind {
-		case "", "subagent", "background_task", "teammate":
+		case "", event.TaskSubagent, event.TaskBackground, event.TaskTeammate:
 		default:
 			if !e.basis() {
 				// A producer's internal work (muse's model responses and
@@ -217,22 +218,13 @@ func (e *Encoder) Encode(ev *event.Event) error {
 				return nil
 			}
 		}
-		title := b.Title
-		if title == "" {
-			title = b.Kind
-		}
-		if title == "" {
-			title = b.TaskID
-		}
-		return e.thought(ev, "["+debugName(b.Status)+"] "+title)
+		title := cmp.Or(b.Title, string(b.Kind), b.TaskID)
+		return e.thought(ev, "["+taskLabel(b.Status)+"] "+title)
 	case *event.Notice:
 		e.endStreams()
 		if e.profile == Unstable && b.Message != "" {
-			sev := b.Severity
-			if sev == "" {
-				sev = "info"
-			}
-			return e.notify(obj{}.str("sessionUpdate", "notice").str("severity", sev).str("title", b.Message), ev)
+			sev := cmp.Or(b.Severity, event.SeverityInfo)
+			return e.notify(obj{}.str("sessionUpdate", "notice").str("severity", string(sev)).str("title", b.Message), ev)
 		}
 		return e.thought(ev, b.Message)
 	case *event.Retry:
@@ -317,11 +309,11 @@ func (e *Encoder) toolCall(ev *event.Event, b *event.ToolCall) error {
 		e.loss.Drop("repeated tool_call events", "ACP allows one tool_call per id; later sightings carry no new facts")
 		return nil
 	}
-	return e.announce(ev, b.CallID, b.Name, b.Title, b.Kind, b.Mutability, b.Input, "pending", nil)
+	return e.announce(ev, b.CallID, b.Name, b.Title, b.Kind, b.Input, "pending", nil)
 }
 
 // announce writes the tool_call that makes a call known, with its status.
-func (e *Encoder) announce(ev *event.Event, id, name, title, kind, mutability string, input json.RawMessage, status string, extra func(obj) obj) error {
+func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.ToolKind, input json.RawMessage, status string, extra func(obj) obj) error {
 	t := &tool{name: name, status: status}
 	e.tools[id] = t
 	e.order = append(e.order, id)
@@ -332,15 +324,12 @@ func (e *Encoder) announce(ev *event.Event, id, name, title, kind, mutability st
 	if t.title == "" {
 		t.title, t.placeholder = "Tool call", true
 	}
-	switch {
-	case e.basis() && ev != nil && isBasis(ev):
-		t.kind = basis.ToolKind(name, mutability, input)
-	case validKind(kind):
+	// Each decoder gives a call its kind by its producer's own rule.
+	t.kind = event.KindOther
+	if kind.Valid() {
 		t.kind = kind
-	default:
-		t.kind = event.ToolKind(name)
 	}
-	u := obj{}.str("sessionUpdate", "tool_call").str("toolCallId", id).str("title", t.title).str("kind", t.kind).str("status", status)
+	u := obj{}.str("sessionUpdate", "tool_call").str("toolCallId", id).str("title", t.title).str("kind", string(t.kind)).str("status", status)
 	if e.profile == Unstable && name != "" {
 		u = u.str("name", name)
 	}
@@ -354,14 +343,6 @@ func (e *Encoder) announce(ev *event.Event, id, name, title, kind, mutability st
 		u = extra(u)
 	}
 	return e.notify(u, ev)
-}
-
-func isBasis(ev *event.Event) bool {
-	if ev.Src != nil {
-		return ev.Src.Dialect == "basis"
-	}
-	_, ok := ev.Ext["basis"]
-	return ok
 }
 
 // known returns the call, announcing it first (already with the given
@@ -379,7 +360,7 @@ func (e *Encoder) known(ev *event.Event, id, name, status string) (t *tool, fres
 		status = "in_progress"
 	}
 	e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before any update for its id")
-	if err := e.announce(ev, id, name, "", "", "", nil, status, nil); err != nil {
+	if err := e.announce(ev, id, name, "", "", nil, status, nil); err != nil {
 		return nil, false, err
 	}
 	return e.tools[id], true, nil
@@ -429,7 +410,7 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	if !ok {
 		// A result for a call never announced: one tool_call, already finished.
 		e.loss.Synthesize("finished tool_call updates", "the source shows the call only through its result")
-		if err := e.announce(ev, b.CallID, b.Name, "", "", "", nil, status, rest); err != nil {
+		if err := e.announce(ev, b.CallID, b.Name, "", b.Kind, nil, status, rest); err != nil {
 			return err
 		}
 		e.tools[b.CallID].done = true
@@ -445,8 +426,9 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 		// The name was unknown when the call was announced (mermaid).
 		t.title, t.placeholder = b.Name, false
 		u = u.str("title", b.Name)
-		if k := event.ToolKind(b.Name); k != t.kind {
-			u = u.str("kind", k)
+		if b.Kind.Valid() && b.Kind != t.kind {
+			t.kind = b.Kind
+			u = u.str("kind", string(b.Kind))
 		}
 	}
 	return e.notify(rest(u), ev)
@@ -524,7 +506,7 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 	t, ok := e.tools[b.CallID]
 	if !ok {
 		e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before a permission request for it")
-		if err := e.announce(ev, b.CallID, b.Tool, "", "", "", nil, "pending", nil); err != nil {
+		if err := e.announce(ev, b.CallID, b.Tool, "", "", nil, "pending", nil); err != nil {
 			return err
 		}
 		t = e.tools[b.CallID]
@@ -546,7 +528,7 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 	if b.Description != "" && !e.basis() {
 		title, t.title, t.placeholder = b.Description, b.Description, false
 	}
-	call := obj{}.str("toolCallId", b.CallID).str("title", title).str("kind", t.kind).str("status", "pending")
+	call := obj{}.str("toolCallId", b.CallID).str("title", title).str("kind", string(t.kind)).str("status", "pending")
 	params := obj{}.str("sessionId", e.session).sub("toolCall", call).add("options", permissionOptions)
 	params = e.withMeta(params, ev)
 	if !e.meta && len(b.Preview) > 0 && string(b.Preview) != "null" {
@@ -587,7 +569,7 @@ func (e *Encoder) resolved(b *event.PermissionResolved) error {
 
 // answerPermission answers, from the tool's outcome, a request the source
 // never resolved (mermaid shows an approval's outcome only that way).
-func (e *Encoder) answerPermission(call, status string) error {
+func (e *Encoder) answerPermission(call string, status event.ToolStatus) error {
 	for _, k := range e.permOrder {
 		if p := e.perms[k]; p.call == call && !p.answered {
 			option := "allow-once"
@@ -719,26 +701,18 @@ func (e *Encoder) Close() error {
 	return e.answerTurn("end_turn")
 }
 
-func stopReason(status, reason, bound string) string {
+func stopReason(status event.Status, reason event.StopReason, bound event.Bound) string {
 	switch {
-	case status == "cancelled":
+	case status == event.StatusCancelled:
 		return "cancelled"
-	case reason == "length" || reason == "max_tokens" || bound == "token_budget":
+	case reason == event.StopMaxTokens || bound == event.BoundTokenBudget:
 		return "max_tokens"
-	case reason == "content_filter" || reason == "refusal":
+	case reason == event.StopRefusal:
 		return "refusal"
-	case reason == "max_turn_requests" || bound == "tool_budget":
+	case reason == event.StopMaxTurnRequests || bound == event.BoundToolBudget:
 		return "max_turn_requests"
 	}
 	return "end_turn"
-}
-
-func validKind(k string) bool {
-	switch k {
-	case "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other":
-		return true
-	}
-	return false
 }
 
 func priority(p string) string {
@@ -760,22 +734,22 @@ func planStatus(s string) string {
 
 // debugName renders a status as Rust's Debug does for basis's enums:
 // "running" → "Running", "background_task" → "BackgroundTask".
-func debugName(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		if r == '_' {
-			up = true
-			continue
-		}
-		if up {
-			b.WriteString(strings.ToUpper(string(r)))
-			up = false
-		} else {
-			b.WriteRune(r)
-		}
+// taskLabel names a task status in a thought, as basis's own ACP mapping
+// prints its task states: [Spawned] for a task not yet running, and so on.
+func taskLabel(s event.TaskStatus) string {
+	switch s {
+	case event.TaskPending:
+		return "Spawned"
+	case event.TaskRunning:
+		return "Running"
+	case event.TaskCompleted:
+		return "Finished"
+	case event.TaskFailed:
+		return "Failed"
+	case event.TaskCancelled:
+		return "Cancelled"
 	}
-	return b.String()
+	return "Unknown"
 }
 
 func u64(p *uint64) string {

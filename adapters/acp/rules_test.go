@@ -86,7 +86,7 @@ func TestReadTranscript(t *testing.T) {
 func TestInvariantsByConstruction(t *testing.T) {
 	in := strings.Join([]string{
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s"}`,
-		`{"seq":1,"type":"tool_finished","call_id":"ghost","name":"read_file","status":"success","output":"42 lines"}`,
+		`{"seq":1,"type":"tool_finished","call_id":"ghost","name":"read_file","status":"success","kind":"read","output":"42 lines"}`,
 		`{"seq":2,"type":"tool_output","call_id":"late","chunk":"a"}`,
 		`{"seq":3,"type":"tool_output","call_id":"late","chunk":"b"}`,
 		`{"seq":4,"type":"session_finished","status":"ok"}`,

@@ -255,7 +255,7 @@ func TestDecodeMapping(t *testing.T) {
 		t.Errorf("turn prompt: %v", p)
 	}
 	calls := byType[event.TypeToolCall]
-	wantKinds := []string{"read", "edit", "execute"}
+	wantKinds := []event.ToolKind{event.KindRead, event.KindEdit, event.KindExecute}
 	for i, ev := range calls {
 		if k := ev.Body.(*event.ToolCall).Kind; k != wantKinds[i] {
 			t.Errorf("tool_call %d kind %q, want %q", i, k, wantKinds[i])
@@ -337,7 +337,7 @@ func TestToolKind(t *testing.T) {
 		{"mystery", "unknown", `{}`, "other"},
 	}
 	for _, tt := range tests {
-		if got := basis.ToolKind(tt.name, tt.mut, []byte(tt.input)); got != tt.want {
+		if got := basis.ToolKind(tt.name, event.Mutability(tt.mut), []byte(tt.input)); string(got) != tt.want {
 			t.Errorf("ToolKind(%s, %s, %s) = %s, want %s", tt.name, tt.mut, tt.input, got, tt.want)
 		}
 	}

@@ -110,7 +110,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.CallID, _ = o.Str("tool_call_id")
 		b.Name, _ = o.Str("tool_name")
 		b.Title, _ = o.Str("summary")
-		b.Mutability = o.OptStr("mutability", ext) // a present "" is kept, not defaulted
+		if o.OptStr("mutability", ext) != "" { // a present "" is kept, not defaulted
+			b.Mutability = jsonobj.Word(o, "mutability", mutabilities, event.MutabilityUnknown, ext)
+		}
 		b.Input = o.Raw("input")
 		b.Kind = ToolKind(b.Name, b.Mutability, b.Input)
 		ev.Body = b
@@ -152,14 +154,14 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.RequestID, _ = o.Str("request_id")
 		b.CallID, _ = o.Str("tool_call_id")
 		b.Tool, _ = o.Str("tool_name")
-		b.Outcome, _ = o.Str("outcome")
+		b.Outcome = jsonobj.Word(o, "outcome", outcomes, event.Denied, ext)
 		b.Scope = optString(o, "rule_scope", ext)
 		ev.Body = b
 	case "task_updated":
 		b := &event.TaskUpdated{}
 		b.TaskID, _ = o.Str("task_id")
-		b.Kind, _ = o.Str("kind")
-		b.Status, _ = o.Str("status")
+		b.Kind = jsonobj.Word(o, "kind", taskKinds, event.TaskBackground, ext)
+		b.Status = jsonobj.Word(o, "status", taskStatuses, event.TaskRunning, ext)
 		b.Title, _ = o.Str("title")
 		b.Detail = optString(o, "detail", ext)
 		ev.Body = b
@@ -201,7 +203,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		}
 	case "notice":
 		b := &event.Notice{}
-		b.Severity = o.OptStr("severity", ext)
+		if sev := o.OptStr("severity", ext); sev != "" {
+			b.Severity = jsonobj.Word(o, "severity", severities, event.SeverityWarning, ext)
+		}
 		b.Message, _ = o.Str("message")
 		ev.Body = b
 	case "retry":
@@ -219,9 +223,11 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ev.Body = b
 	case "run_finished":
 		b := &event.SessionFinished{}
-		b.Status, _ = o.Str("status")
+		b.Status = jsonobj.Word(o, "status", runStatuses, event.StatusError, ext)
 		b.Message = finishMessage(o, b.Status, ext)
-		b.StoppedBy = optString(o, "stopped_by", ext)
+		if optString(o, "stopped_by", ext) != "" {
+			b.StoppedBy = jsonobj.Word(o, "stopped_by", bounds, "", ext)
+		}
 		b.Usage = runUsage(o, ext)
 		ev.Body = b
 	}
@@ -278,7 +284,7 @@ const impliedKey = "@implied"
 // A string there is still the run's message; anything else is kept only in
 // the residue. An error without a message is reported by the stream rule
 // basis/error-message, once, not here as well.
-func finishMessage(o *jsonobj.Object, status string, res *jsonobj.Residue) string {
+func finishMessage(o *jsonobj.Object, status event.Status, res *jsonobj.Residue) string {
 	v, ok := o.Get("message")
 	switch {
 	case !ok:

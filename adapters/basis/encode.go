@@ -50,30 +50,6 @@ type task struct {
 	kind, status, title string
 }
 
-// taskKind maps a task kind onto basis's three.
-func taskKind(k string) string {
-	switch k {
-	case "subagent", "background_task", "teammate":
-		return k
-	}
-	return "background_task"
-}
-
-// taskStatus maps a task status, such as a muse lifecycle kind, onto basis's four.
-func taskStatus(s string) string {
-	switch s {
-	case "spawned", "running", "finished", "failed":
-		return s
-	case "started", "status", "output":
-		return "running"
-	case "completed":
-		return "finished"
-	case "cancelled", "rejected":
-		return "failed"
-	}
-	return "spawned"
-}
-
 // audit counts the canonical facts of ev that no basis field carries.
 func (e *Encoder) audit(ev *event.Event) {
 	loss := e.opts.Losses
@@ -272,9 +248,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Str("summary", body.Title)
 		mut := body.Mutability
 		if mut == "" {
-			mut = "unknown"
+			mut = event.MutabilityUnknown
 		}
-		l.Str("mutability", mut)
+		w, _ := wordOf(mutabilities, mut)
+		l.Str("mutability", w)
 		l.Raw("input", body.Input)
 	case *event.ToolStarted:
 		l.Str("tool_call_id", body.CallID)
@@ -300,11 +277,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.opts.Losses.Drop("tool error details", "basis's tool_completed has only a summary")
 		}
 		switch body.Status {
-		case "success", "error":
+		case event.ToolSuccess, event.ToolError:
 		default:
-			e.opts.Losses.Approximate("tool statuses "+strconv.Quote(body.Status), "basis says only is_error")
+			e.opts.Losses.Approximate("tool statuses "+strconv.Quote(string(body.Status)), "basis says only is_error")
 		}
-		l.Bool("is_error", body.Status != "success")
+		l.Bool("is_error", body.Status != event.ToolSuccess)
 	case *event.PermissionRequested:
 		id := body.RequestID
 		if id == "" && !native(ev) {
@@ -326,22 +303,21 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Str("request_id", id)
 		l.Str("tool_call_id", body.CallID)
 		l.Str("tool_name", e.toolName(body.CallID, body.Tool))
-		l.Str("outcome", body.Outcome)
+		w, _ := wordOf(outcomes, body.Outcome)
+		l.Str("outcome", w)
 		l.OptStr("rule_scope", body.Scope)
 	case *event.TaskUpdated:
 		l.Str("task_id", body.TaskID)
-		kind, status := body.Kind, body.Status
-		if _, native := ev.Ext[Name]; !native {
-			kind, status = taskKind(kind), taskStatus(status)
-		}
-		if kind != body.Kind || status != body.Status {
+		kind, kindOK := basisTaskKind(body.Kind)
+		status, statusOK := basisTaskStatus(body.Status)
+		if !kindOK || !statusOK {
 			e.opts.Losses.Approximate("task kinds and statuses", "basis tasks are subagents, background tasks or teammates, spawned, running, finished or failed")
 		}
 		l.Str("kind", kind)
 		l.Str("status", status)
 		title := body.Title
 		if _, native := ev.Ext[Name]; !native && title == "" {
-			title = body.Kind
+			title = string(body.Kind)
 		}
 		l.Str("title", title)
 		l.OptStr("detail", body.Detail)
@@ -407,8 +383,8 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.opts.Losses.Drop("usage totals", "basis usage has no total_tokens")
 		}
 	case *event.Notice:
-		sev := body.Severity
-		if sev == "error" {
+		sev, ok := wordOf(severities, body.Severity)
+		if !ok && body.Severity != "" {
 			sev = "warning"
 			e.opts.Losses.Approximate(`notice severities "error"`, "basis notices are info or warning; written as warning")
 		}
@@ -435,17 +411,17 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Str("entry_id", body.EntryID)
 		l.Uint("abandoned_entries", val(body.AbandonedEntries))
 	case *event.SessionFinished:
-		status, message := body.Status, body.Message
-		switch status {
-		case "ok", "error":
-		case "cancelled":
+		status, message := string(body.Status), body.Message
+		switch body.Status {
+		case event.StatusOK, event.StatusError:
+		default:
 			status = "error"
 			if message == "" {
 				message = "cancelled"
 			}
 			e.opts.Losses.Approximate("cancelled run statuses", "basis run outcomes are ok and error; written as error")
 		}
-		if status == "error" && message == "" && !l.Has("message") {
+		if status == "error" && message == "" && !l.Has("message") && !native(ev) {
 			message = "the run failed"
 			if body.Errors != nil && len(*body.Errors) > 0 {
 				message = (*body.Errors)[len(*body.Errors)-1]
@@ -454,7 +430,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		l.Str("status", status)
 		l.OptStr("message", message)
-		l.OptStr("stopped_by", body.StoppedBy)
+		l.OptStr("stopped_by", string(body.StoppedBy))
 		u := body.Usage
 		// A usage that states only a total has nothing basis can write.
 		if u != nil && u.TotalTokens != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil &&

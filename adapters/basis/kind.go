@@ -1,6 +1,7 @@
 package basis
 
 import (
+	"github.com/evtool/evtool/event"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -9,7 +10,7 @@ import (
 // ToolKind returns the ACP ToolKind basis's own ACP mapping gives a tool
 // call: by name first, with `spawn` decided by its input, and by mutability
 // for any other name.
-func ToolKind(name, mutability string, input []byte) string {
+func ToolKind(name string, mutability event.Mutability, input []byte) event.ToolKind {
 	switch name {
 	case "spawn":
 		v := gjson.GetBytes(input, "input")
@@ -28,7 +29,7 @@ func ToolKind(name, mutability string, input []byte) string {
 	case "shell", "bash", "command", "background_command":
 		return "execute"
 	case "files", "read", "read_file":
-		if mutability == "read_only" {
+		if mutability == event.ReadOnly {
 			return "read"
 		}
 		return "edit"
@@ -46,10 +47,10 @@ func ToolKind(name, mutability string, input []byte) string {
 		return "think"
 	}
 	switch mutability {
-	case "read_only":
-		return "read"
-	case "mutating":
-		return "edit"
+	case event.ReadOnly:
+		return event.KindRead
+	case event.Mutating:
+		return event.KindEdit
 	}
-	return "other"
+	return event.KindOther
 }

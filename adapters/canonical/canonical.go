@@ -5,7 +5,6 @@ package canonical
 import (
 	"bufio"
 	_ "embed"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -106,7 +105,6 @@ const (
 	RulePermNotRequested = "canonical/permission-not-requested"
 	RulePermClosed       = "canonical/permission-resolved-twice"
 	RuleUnknownField     = "canonical/unknown-field"
-	RuleBadValue         = "canonical/value"
 )
 
 type checker struct {
@@ -159,14 +157,6 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return true
 	})
-	// Values the schema accepts but the model cannot hold (e.g. an exit code
-	// beyond int64) are reported by decoding the line.
-	if _, err := event.Parse(line); err != nil {
-		var fe *event.FieldError
-		if errors.As(err, &fe) {
-			errf(fe.Pointer, RuleBadValue, "%s", fe.Msg)
-		}
-	}
 	call := r.Get("call_id").Str
 	switch typ {
 	case event.TypeSessionFinished:
@@ -245,6 +235,5 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.ErrorRule(RulePermNotRequested, "permission_resolved answers a permission_requested of the same request_id"),
 		dialect.ErrorRule(RulePermClosed, "a permission request is resolved at most once"),
 		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
-		dialect.ErrorRule(RuleBadValue, "values fit the model (e.g. exit_code within 64 bits)"),
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
@@ -92,6 +93,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		}
 		s.Model, _ = o.Str("model")
 		s.TaskID, _ = o.NullableStr("task_id")
+		if v, ok := o.Get("task_id"); ok && v.Type == gjson.String && v.Str == "" {
+			res.Add("task_id", []byte(`""`)) // "" is a fact; null is its absence
+		}
 		s.SessionID, _ = o.Str("session_id")
 		d.session = s.SessionID
 		ev.Body = s
@@ -113,7 +117,10 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b := &event.ToolFinished{}
 		b.CallID, _ = o.Str("call_id")
 		b.Name, _ = o.Str("name")
-		b.Status = toolStatus(o, res)
+		b.Status = jsonobj.Word(o, "status", toolStatuses, event.ToolError, res)
+		if b.Name != "" {
+			b.Kind = toolKind(b.Name)
+		}
 		if s, ok := o.Str("summary"); ok {
 			b.Summary = &s
 		}
@@ -166,13 +173,16 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ev.Body = b
 	case "turn_done":
 		d.beginTurn(emit)
-		b := &event.TurnFinished{Status: "ok"}
+		b := &event.TurnFinished{Status: event.StatusOK}
 		if t := nullableUint(o, "total_tokens", u64); t != nil {
 			b.Usage = &event.Usage{TotalTokens: t}
 		}
-		b.StopReason, _ = o.NullableStr("stop_reason")
-		if v, ok := o.Get("stop_reason"); ok && v.Type == gjson.String && v.Str == "" {
-			res.Add("stop_reason", []byte(`""`))
+		if r, ok := o.NullableStr("stop_reason"); ok {
+			b.StopReason = jsonobj.Word(o, "stop_reason", stopReasons, event.StopOther, res)
+			if _, known := stopReasons[r]; known && stopWord(b.StopReason) != r {
+				// A synonym (end_turn for stop, say) comes back as written.
+				res.Add("stop_reason", jsonenc.String(nil, r))
+			}
 		}
 		ev.TurnID = d.turn
 		d.turn = ""
@@ -230,20 +240,6 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 // toolStatus reads tool_finished's status. mermaid types it as a plain
 // string, so any string is read: the canonical statuses as they are, any
 // other as "error", with the string itself kept in the residue.
-func toolStatus(o *jsonobj.Object, res *jsonobj.Residue) string {
-	s, ok := o.Str("status")
-	if !ok {
-		return ""
-	}
-	switch s {
-	case "success", "error", "cancelled", "rejected":
-		return s
-	}
-	v, _ := o.Get("status")
-	res.Add("status", []byte(v.Raw))
-	return "error"
-}
-
 // webInts lists the integer keys of WebEventDetails.
 var webInts = []string{"source_byte_count", "output_byte_count", "rendered_byte_count", "line_count", "context_lines",
 	"match_count", "query_count", "succeeded_count", "requested_count", "result_count", "failed_count"}
@@ -289,8 +285,16 @@ func (d *Decoder) callFor(id, name string, emit func(*event.Event)) {
 		return
 	}
 	d.calls[id] = true
-	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name}})
+	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name, Kind: kindOf(name)}})
 }
 
 // End implements dialect.Decoder. A stream without result stays truncated.
 func (d *Decoder) End(out []*event.Event) []*event.Event { return out }
+
+// kindOf is a tool call's kind when its name is known.
+func kindOf(name string) event.ToolKind {
+	if name == "" {
+		return ""
+	}
+	return toolKind(name)
+}

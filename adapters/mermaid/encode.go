@@ -132,11 +132,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			name = "tool" // mermaid's own name for a tool without metadata
 		}
 		l.Str("name", name)
-		status := b.Status
+		status := string(b.Status)
 		switch {
 		case e.native: // written back as it was
-		case status == "success" || status == "error" || status == "cancelled":
-		case status == "rejected":
+		case b.Status == event.ToolSuccess || b.Status == event.ToolError || b.Status == event.ToolCancelled:
+		case b.Status == event.ToolRejected:
 			status = "cancelled"
 			loss.Approximate(`tool statuses "rejected"`, "mermaid has no rejected status; written as cancelled")
 		default:
@@ -223,7 +223,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			total = b.Usage.TotalTokens
 		}
 		l.NullUint("total_tokens", total)
-		l.NullStr("stop_reason", b.StopReason)
+		l.NullStr("stop_reason", stopWord(b.StopReason))
 		return e.write(l.End())
 	case *event.SessionFinished:
 		if ev.Synthetic {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/tidwall/gjson"
 )
 
 // maxHeld bounds how many records the decoder holds back at the start of
@@ -177,9 +178,10 @@ func (d *Decoder) residueFor(ev *event.Event, rec *Record, actual record, task s
 		pt, cause = payloadTypeOf(ev), ev.TurnID
 	}
 	derived := record{env: d.st.deriveEnv(pt, cause, t, envSorted(actual.env.keys()))}
-	derived.payload = d.st.derivePayload(ev, rec.PayloadType, rec.CausationID, task, sorted)
+	museKind := sourceTaskKind(ev, actual)
+	derived.payload = d.st.derivePayload(ev, rec.PayloadType, rec.CausationID, task, museKind, sorted)
 	res := diff(actual, derived)
-	res.Task = task
+	res.Task, res.TaskKind = task, museKind
 	if ev == nil {
 		// A carried record's envelope has no event to derive its type from.
 		if res.Env == nil {
@@ -194,6 +196,27 @@ func (d *Decoder) residueFor(ev *event.Event, rec *Record, actual record, task s
 	}
 	res.WS = gaps
 	return res
+}
+
+// sourceTaskKind returns the task_kind of a task_updated's proposed record
+// when the canonical kind does not derive it, so ext.muse keeps Muse's word.
+func sourceTaskKind(ev *event.Event, actual record) string {
+	if ev == nil {
+		return ""
+	}
+	b, ok := ev.Body.(*event.TaskUpdated)
+	if !ok {
+		return ""
+	}
+	e, ok := actual.payload.get("event")
+	if !ok {
+		return ""
+	}
+	k := gjson.Get(e, "task_kind")
+	if k.Type != gjson.String || k.Str == museTaskKind(b.Kind) {
+		return ""
+	}
+	return k.Str
 }
 
 // attach sets ev's ext.muse from its own residue and the records it carries.
@@ -237,7 +260,7 @@ func (d *Decoder) canonical(rec *Record, p Payload) (pre []*event.Event, ev *eve
 	case *RunOutputDelta:
 		return nil, &event.Event{Body: &event.MessageDelta{Text: b.Text}}, ""
 	case *RunTerminal:
-		f := &event.TurnFinished{Status: statusOf(b.Terminal), Text: b.Text}
+		f := &event.TurnFinished{Status: runStatus(b.Terminal), Text: b.Text}
 		if b.Reason != nil {
 			f.Reason = *b.Reason
 		}
@@ -251,28 +274,6 @@ func (d *Decoder) canonical(rec *Record, p Payload) (pre []*event.Event, ev *eve
 	return nil, nil, ""
 }
 
-func statusOf(terminal string) string {
-	switch terminal {
-	case "completed":
-		return "ok"
-	case "cancelled":
-		return "cancelled"
-	}
-	return "error"
-}
-
-func toolStatus(kind string) string {
-	switch kind {
-	case "completed":
-		return "success"
-	case "cancelled":
-		return "cancelled"
-	case "rejected":
-		return "rejected"
-	}
-	return "error"
-}
-
 func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, string) {
 	e := b.Event
 	task := b.TaskID
@@ -282,7 +283,7 @@ func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, str
 	}
 	name, isTool := strings.CutPrefix(kind, "tool.")
 	if !isTool {
-		u := &event.TaskUpdated{TaskID: task, Kind: kind, Status: e.Kind, Detail: e.Message, Reason: e.Reason}
+		u := &event.TaskUpdated{TaskID: task, Kind: taskKind(kind), Status: taskStatus(e.Kind), Detail: e.Message, Reason: e.Reason}
 		if e.ParentTaskID != nil {
 			u.ParentTaskID = *e.ParentTaskID
 		}
@@ -295,7 +296,7 @@ func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, str
 			return nil, nil, task // a repeated proposal
 		}
 		d.newTool(task, name)
-		return nil, &event.Event{Body: &event.ToolCall{CallID: task, Name: name, Kind: event.ToolKind(name)}}, ""
+		return nil, &event.Event{Body: &event.ToolCall{CallID: task, Name: name, Kind: toolKind(name)}}, ""
 	}
 	if t == nil || t.finished || t.ended {
 		// Nothing may follow the end of a call: kept as residue.
@@ -309,9 +310,9 @@ func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, str
 		if !ok || (verb != "allow" && verb != "deny") {
 			return nil, nil, task
 		}
-		outcome := "allowed"
+		outcome := event.Allowed
 		if verb == "deny" {
-			outcome = "denied"
+			outcome = event.Denied
 		}
 		return nil, &event.Event{Body: &event.PermissionResolved{CallID: task, Tool: name, Outcome: outcome, Scope: scope}}, ""
 	case "started":
@@ -341,7 +342,7 @@ func (d *Decoder) newTool(task, name string) *toolTask {
 }
 
 // finish ends the call of a tool task.
-func (d *Decoder) finish(task, status, reason string) *event.Event {
+func (d *Decoder) finish(task string, status event.ToolStatus, reason string) *event.Event {
 	t := d.tools[task]
 	t.finished = true
 	if i := indexOf(d.open, task); i >= 0 {
@@ -389,12 +390,12 @@ func (d *Decoder) finishOpen(why string) []*event.Event {
 			out = append(out, d.finish(id, toolStatus(t.terminal), t.reason))
 		} else {
 			t.ended = true
-			out = append(out, d.finish(id, "cancelled", why))
+			out = append(out, d.finish(id, event.ToolCancelled, why))
 		}
 	}
 	for _, id := range d.plainOf {
 		d.plain[id] = false
-		out = append(out, &event.Event{Body: &event.TaskUpdated{TaskID: id, Kind: d.st.taskKind[id], Status: "cancelled", Reason: why}})
+		out = append(out, &event.Event{Body: &event.TaskUpdated{TaskID: id, Kind: taskKind(d.st.taskKind[id]), Status: event.TaskCancelled, Reason: why}})
 	}
 	d.plainOf = nil
 	return out
@@ -432,11 +433,11 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 		if t.finished {
 			return nil, nil
 		}
-		status, reason := "success", ""
+		status, reason := event.ToolSuccess, ""
 		if t.ended {
 			status, reason = toolStatus(t.terminal), t.reason
 		} else if outcome == "failure" {
-			status = "error"
+			status = event.ToolError
 		}
 		f = d.finish(task, status, reason).Body.(*event.ToolFinished)
 	} else {
@@ -445,10 +446,12 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 			id = b.CallID + "#" + strconv.Itoa(i)
 		}
 		d.calls[id] = true
-		pre = append(pre, &event.Event{Body: &event.ToolCall{CallID: id, Name: name, Kind: event.ToolKind(name)}})
-		f = &event.ToolFinished{CallID: id, Name: name, Status: "success"}
+		// The call is named only here: its kind is known at its end.
+		kind := toolKind(name)
+		pre = append(pre, &event.Event{Body: &event.ToolCall{CallID: id, Name: name, Kind: kind}})
+		f = &event.ToolFinished{CallID: id, Name: name, Status: event.ToolSuccess, Kind: kind}
 		if outcome == "failure" {
-			f.Status = "error"
+			f.Status = event.ToolError
 		}
 	}
 	f.Edit = b.EditFacts
@@ -483,7 +486,7 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 		}
 		if len(d.before) > 0 {
 			// Records of a cut-off stream with nothing to ride on.
-			ev := &event.Event{Synthetic: true, Body: &event.Notice{Severity: "warning", Message: "muse stream ended inside a turn; its last records are kept in ext.muse"}}
+			ev := &event.Event{Synthetic: true, Body: &event.Notice{Severity: event.SeverityWarning, Message: "muse stream ended inside a turn; its last records are kept in ext.muse"}}
 			d.attach(ev, residue{})
 			out = append(out, ev)
 		}

@@ -193,25 +193,20 @@ func payloadTypeOf(ev *event.Event) string {
 	case *event.ToolFinished:
 		return "tool.result"
 	case *event.TaskUpdated:
-		return "task.lifecycle." + b.Status
+		if k := lifecycleKind(b.Status); k != "" {
+			return "task.lifecycle." + k
+		}
 	}
 	return ""
 }
 
-func terminalOf(status string) string {
-	switch status {
-	case "error":
-		return "failed"
-	case "cancelled":
-		return "cancelled"
-	}
-	return "completed"
-}
-
 // derivePayload returns the payload a record of type pt would have for ev,
 // in declared order; ev is nil for a record carried as residue, and task
-// names the task such a record concerns.
-func (s *state) derivePayload(ev *event.Event, pt, cause, task string, sorted bool) kvs {
+// names the task such a record concerns. A task_lifecycle record's event
+// kind is the one pt names (the source's word, when its residue keeps
+// one). museKind is the source's task_kind of a proposed task, kept in
+// ext.muse; "" derives it from the canonical kind.
+func (s *state) derivePayload(ev *event.Event, pt, cause, task, museKind string, sorted bool) kvs {
 	run := streamRef(sorted, "run", cause)
 	head := func(kind string) kvs {
 		return kvs{{"kind", str(kind)}, {"command_id", str(cause)}, {"run_stream", run}}
@@ -269,7 +264,7 @@ func (s *state) derivePayload(ev *event.Event, pt, cause, task string, sorted bo
 		return lifecycle(b.CallID, "proposed", kv{"task_kind", str("tool." + b.Name)})
 	case *event.PermissionResolved:
 		verb := "allow"
-		if b.Outcome == "denied" {
+		if b.Outcome == event.Denied {
 			verb = "deny"
 		}
 		return lifecycle(b.CallID, "side_effect_intent",
@@ -278,7 +273,7 @@ func (s *state) derivePayload(ev *event.Event, pt, cause, task string, sorted bo
 	case *event.ToolStarted:
 		return lifecycle(b.CallID, "started")
 	case *event.ToolProgress:
-		return lifecycle(b.CallID, "status", kv{"message", str(b.Message)})
+		return lifecycle(b.CallID, "status", kv{"message", str(b.Message)}, kv{"details", "{}"})
 	case *event.ToolOutput:
 		return lifecycle(b.CallID, "output", kv{"chunk", str(b.Chunk)})
 	case *event.ToolFinished:
@@ -299,7 +294,7 @@ func (s *state) derivePayload(ev *event.Event, pt, cause, task string, sorted bo
 		}
 		p := append(head("tool_result"), kv{"call_id", str(call)}, kv{"text", str(text)})
 		outcome := "success"
-		if b.Status != "success" {
+		if b.Status != event.ToolSuccess {
 			outcome = "failure"
 		}
 		p = append(p, kv{"correlation_facts", obj(sorted, kv{"tool_name", str(b.Name)}, kv{"outcome", str(outcome)})})
@@ -308,16 +303,20 @@ func (s *state) derivePayload(ev *event.Event, pt, cause, task string, sorted bo
 		}
 		return p
 	case *event.TaskUpdated:
+		kind := strings.TrimPrefix(pt, "task.lifecycle.")
 		var f []kv
-		switch b.Status {
+		switch kind {
 		case "proposed":
-			f = append(f, kv{"task_kind", str(b.Kind)})
+			if museKind == "" {
+				museKind = museTaskKind(b.Kind)
+			}
+			f = append(f, kv{"task_kind", str(museKind)})
 		case "status":
-			f = append(f, kv{"message", str(b.Detail)})
+			f = append(f, kv{"message", str(b.Detail)}, kv{"details", "{}"})
 		case "cancelled", "rejected", "failed":
 			f = append(f, kv{"reason", str(b.Reason)})
 		}
-		return lifecycle(b.TaskID, b.Status, f...)
+		return lifecycle(b.TaskID, kind, f...)
 	}
 	return nil
 }

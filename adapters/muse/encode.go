@@ -25,7 +25,7 @@ func (s *state) render(ev *event.Event, res residue, t string, b []byte) []byte 
 	var ptS, causeS string
 	_ = json.Unmarshal([]byte(fpt), &ptS)
 	_ = json.Unmarshal([]byte(fcause), &causeS)
-	derived := record{env: env.env, payload: s.derivePayload(ev, ptS, causeS, res.Task, res.Order == "sorted")}
+	derived := record{env: env.env, payload: s.derivePayload(ev, ptS, causeS, res.Task, res.TaskKind, res.Order == "sorted")}
 	r := res.apply(derived)
 	return applyLayout(r.render(b), res.WS)
 }

@@ -319,7 +319,7 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 		f.drop("tool results for unknown calls", "muse journals results of known tool tasks only")
 		return nil
 	}
-	kind := map[string]string{"success": "completed", "error": "failed", "cancelled": "cancelled", "rejected": "rejected"}[b.Status]
+	kind := map[event.ToolStatus]string{event.ToolSuccess: "completed", event.ToolError: "failed", event.ToolCancelled: "cancelled", event.ToolRejected: "rejected"}[b.Status]
 	if kind == "" {
 		kind = "failed"
 	}
@@ -337,7 +337,7 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	}
 	reason := b.Error
 	if reason == "" && kind != "completed" {
-		reason = b.Status
+		reason = string(b.Status)
 	}
 	if kind == "failed" || kind == "cancelled" || kind == "rejected" {
 		p := map[string]json.RawMessage{"event": json.RawMessage(obj(false, kv{"kind", str(kind)}, kv{"task_id", str(b.CallID)}, kv{"reason", str(reason)}))}
@@ -376,15 +376,22 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
 }
 
-// task writes a non-tool task's state as the muse lifecycle step it means.
+// task writes a non-tool task's state as the muse lifecycle step it
+// means, from the canonical status: pending is proposed, running is
+// started (and a status message once the task runs), and the ends are
+// muse's kinds of the same names.
 func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
+	kind := lifecycleKind(b.Status)
+	if kind == "" {
+		f.drop("task updates", "a task status outside the canonical vocabulary")
+		return nil
+	}
 	if err := f.ensureTurn(ev); err != nil {
 		return err
 	}
 	t := f.tasks[b.TaskID]
-	kind := map[string]string{"spawned": "proposed", "running": "started", "finished": "completed", "failed": "failed"}[b.Status]
-	if kind == "" {
-		kind = b.Status // already a lifecycle kind
+	if t != nil && kind == "started" && isRunning(t.state) {
+		kind = "status" // a running task's news
 	}
 	if t == nil {
 		t = &ftask{}
@@ -394,46 +401,46 @@ func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 			return err
 		}
 		if kind != "proposed" {
-			p := &event.Event{Time: ev.Time, Body: &event.TaskUpdated{TaskID: b.TaskID, Kind: taskKindOf(b), Status: "proposed"}}
+			p := &event.Event{Time: ev.Time, Body: &event.TaskUpdated{TaskID: b.TaskID, Kind: b.Kind, Status: event.TaskPending}}
 			f.synth("task.proposed records")
 			if err := f.record(f.at(p), residue{}); err != nil {
 				return err
 			}
-			t.state = "proposed"
 		}
-	}
-	if kind == "proposed" && t.state == "proposed" {
-		f.drop("task updates", "a repeated state is not a lifecycle step")
+		t.state = "proposed"
+		if kind == "proposed" {
+			return f.writeTask(ev, b, kind)
+		}
+	} else if kind == "proposed" {
+		f.drop("task updates", "a task is pending only before its lifecycle starts")
 		return nil
 	}
-	if kind != "proposed" {
-		ok, err := f.step(t, b.TaskID, kind)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			f.drop("task updates", "not a legal lifecycle step for the task at that point")
-			return nil
-		}
-	} else {
-		t.state = "proposed"
+	ok, err := f.step(t, b.TaskID, kind)
+	if err != nil {
+		return err
 	}
-	c := *b
-	c.Kind, c.Status = taskKindOf(b), kind
-	if c.Status == "failed" && c.Reason == "" {
-		c.Reason = b.Detail
+	if !ok {
+		f.drop("task updates", "not a legal lifecycle step for the task at that point")
+		return nil
 	}
-	if b.Title != "" || b.Detail != "" && c.Status != "failed" {
-		f.drop("task titles and details", "muse lifecycle events carry a task kind and a reason only")
-	}
-	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
+	return f.writeTask(ev, b, kind)
 }
 
-func taskKindOf(b *event.TaskUpdated) string {
-	if b.Kind == "" {
-		return "task"
+// writeTask writes the lifecycle record of kind for a task update.
+func (f *foreign) writeTask(ev *event.Event, b *event.TaskUpdated, kind string) error {
+	c := *b
+	detail := kind == "status"
+	if (kind == "failed" || kind == "cancelled") && c.Reason == "" {
+		c.Reason, detail = b.Detail, true
 	}
-	return b.Kind
+	if b.Title != "" || b.Detail != "" && !detail {
+		f.drop("task titles and details", "muse lifecycle events carry a task kind and a reason only")
+	}
+	if b.ParentTaskID != "" {
+		f.drop("parent task ids", "muse journals a parent task only on a side_effect_intent")
+	}
+	res := residue{Env: map[string]json.RawMessage{"payload_type": json.RawMessage(str("task.lifecycle." + kind))}}
+	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), res)
 }
 
 func (f *foreign) close() error { return nil }

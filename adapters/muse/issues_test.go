@@ -224,7 +224,7 @@ func TestEndedCallsAndTasksFinish(t *testing.T) {
 	in := testdata(t, "cancelled_without_result.jsonl")
 	evs := events(t, toCanonical(t, in))
 	status := map[string]string{}
-	var taskEnd string
+	var taskEnd event.TaskStatus
 	turnEnd := -1
 	for i, ev := range evs {
 		switch b := ev.Body.(type) {
@@ -232,7 +232,7 @@ func TestEndedCallsAndTasksFinish(t *testing.T) {
 			if status[b.CallID] != "" {
 				t.Errorf("%s finishes twice", b.CallID)
 			}
-			status[b.CallID] = b.Status + ":" + b.Error
+			status[b.CallID] = string(b.Status) + ":" + b.Error
 		case *event.TaskUpdated:
 			if b.TaskID == "a0000000-0000-4000-8000-000000000043" {
 				taskEnd = b.Status

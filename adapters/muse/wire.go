@@ -110,6 +110,7 @@ func str(s string) string { return string(jsonenc.String(nil, s)) }
 //	@ekeys   the envelope key order, when it is neither Muse's nor sorted
 //	@ws      white space between the line's tokens, as [token, text] pairs
 //	line     the whole line (compacted), when it cannot be rebuilt any other way
+//	task_kind  the task_kind of a proposed task, when the canonical kind does not give it
 type residue struct {
 	Env    map[string]json.RawMessage `json:"env,omitempty"`
 	P      map[string]json.RawMessage `json:"p,omitempty"`
@@ -128,10 +129,13 @@ type residue struct {
 	// Task and Turn carry the ids of a record kept as residue of another
 	// event (in ext.muse.before), which has no canonical event of its own.
 	Task string `json:"@task,omitempty"`
+	// TaskKind is the source's task_kind of a proposed task that is not a
+	// tool call, when it is not the word derived from the canonical kind.
+	TaskKind string `json:"task_kind,omitempty"`
 }
 
 func (r *residue) empty() bool {
-	return len(r.Env) == 0 && len(r.P) == 0 && len(r.Absent) == 0 && r.Order == "" && len(r.Keys) == 0 && len(r.Line) == 0 && r.Task == "" &&
+	return len(r.Env) == 0 && len(r.P) == 0 && len(r.Absent) == 0 && r.Order == "" && len(r.Keys) == 0 && len(r.Line) == 0 && r.Task == "" && r.TaskKind == "" &&
 		r.EOrder == "" && len(r.EKeys) == 0 && len(r.WS) == 0
 }
 

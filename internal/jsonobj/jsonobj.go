@@ -318,3 +318,20 @@ func (r *Residue) Bytes() json.RawMessage {
 	}
 	return append(out.buf, '}')
 }
+
+// Word reads a string field that holds one of a dialect's words for a
+// canonical vocabulary, and returns the canonical value table gives it. A
+// word the table lacks (a newer producer's) is kept in the residue, so
+// that it is written back as it was, and def stands for it. An absent
+// field gives the zero value.
+func Word[T ~string](o *Object, k string, table map[string]T, def T, res *Residue) T {
+	v, ok := o.Str(k)
+	if !ok {
+		return ""
+	}
+	if w, ok := table[v]; ok {
+		return w
+	}
+	res.Add(k, jsonenc.String(nil, v))
+	return def
+}
