@@ -51,6 +51,7 @@ const (
 	RuleDuplicateKey = "json/duplicate-key"
 	RuleDepth        = "json/depth"
 	RuleMismatch     = "stream/dialect-mismatch"
+	RuleUndetected   = "stream/undetected"
 )
 
 // Rules lists the rules of the reading itself.
@@ -61,6 +62,7 @@ func Rules() []diag.Rule {
 		{ID: RuleDuplicateKey, Severity: diag.Error, Summary: "no key may appear twice in one object"},
 		{ID: RuleDepth, Severity: diag.Error, Summary: fmt.Sprintf("objects and arrays nest at most %d deep", ndjson.DefaultMaxDepth)},
 		{ID: RuleMismatch, Severity: diag.Error, Summary: "the named dialect must fit the stream's first line"},
+		{ID: RuleUndetected, Severity: diag.Error, Summary: "without a named dialect, the first JSON line must be of a known one"},
 	}
 }
 
@@ -211,7 +213,7 @@ func (r *Reader) ReadLine() (*Line, error) {
 		d, ok := dialect.Detect(raw)
 		if !ok {
 			r.err = &StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
-				File: r.file, Line: n, Severity: diag.Error, Rule: "stream/undetected",
+				File: r.file, Line: n, Severity: diag.Error, Rule: RuleUndetected,
 				Message: "cannot tell the dialect from this line; name it (" + strings.Join(names(), ", ") + ")"}}
 			return nil, r.err
 		}
