@@ -37,6 +37,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzInvariants -fuzztime $(FUZZTIME) ./adapters/acp/
 	$(GO) test -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) ./validate/
 	$(GO) test -run '^$$' -fuzz FuzzConvert -fuzztime $(FUZZTIME) ./convert/
+	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $(FUZZTIME) ./ndjson/
+	$(GO) test -run '^$$' -fuzz FuzzOneVerdict -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./cmd/evtool/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

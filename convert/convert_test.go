@@ -24,7 +24,7 @@ func lookup(t *testing.T, name string) dialect.Dialect {
 
 const head = `{"seq":0,"type":"run_started","schema":2,"basis":"0.6.2","session_id":"s","workspace":"/r","model":"m","provider":"p","context_files":[]}`
 
-func TestBadLinesAreReportedAndSkipped(t *testing.T) {
+func TestBadLinesAreReportedAndKept(t *testing.T) {
 	in := strings.Join([]string{
 		head,
 		`{"seq":1,"type":"user_message","text":"a"`,
@@ -55,8 +55,11 @@ func TestBadLinesAreReportedAndSkipped(t *testing.T) {
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[1], "still here") || !strings.Contains(lines[2], "session_finished") {
-		t.Fatalf("the good lines must all be converted:\n%s", out.String())
+	// The line that is JSON but cannot be read is kept whole, as an
+	// unknown event; the broken ones cannot be.
+	if len(lines) != 4 || !strings.Contains(lines[1], `"type":"unknown","dialect":"basis","source_type":"","raw":{"seq":3,`) ||
+		!strings.Contains(lines[2], "still here") || !strings.Contains(lines[3], "session_finished") {
+		t.Fatalf("the good lines must all be converted, and the unreadable object kept:\n%s", out.String())
 	}
 	if res.From != "basis" || res.Lines != 6 {
 		t.Errorf("result %+v", res)

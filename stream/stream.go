@@ -41,6 +41,7 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/evtool/evtool/ndjson"
+	"github.com/tidwall/gjson"
 )
 
 // Rule ids of the problems the Reader finds in a line itself, beside each
@@ -94,7 +95,8 @@ type Line struct {
 	// Diags are the problems of the line itself, sorted by column.
 	Diags []diag.Diagnostic
 	// Events are what the line decodes to. A line with diagnostics may
-	// still have events: whatever could be read of it.
+	// still have events: whatever could be read of it, or, for an object
+	// its decoder cannot read, an unknown event that keeps it whole.
 	Events []*event.Event
 }
 
@@ -309,6 +311,15 @@ func (r *Reader) judge(l *Line) {
 	}
 	evs, err := r.dec.Decode(l.Events, l.Raw, l.N)
 	l.Events = evs
+	if err != nil && len(evs) == 0 && gjson.ParseBytes(l.Raw).IsObject() {
+		// Keep what cannot be read as an unknown event: a writer of the
+		// same dialect writes it back as it was, another counts it as lost.
+		ev := &event.Event{Body: &event.Unknown{Dialect: r.d.Name(), Raw: slices.Clone(l.Raw)}}
+		if r.opts.Provenance {
+			ev.Src = &event.Source{Dialect: r.d.Name(), Line: l.N}
+		}
+		l.Events = append(l.Events, ev)
+	}
 	if err != nil && len(l.Diags) == 0 {
 		// The schema cannot say everything a producer's type does (the
 		// literal form of an integer, say); the decoder can.
