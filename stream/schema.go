@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/internal/schemacheck"
 	"github.com/evtool/evtool/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -33,6 +34,9 @@ var (
 // its own type's branch: the same verdict, and the same errors, as the
 // whole schema.
 type lineSchema struct {
+	// fast judges most lines without the engine; the engine runs only
+	// when fast is not sure, or to explain a line fast rejects.
+	fast     *schemacheck.Schema
 	whole    *jsonschema.Schema // for schemas not of that form
 	envelope *jsonschema.Schema
 	branches map[string]*jsonschema.Schema
@@ -44,6 +48,14 @@ func (ls *lineSchema) check(line []byte) []diag.Diagnostic {
 	if ls == nil {
 		return nil
 	}
+	if ls.fast != nil && ls.fast.Check(line) == schemacheck.Valid {
+		return nil
+	}
+	return ls.explain(line)
+}
+
+// explain runs the engine over a line and returns its errors.
+func (ls *lineSchema) explain(line []byte) []diag.Diagnostic {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
 	if err != nil {
 		// The syntax check has passed, so this is the engine's own limit.
@@ -175,6 +187,9 @@ func compiled(d dialect.Dialect) (*lineSchema, error) {
 		return nil, fmt.Errorf("schema of %s: %w", name, err)
 	}
 	ls := &lineSchema{branches: map[string]*jsonschema.Schema{}}
+	if fast, err := schemacheck.Compile(data); err == nil {
+		ls.fast = fast
+	}
 	branches, ok := typeBranches(root)
 	if !ok {
 		if ls.whole, err = c.Compile(url); err != nil {

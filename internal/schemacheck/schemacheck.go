@@ -1,0 +1,765 @@
+// Package schemacheck is a fast judge of one JSON line against one of
+// evtool's own schemas. It compiles the subset of JSON Schema draft 2020-12
+// those schemas use (type, enum, const, required, properties,
+// additionalProperties, items, allOf, anyOf, oneOf, not, if/then/else,
+// local $ref, minimum, maximum, minLength, pattern) into a tree that it
+// walks over the raw line, with no map[string]any and no reflection.
+//
+// It is the schema, not a second opinion: wherever its answer could differ
+// from a full JSON Schema engine's (a number written with a fraction or
+// an exponent, a non-string enum, a pattern Go cannot compile), it
+// answers Unsure and the caller asks the engine. It answers Valid or
+// Invalid only where the answer is certain, and a differential test and a
+// fuzz target hold it to the engine. The engine also explains every
+// Invalid line, so diagnostics are the engine's, word for word.
+package schemacheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// Verdict is the judgement of a value.
+type Verdict int
+
+// Verdicts. In a conjunction Invalid wins over Unsure, which wins over Valid.
+const (
+	Valid Verdict = iota
+	Unsure
+	Invalid
+)
+
+func (v Verdict) String() string {
+	return [...]string{"valid", "unsure", "invalid"}[v]
+}
+
+// Schema is a compiled schema.
+type Schema struct {
+	root *node
+}
+
+// ErrUnsupported means the schema uses a keyword outside the subset; use a
+// full engine for it.
+var ErrUnsupported = errors.New("schemacheck: keyword outside the supported subset")
+
+// Compile compiles a schema document.
+func Compile(doc []byte) (*Schema, error) {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	c := &compiler{root: v, byPtr: map[string]*node{}}
+	n, err := c.compile(v, "#")
+	if err != nil {
+		return nil, err
+	}
+	for len(c.refs) > 0 { // resolving a ref may compile, and meet, more
+		r := c.refs[0]
+		c.refs = c.refs[1:]
+		target, err := c.resolve(r.ref)
+		if err != nil {
+			return nil, err
+		}
+		r.n.ref = target
+	}
+	return &Schema{root: n}, nil
+}
+
+// Check judges one line, which must be valid JSON.
+func (s *Schema) Check(line []byte) Verdict {
+	return s.root.check(gjson.ParseBytes(line))
+}
+
+// Type bits.
+const (
+	tNull = 1 << iota
+	tBool
+	tInteger
+	tNumber // any number, integers included
+	tString
+	tArray
+	tObject
+)
+
+// node is one compiled (sub)schema.
+type node struct {
+	never bool // the false schema
+	types int  // 0: any
+
+	konst, enum *set // const is a set of one
+
+	props      map[string]*node
+	required   []string
+	additional *node
+
+	items *node
+
+	allOf, anyOf, oneOf []*node
+	not                 *node
+	ifN, thenN, elseN   *node
+	dispatch            *dispatch
+
+	ref *node
+
+	min, max   *bound
+	minLength  int
+	hasMinLen  bool
+	pattern    *regexp.Regexp
+	hasPattern bool
+}
+
+// dispatch is an allOf of {"if":{"properties":{P:{"const":S}}},"then":T}
+// entries on one property P: the branch is picked by P's value at once.
+type dispatch struct {
+	prop     string
+	branches map[string]*node
+}
+
+// bound is a minimum or maximum.
+type bound struct {
+	r   *big.Rat
+	u64 uint64 // the bound, when it is an integer in [0, MaxUint64]
+	ok  bool   // u64 is set
+}
+
+type pendingRef struct {
+	n   *node
+	ref string
+}
+
+type compiler struct {
+	root  any
+	byPtr map[string]*node
+	refs  []pendingRef
+}
+
+// annotations are keywords that do not constrain a value.
+var annotations = map[string]bool{
+	"$schema": true, "$id": true, "$comment": true, "$defs": true, "title": true, "description": true,
+	"examples": true, "default": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+	"format": true, // an annotation in 2020-12 unless a validator asserts formats
+}
+
+func (c *compiler) compile(v any, ptr string) (*node, error) {
+	if n, ok := c.byPtr[ptr]; ok {
+		return n, nil
+	}
+	n := &node{}
+	c.byPtr[ptr] = n
+	switch s := v.(type) {
+	case bool:
+		n.never = !s
+		return n, nil
+	case map[string]any:
+		if id, ok := s["$id"]; ok && ptr != "#" {
+			return nil, fmt.Errorf("%w: $id at %s (%v)", ErrUnsupported, ptr, id)
+		}
+		for k, kv := range s {
+			if err := c.keyword(n, k, kv, ptr); err != nil {
+				return nil, err
+			}
+		}
+		return n, nil
+	}
+	return nil, fmt.Errorf("schemacheck: %s is not a schema", ptr)
+}
+
+func (c *compiler) sub(v any, ptr string) (*node, error) { return c.compile(v, ptr) }
+
+func (c *compiler) subs(v any, ptr string) ([]*node, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("schemacheck: %s is not an array", ptr)
+	}
+	out := make([]*node, len(list))
+	for i, e := range list {
+		n, err := c.sub(e, ptr+"/"+strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (c *compiler) keyword(n *node, k string, v any, ptr string) error {
+	if annotations[k] {
+		return nil
+	}
+	p := ptr + "/" + escape(k)
+	var err error
+	switch k {
+	case "type":
+		n.types, err = typeBits(v)
+	case "const":
+		n.konst = &set{}
+		n.konst.add(v)
+	case "enum":
+		list, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("schemacheck: enum at %s is not an array", ptr)
+		}
+		n.enum = &set{}
+		for _, e := range list {
+			n.enum.add(e)
+		}
+	case "required":
+		list, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("schemacheck: required at %s is not an array", ptr)
+		}
+		for _, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("schemacheck: required at %s holds a non-string", ptr)
+			}
+			n.required = append(n.required, s)
+		}
+	case "properties":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("schemacheck: properties at %s is not an object", ptr)
+		}
+		n.props = map[string]*node{}
+		for name, sv := range m {
+			if n.props[name], err = c.sub(sv, p+"/"+escape(name)); err != nil {
+				return err
+			}
+		}
+	case "additionalProperties":
+		n.additional, err = c.sub(v, p)
+	case "items":
+		n.items, err = c.sub(v, p)
+	case "allOf":
+		if n.allOf, err = c.subs(v, p); err == nil {
+			n.dispatch = dispatchOf(v, n.allOf)
+		}
+	case "anyOf":
+		n.anyOf, err = c.subs(v, p)
+	case "oneOf":
+		n.oneOf, err = c.subs(v, p)
+	case "not":
+		n.not, err = c.sub(v, p)
+	case "if":
+		n.ifN, err = c.sub(v, p)
+	case "then":
+		n.thenN, err = c.sub(v, p)
+	case "else":
+		n.elseN, err = c.sub(v, p)
+	case "$ref":
+		s, ok := v.(string)
+		if !ok || !strings.HasPrefix(s, "#") {
+			return fmt.Errorf("%w: $ref %v at %s", ErrUnsupported, v, ptr)
+		}
+		c.refs = append(c.refs, pendingRef{n, s})
+	case "minimum":
+		n.min, err = boundOf(v, ptr)
+	case "maximum":
+		n.max, err = boundOf(v, ptr)
+	case "minLength":
+		num, ok := v.(json.Number)
+		m, perr := strconv.Atoi(string(num))
+		if !ok || perr != nil || m < 0 {
+			return fmt.Errorf("schemacheck: minLength at %s", ptr)
+		}
+		n.minLength, n.hasMinLen = m, true
+	case "pattern":
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("schemacheck: pattern at %s", ptr)
+		}
+		n.hasPattern = true
+		n.pattern, _ = regexp.Compile(s) // nil: unsure
+	default:
+		return fmt.Errorf("%w: %q at %s", ErrUnsupported, k, ptr)
+	}
+	return err
+}
+
+// set is the members of an enum or a const, by kind. Members it cannot
+// compare exactly (objects, arrays, numbers with a fraction or exponent)
+// only make it unsure.
+type set struct {
+	strs  map[string]bool
+	ints  []*big.Int
+	bools [2]bool // false, true
+	null  bool
+	other bool
+}
+
+func (m *set) add(v any) {
+	switch x := v.(type) {
+	case string:
+		if m.strs == nil {
+			m.strs = map[string]bool{}
+		}
+		m.strs[x] = true
+		return
+	case bool:
+		if x {
+			m.bools[1] = true
+		} else {
+			m.bools[0] = true
+		}
+		return
+	case nil:
+		m.null = true
+		return
+	case json.Number:
+		if plainInt(string(x)) {
+			if i, ok := new(big.Int).SetString(string(x), 10); ok {
+				m.ints = append(m.ints, i)
+				return
+			}
+		}
+	}
+	m.other = true
+}
+
+// has judges whether v is a member.
+func (m *set) has(v gjson.Result) Verdict {
+	found := false
+	switch {
+	case v.Type == gjson.String:
+		found = m.strs[v.Str]
+	case v.Type == gjson.True:
+		found = m.bools[1]
+	case v.Type == gjson.False:
+		found = m.bools[0]
+	case v.Type == gjson.Null:
+		found = m.null
+	case v.Type == gjson.Number:
+		if !plainInt(v.Raw) || len(v.Raw) > 4096 {
+			if m.ints != nil || m.other {
+				return Unsure // 1.0 equals 1 to JSON Schema; let the engine judge
+			}
+			return Invalid
+		}
+		x, _ := new(big.Int).SetString(v.Raw, 10)
+		for _, i := range m.ints {
+			if x != nil && x.Cmp(i) == 0 {
+				found = true
+			}
+		}
+	}
+	if found {
+		return Valid
+	}
+	if m.other {
+		return Unsure
+	}
+	return Invalid
+}
+
+func (c *compiler) resolve(ref string) (*node, error) {
+	if n, ok := c.byPtr[ref]; ok {
+		return n, nil
+	}
+	// Walk the document to the referenced value and compile it there.
+	var cur any = c.root
+	if ref != "#" {
+		if !strings.HasPrefix(ref, "#/") {
+			return nil, fmt.Errorf("%w: $ref %s", ErrUnsupported, ref)
+		}
+		for _, tok := range strings.Split(ref[2:], "/") {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("schemacheck: $ref %s does not resolve", ref)
+			}
+			if cur, ok = m[tok]; !ok {
+				return nil, fmt.Errorf("schemacheck: $ref %s does not resolve", ref)
+			}
+		}
+	}
+	return c.compile(cur, ref)
+}
+
+func escape(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+func typeBits(v any) (int, error) {
+	one := func(s string) (int, error) {
+		switch s {
+		case "null":
+			return tNull, nil
+		case "boolean":
+			return tBool, nil
+		case "integer":
+			return tInteger, nil
+		case "number":
+			return tNumber, nil
+		case "string":
+			return tString, nil
+		case "array":
+			return tArray, nil
+		case "object":
+			return tObject, nil
+		}
+		return 0, fmt.Errorf("schemacheck: unknown type %q", s)
+	}
+	switch t := v.(type) {
+	case string:
+		return one(t)
+	case []any:
+		bits := 0
+		for _, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return 0, errors.New("schemacheck: type list holds a non-string")
+			}
+			b, err := one(s)
+			if err != nil {
+				return 0, err
+			}
+			bits |= b
+		}
+		return bits, nil
+	}
+	return 0, errors.New("schemacheck: type is neither a string nor a list")
+}
+
+func boundOf(v any, ptr string) (*bound, error) {
+	num, ok := v.(json.Number)
+	if !ok {
+		return nil, fmt.Errorf("schemacheck: bound at %s is not a number", ptr)
+	}
+	r, ok := new(big.Rat).SetString(string(num))
+	if !ok {
+		return nil, fmt.Errorf("schemacheck: bound at %s", ptr)
+	}
+	b := &bound{r: r}
+	if r.IsInt() && r.Sign() >= 0 && r.Num().IsUint64() {
+		b.u64, b.ok = r.Num().Uint64(), true
+	}
+	return b, nil
+}
+
+// dispatchOf recognises an allOf whose every entry picks a branch by the
+// const value of one property.
+func dispatchOf(v any, compiled []*node) *dispatch {
+	list, _ := v.([]any)
+	d := &dispatch{branches: map[string]*node{}}
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		cond, _ := m["if"].(map[string]any)
+		props, _ := cond["properties"].(map[string]any)
+		if len(m) != 2 || len(cond) != 1 || len(props) != 1 || m["then"] == nil {
+			return nil
+		}
+		for p, pv := range props {
+			c, _ := pv.(map[string]any)
+			s, isStr := c["const"].(string)
+			if len(c) != 1 || !isStr || (d.prop != "" && d.prop != p) {
+				return nil
+			}
+			if _, dup := d.branches[s]; dup {
+				return nil
+			}
+			d.prop = p
+			d.branches[s] = compiled[i].thenN
+		}
+	}
+	if d.prop == "" {
+		return nil
+	}
+	return d
+}
+
+// and combines the verdicts of a conjunction.
+func and(a, b Verdict) Verdict { return max(a, b) }
+
+func (n *node) check(v gjson.Result) Verdict {
+	if n.never {
+		return Invalid
+	}
+	r := Valid
+	if n.types != 0 {
+		if r = and(r, typeOK(n.types, v)); r == Invalid {
+			return r
+		}
+	}
+	for _, m := range [2]*set{n.konst, n.enum} {
+		if m != nil {
+			if r = and(r, m.has(v)); r == Invalid {
+				return r
+			}
+		}
+	}
+	if v.IsObject() && (n.props != nil || n.required != nil || n.additional != nil) {
+		if r = and(r, n.objectOK(v)); r == Invalid {
+			return r
+		}
+	}
+	if n.items != nil && v.IsArray() {
+		v.ForEach(func(_, e gjson.Result) bool {
+			r = and(r, n.items.check(e))
+			return r != Invalid
+		})
+		if r == Invalid {
+			return r
+		}
+	}
+	if v.Type == gjson.Number && (n.min != nil || n.max != nil) {
+		if r = and(r, n.boundsOK(v.Raw)); r == Invalid {
+			return r
+		}
+	}
+	if v.Type == gjson.String && (n.hasMinLen || n.hasPattern) {
+		if n.hasMinLen && utf8.RuneCountInString(v.Str) < n.minLength {
+			return Invalid
+		}
+		if n.hasPattern {
+			// Go's regexp, as the engine evtool uses: the same answer.
+			// A pattern Go cannot compile leaves it to the engine.
+			switch {
+			case n.pattern == nil:
+				r = and(r, Unsure)
+			case !n.pattern.MatchString(v.Str):
+				return Invalid
+			}
+		}
+	}
+	if n.ref != nil {
+		if r = and(r, n.ref.check(v)); r == Invalid {
+			return r
+		}
+	}
+	if n.dispatch != nil {
+		r = and(r, n.dispatch.check(v))
+	} else {
+		for _, s := range n.allOf {
+			if r = and(r, s.check(v)); r == Invalid {
+				return r
+			}
+		}
+	}
+	if r == Invalid {
+		return r
+	}
+	if n.anyOf != nil {
+		r = and(r, anyOf(n.anyOf, v))
+	}
+	if n.oneOf != nil {
+		r = and(r, oneOf(n.oneOf, v))
+	}
+	if n.not != nil {
+		r = and(r, negate(n.not.check(v)))
+	}
+	if n.ifN != nil {
+		switch n.ifN.check(v) {
+		case Valid:
+			if n.thenN != nil {
+				r = and(r, n.thenN.check(v))
+			}
+		case Invalid:
+			if n.elseN != nil {
+				r = and(r, n.elseN.check(v))
+			}
+		default:
+			r = and(r, Unsure)
+		}
+	}
+	return r
+}
+
+func (d *dispatch) check(v gjson.Result) Verdict {
+	var val gjson.Result
+	found := false
+	if v.IsObject() {
+		v.ForEach(func(k, e gjson.Result) bool {
+			if k.Str == d.prop {
+				val, found = e, true
+				return false
+			}
+			return true
+		})
+	}
+	if !found {
+		// Every "if" holds vacuously: every branch applies.
+		r := Valid
+		for _, b := range d.branches {
+			if r = and(r, b.check(v)); r == Invalid {
+				return r
+			}
+		}
+		return r
+	}
+	if val.Type != gjson.String {
+		return Valid // no const matches: no branch applies
+	}
+	if b := d.branches[val.Str]; b != nil {
+		return b.check(v)
+	}
+	return Valid
+}
+
+func anyOf(list []*node, v gjson.Result) Verdict {
+	r := Invalid
+	for _, s := range list {
+		switch s.check(v) {
+		case Valid:
+			return Valid
+		case Unsure:
+			r = Unsure
+		}
+	}
+	return r
+}
+
+func oneOf(list []*node, v gjson.Result) Verdict {
+	valid := 0
+	for _, s := range list {
+		switch s.check(v) {
+		case Valid:
+			valid++
+		case Unsure:
+			return Unsure
+		}
+	}
+	if valid == 1 {
+		return Valid
+	}
+	return Invalid
+}
+
+func negate(v Verdict) Verdict {
+	switch v {
+	case Valid:
+		return Invalid
+	case Invalid:
+		return Valid
+	}
+	return Unsure
+}
+
+func typeOK(bits int, v gjson.Result) Verdict {
+	switch {
+	case v.Type == gjson.Null:
+		return ok(bits&tNull != 0)
+	case v.Type == gjson.True || v.Type == gjson.False:
+		return ok(bits&tBool != 0)
+	case v.Type == gjson.String:
+		return ok(bits&tString != 0)
+	case v.Type == gjson.Number:
+		if bits&tNumber != 0 {
+			return Valid
+		}
+		if bits&tInteger == 0 {
+			return Invalid
+		}
+		if plainInt(v.Raw) {
+			return Valid
+		}
+		return Unsure // 1.0 and 1e2 are integers to JSON Schema; let the engine judge
+	case v.IsArray():
+		return ok(bits&tArray != 0)
+	case v.IsObject():
+		return ok(bits&tObject != 0)
+	}
+	return Unsure
+}
+
+func ok(b bool) Verdict {
+	if b {
+		return Valid
+	}
+	return Invalid
+}
+
+// plainInt reports whether raw is written as an integer: an optional
+// minus sign and digits.
+func plainInt(raw string) bool {
+	s := strings.TrimPrefix(raw, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *node) objectOK(v gjson.Result) Verdict {
+	r := Valid
+	var seen uint64 // required keys present, by index (the first 64)
+	v.ForEach(func(k, e gjson.Result) bool {
+		key := k.Str
+		for i, req := range n.required {
+			if i < 64 && req == key {
+				seen |= 1 << i
+			}
+		}
+		if s, ok := n.props[key]; ok {
+			r = and(r, s.check(e))
+		} else if n.additional != nil {
+			r = and(r, n.additional.check(e))
+		}
+		return r != Invalid
+	})
+	if r == Invalid {
+		return r
+	}
+	for i, req := range n.required {
+		if i >= 64 {
+			if !v.Get(gjson.Escape(req)).Exists() {
+				return Invalid
+			}
+			continue
+		}
+		if seen&(1<<i) == 0 {
+			return Invalid
+		}
+	}
+	return r
+}
+
+func (n *node) boundsOK(raw string) Verdict {
+	if !plainInt(raw) {
+		return Unsure
+	}
+	neg := raw[0] == '-'
+	digits := strings.TrimPrefix(raw, "-")
+	// The common case: a non-negative integer of at most 19 digits against
+	// bounds that are integers in the u64 range.
+	if !neg && len(digits) <= 19 && (n.min == nil || n.min.ok) && (n.max == nil || n.max.ok) {
+		u, err := strconv.ParseUint(digits, 10, 64)
+		if err == nil {
+			if n.min != nil && u < n.min.u64 {
+				return Invalid
+			}
+			if n.max != nil && u > n.max.u64 {
+				return Invalid
+			}
+			return Valid
+		}
+	}
+	if len(digits) > 4096 {
+		return Unsure // no big arithmetic on hostile input
+	}
+	x, ok := new(big.Rat).SetString(raw)
+	if !ok {
+		return Unsure
+	}
+	if n.min != nil && x.Cmp(n.min.r) < 0 {
+		return Invalid
+	}
+	if n.max != nil && x.Cmp(n.max.r) > 0 {
+		return Invalid
+	}
+	return Valid
+}

@@ -1,0 +1,44 @@
+package stream_test
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/stream"
+)
+
+// BenchmarkRead reads a generated stream of each dialect (about 4 MiB, see
+// internal/gen) into canonical events: framing, syntax check, schema check
+// and decoding, what convert does before it writes anything.
+func BenchmarkRead(b *testing.B) {
+	for _, name := range gen.Dialects() {
+		b.Run(name, func(b *testing.B) {
+			d, err := dialect.Lookup(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			in, err := gen.Bytes(name, gen.Options{Seed: 1, Bytes: 4 << 20})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rd := stream.NewReader(bytes.NewReader(in), "bench", stream.Options{Dialect: d})
+				for {
+					_, err := rd.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
