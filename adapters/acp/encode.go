@@ -5,11 +5,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
 )
@@ -26,41 +28,57 @@ type Encoder struct {
 	workspace  string
 
 	nextID int // JSON-RPC ids, one counter for both sides of a transcript
-	tools  map[string]*tool
-	order  []string // tool ids in announcement order, to close them at the end
+
+	// Tool calls: the open ones in full; a finished one as its id's digest
+	// in done, with what a later permission request for it shows (its kind,
+	// and its title in titles).
+	tools     map[string]*tool
+	announced int // tool calls announced so far
+	done      idset.Set
+	titles    titleStore
 
 	msgs, thoughts int  // message and thought counters for messageId
 	inMsg, inThink bool // a message or thought is being streamed
 	msgDelta       bool // the current message came as deltas
 
 	// transcript state
-	turnOpen  bool   // a turn has begun and not yet been answered
-	promptID  int    // id of the turn's session/prompt, 0 until it is sent
-	prompt    string // the prompt text, once known
-	perms     map[string]*perm
-	permOrder []string
+	turnOpen  bool        // a turn has begun and not yet been answered
+	promptID  int         // id of the turn's session/prompt, 0 until it is sent
+	prompt    string      // the prompt text, once known
 	usage     event.Usage // the turn's usage, for the unstable PromptResponse
 	haveUsage bool
+
+	// Permission requests, by key (the request id, or "call:" and the call
+	// id): the unanswered ones, also by call; an answered key as a digest in
+	// answered, with its first position.
+	perms    map[string]*perm
+	byCall   map[string][]*perm
+	answered idset.Set
+	asked    uint64 // requests made so far
 }
 
+// tool is an open tool call.
 type tool struct {
+	rank        int // by announcement
 	title, name string
 	kind        event.ToolKind
 	placeholder bool // the title is a stand-in for an unknown name
-	status      string
 	output      strings.Builder
-	done        bool
 }
 
+// perm is an unanswered permission request. Requests are answered in the
+// order their keys were first used, and a key used again names the latest
+// request (the earlier one, if unanswered, is never answered).
 type perm struct {
-	id       int
-	call     string
-	answered bool
+	id          int
+	key, call   string
+	first, last uint64 // positions of the key's first and of this request
 }
 
 func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
 	e := &Encoder{w: w, loss: opts.Losses, profile: opts.Params["profile"], meta: opts.Params["meta"] == "true",
-		transcript: opts.Params["transcript"] == "true", tools: map[string]*tool{}, perms: map[string]*perm{}, nextID: 1}
+		transcript: opts.Params["transcript"] == "true", tools: map[string]*tool{}, perms: map[string]*perm{},
+		byCall: map[string][]*perm{}, nextID: 1}
 	if e.profile == "" {
 		e.profile = Stable
 	}
@@ -168,7 +186,6 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if err != nil || t == nil || fresh {
 			return err // a fresh announcement already says it runs
 		}
-		t.status = "in_progress"
 		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", "in_progress"), ev)
 	case *event.ToolProgress:
 		e.endStreams()
@@ -305,7 +322,7 @@ func (e *Encoder) thought(ev *event.Event, s string) error {
 }
 
 func (e *Encoder) toolCall(ev *event.Event, b *event.ToolCall) error {
-	if _, seen := e.tools[b.CallID]; seen {
+	if _, seen := e.tools[b.CallID]; seen || e.done.Has(b.CallID) {
 		e.loss.Drop("repeated tool_call events", "ACP allows one tool_call per id; later sightings carry no new facts")
 		return nil
 	}
@@ -314,15 +331,16 @@ func (e *Encoder) toolCall(ev *event.Event, b *event.ToolCall) error {
 
 // announce writes the tool_call that makes a call known, with its status.
 func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.ToolKind, input json.RawMessage, status string, extra func(obj) obj) error {
-	t := &tool{name: name, status: status}
-	e.tools[id] = t
-	e.order = append(e.order, id)
-	t.title = title
+	e.announced++
+	// Clone: a decoder's strings may share the memory of a whole line.
+	t := &tool{rank: e.announced, name: strings.Clone(name)}
+	e.tools[strings.Clone(id)] = t
+	t.title = strings.Clone(title)
 	if strings.TrimSpace(title) == "" {
-		t.title = name
+		t.title = t.name
 	}
 	if t.title == "" {
-		t.title, t.placeholder = "Tool call", true
+		t.title, t.placeholder = placeholderTitle, true
 	}
 	// Each decoder gives a call its kind by its producer's own rule.
 	t.kind = event.KindOther
@@ -350,11 +368,11 @@ func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.T
 // announced. It returns nil for a call that has finished.
 func (e *Encoder) known(ev *event.Event, id, name, status string) (t *tool, fresh bool, err error) {
 	if t, ok := e.tools[id]; ok {
-		if t.done {
-			e.loss.Drop("events after a tool call finished", "ACP closes a tool call once")
-			return nil, false, nil
-		}
 		return t, false, nil
+	}
+	if e.done.Has(id) {
+		e.loss.Drop("events after a tool call finished", "ACP closes a tool call once")
+		return nil, false, nil
 	}
 	if status == "" {
 		status = "in_progress"
@@ -407,20 +425,18 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 		return u
 	}
 	t, ok := e.tools[b.CallID]
-	if !ok {
-		// A result for a call never announced: one tool_call, already finished.
-		e.loss.Synthesize("finished tool_call updates", "the source shows the call only through its result")
-		if err := e.announce(ev, b.CallID, b.Name, "", b.Kind, nil, status, rest); err != nil {
-			return err
-		}
-		e.tools[b.CallID].done = true
-		return nil
-	}
-	if t.done {
+	if !ok && e.done.Has(b.CallID) {
 		e.loss.Drop("repeated tool results", "ACP closes a tool call once")
 		return nil
 	}
-	t.done, t.status = true, status
+	if !ok {
+		// A result for a call never announced: one tool_call, already finished.
+		e.loss.Synthesize("finished tool_call updates", "the source shows the call only through its result")
+		err := e.announce(ev, b.CallID, b.Name, "", b.Kind, nil, status, rest)
+		e.finish(b.CallID, e.tools[b.CallID])
+		return err
+	}
+	defer e.finish(b.CallID, t)
 	u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", status)
 	if t.placeholder && b.Name != "" && !e.basis() {
 		// The name was unknown when the call was announced (mermaid).
@@ -504,7 +520,8 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 		return nil
 	}
 	t, ok := e.tools[b.CallID]
-	if !ok {
+	finished, closed := e.done.Get(b.CallID)
+	if !ok && !closed {
 		e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before a permission request for it")
 		if err := e.announce(ev, b.CallID, b.Tool, "", "", nil, "pending", nil); err != nil {
 			return err
@@ -520,15 +537,25 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 	if key == "" {
 		key = "call:" + b.CallID
 	}
-	e.perms[key] = &perm{id: id, call: b.CallID}
-	e.permOrder = append(e.permOrder, key)
+	e.ask(key, b.CallID, id)
 	// The request shows the tool call; its description is what the person
 	// is asked, so it becomes the call's title.
-	title := t.title
-	if b.Description != "" && !e.basis() {
-		title, t.title, t.placeholder = b.Description, b.Description, false
+	var title string
+	var kind event.ToolKind
+	if t != nil {
+		title, kind = t.title, t.kind
+	} else {
+		title, kind = e.closedTool(finished) // a request after the call finished
 	}
-	call := obj{}.str("toolCallId", b.CallID).str("title", title).str("kind", string(t.kind)).str("status", "pending")
+	if b.Description != "" && !e.basis() {
+		title = b.Description
+		if t != nil {
+			t.title, t.placeholder = strings.Clone(title), false
+		} else {
+			e.done.Add(b.CallID, e.closedValue(kind, title))
+		}
+	}
+	call := obj{}.str("toolCallId", b.CallID).str("title", title).str("kind", string(kind)).str("status", "pending")
 	params := obj{}.str("sessionId", e.session).sub("toolCall", call).add("options", permissionOptions)
 	params = e.withMeta(params, ev)
 	if !e.meta && len(b.Preview) > 0 && string(b.Preview) != "null" {
@@ -544,14 +571,16 @@ func (e *Encoder) resolved(b *event.PermissionResolved) error {
 		key = "call:" + b.CallID
 	}
 	p, ok := e.perms[key]
-	if !ok {
-		for _, k := range e.permOrder {
-			if q := e.perms[k]; q.call == b.CallID && !q.answered {
-				p, ok = q, true
+	if !ok && !e.answered.Has(key) {
+		// The latest unanswered request for the call.
+		for _, q := range e.byCall[b.CallID] {
+			if p == nil || q.last > p.last {
+				p = q
 			}
 		}
+		ok = p != nil
 	}
-	if !ok || p.answered {
+	if !ok {
 		e.loss.Drop("permission outcomes without a request", "ACP has an outcome only as the answer to a request")
 		return nil
 	}
@@ -570,25 +599,24 @@ func (e *Encoder) resolved(b *event.PermissionResolved) error {
 // answerPermission answers, from the tool's outcome, a request the source
 // never resolved (mermaid shows an approval's outcome only that way).
 func (e *Encoder) answerPermission(call string, status event.ToolStatus) error {
-	for _, k := range e.permOrder {
-		if p := e.perms[k]; p.call == call && !p.answered {
-			option := "allow-once"
-			if status == "cancelled" || status == "rejected" {
-				option = "reject-once"
-			}
-			if e.transcript {
-				e.loss.Approximate("permission answers", "not recorded; inferred from the tool's outcome")
-			}
-			if err := e.answer(p, obj{}.str("outcome", "selected").str("optionId", option)); err != nil {
-				return err
-			}
+	for _, p := range byFirst(e.byCall[call]) {
+		option := "allow-once"
+		if status == "cancelled" || status == "rejected" {
+			option = "reject-once"
+		}
+		if e.transcript {
+			e.loss.Approximate("permission answers", "not recorded; inferred from the tool's outcome")
+		}
+		if err := e.answer(p, obj{}.str("outcome", "selected").str("optionId", option)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 func (e *Encoder) answer(p *perm, outcome obj) error {
-	p.answered = true
+	e.forget(p)
+	e.answered.Add(p.key, p.first)
 	if !e.transcript {
 		return nil
 	}
@@ -678,19 +706,22 @@ func total(u event.Usage) uint64 {
 func (e *Encoder) Close() error {
 	// Open permission requests are answered first: a client must not see
 	// a call end while it is still asking about it.
-	for _, k := range e.permOrder {
-		if p := e.perms[k]; !p.answered {
-			if err := e.answer(p, obj{}.str("outcome", "cancelled")); err != nil {
-				return err
-			}
+	open := make([]*perm, 0, len(e.perms))
+	for _, p := range e.perms {
+		open = append(open, p)
+	}
+	for _, p := range byFirst(open) {
+		if err := e.answer(p, obj{}.str("outcome", "cancelled")); err != nil {
+			return err
 		}
 	}
-	for _, id := range e.order {
-		t := e.tools[id]
-		if t.done {
-			continue
-		}
-		t.done = true
+	ids := make([]string, 0, len(e.tools))
+	for id := range e.tools {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(e.tools[a].rank, e.tools[b].rank) })
+	for _, id := range ids {
+		delete(e.tools, id)
 		e.loss.Synthesize("failed tool_call updates for calls left open", "the recording ends before the calls finish; ACP clients need every call closed")
 		u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", id).str("status", "failed").
 			add("content", arr(textContent("outcome unknown: the recording ended before this tool call finished")))
@@ -699,6 +730,109 @@ func (e *Encoder) Close() error {
 		}
 	}
 	return e.answerTurn("end_turn")
+}
+
+// ask records a permission request under key.
+func (e *Encoder) ask(key, call string, id int) {
+	e.asked++
+	p := &perm{id: id, key: strings.Clone(key), call: strings.Clone(call), first: e.asked, last: e.asked}
+	if old := e.perms[key]; old != nil {
+		p.first = old.first
+		e.forget(old) // replaced: never answered
+	} else if first, ok := e.answered.Get(key); ok {
+		p.first = first
+	}
+	e.perms[p.key] = p
+	e.byCall[p.call] = append(e.byCall[p.call], p)
+}
+
+// forget removes an unanswered request from the indexes.
+func (e *Encoder) forget(p *perm) {
+	delete(e.perms, p.key)
+	ps := e.byCall[p.call]
+	if i := slices.Index(ps, p); i >= 0 {
+		ps = slices.Delete(ps, i, i+1)
+	}
+	if len(ps) == 0 {
+		delete(e.byCall, p.call)
+	} else {
+		e.byCall[p.call] = ps
+	}
+}
+
+// byFirst returns a copy of ps in the order their keys were first used.
+func byFirst(ps []*perm) []*perm {
+	ps = slices.Clone(ps)
+	slices.SortFunc(ps, func(a, b *perm) int { return cmp.Compare(a.first, b.first) })
+	return ps
+}
+
+// finish closes an open tool call: what a later line can need of it is
+// its kind and title, kept in done and titles.
+func (e *Encoder) finish(id string, t *tool) {
+	delete(e.tools, id)
+	e.done.Add(id, e.closedValue(t.kind, t.title))
+}
+
+const placeholderTitle = "Tool call"
+
+// closedValue packs a finished call's kind (its index in event.ToolKinds,
+// in the top 4 bits) and title (a titleStore reference) into one value.
+func (e *Encoder) closedValue(kind event.ToolKind, title string) uint64 {
+	return uint64(slices.Index(event.ToolKinds(), kind))<<60 | e.titles.put(title)
+}
+
+func (e *Encoder) closedTool(v uint64) (string, event.ToolKind) {
+	return e.titles.get(v & (1<<60 - 1)), event.ToolKinds()[v>>60]
+}
+
+// titleStore keeps the titles of finished tool calls, which a permission
+// request after a call finished still shows: the bytes of each title in
+// 1 MiB chunks, frequent titles (tool names) once, and a reference to them
+// in 60 bits (offset in 40, length in 20).
+type titleStore struct {
+	chunks [][]byte
+	common map[string]uint64 // up to maxCommon short titles → reference
+	long   []string          // titles of 1 MiB or more, by index
+}
+
+const (
+	chunkSize = 1 << 20
+	lenBits   = 20
+	longLen   = 1<<lenBits - 1 // marks a reference to long
+	maxCommon = 1024
+)
+
+func (s *titleStore) put(t string) uint64 {
+	if ref, ok := s.common[t]; ok {
+		return ref
+	}
+	if len(t) >= longLen {
+		s.long = append(s.long, strings.Clone(t))
+		return uint64(len(s.long)-1)<<lenBits | longLen
+	}
+	if n := len(s.chunks); n == 0 || len(s.chunks[n-1])+len(t) > chunkSize {
+		s.chunks = append(s.chunks, nil) // grows by append up to chunkSize
+	}
+	n := len(s.chunks) - 1
+	ref := uint64(n*chunkSize+len(s.chunks[n]))<<lenBits | uint64(len(t))
+	s.chunks[n] = append(s.chunks[n], t...)
+	if len(t) <= 64 && len(s.common) < maxCommon {
+		if s.common == nil {
+			s.common = map[string]uint64{}
+		}
+		s.common[strings.Clone(t)] = ref
+	}
+	return ref
+}
+
+func (s *titleStore) get(ref uint64) string {
+	n := int(ref & (1<<lenBits - 1))
+	if n == longLen {
+		return s.long[ref>>lenBits]
+	}
+	off := int(ref >> lenBits)
+	return string(s.chunks[off/chunkSize][off%chunkSize : off%chunkSize+n])
 }
 
 func stopReason(status event.Status, reason event.StopReason, bound event.Bound) string {

@@ -1,11 +1,13 @@
 package acp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -73,15 +75,25 @@ var fieldsOf = map[string][]string{
 	"notice":                    {"severity", "title", "description"},
 }
 
+// checker keeps state for open tool calls and unanswered requests only. A
+// call whose last status is completed or failed leaves its id in done, with
+// its rank (which orders the end-of-stream report should it open again).
 type checker struct {
 	lines    int
 	session  string
-	tools    map[string]string // id → last status
-	order    []string
-	requests map[string]request // JSON-RPC id → request
-	prompts  int                // prompts sent
-	answered int                // prompts answered
-	turn     bool               // a prompt is open
+	tools    map[string]openTool // open calls
+	done     idset.Set           // closed calls → rank
+	ranked   uint64              // calls seen so far
+	requests map[string]request  // JSON-RPC id → request not yet answered
+	prompts  int                 // prompts sent
+	answered int                 // prompts answered
+	turn     bool                // a prompt is open
+}
+
+// openTool is a call not (or no longer) completed or failed.
+type openTool struct {
+	rank   uint64 // by its first sighting
+	status string // its last status
 }
 
 type request struct {
@@ -90,7 +102,46 @@ type request struct {
 }
 
 func newChecker() *checker {
-	return &checker{tools: map[string]string{}, requests: map[string]request{}}
+	return &checker{tools: map[string]openTool{}, requests: map[string]request{}}
+}
+
+// intern returns s itself when it is one of known, so that keeping it does
+// not keep the line it was read from (a gjson string shares the line's
+// memory), and a copy otherwise.
+func intern(s string, known []string) string {
+	if i := slices.Index(known, s); i >= 0 {
+		return known[i]
+	}
+	return strings.Clone(s)
+}
+
+var toolStatuses = []string{"pending", "in_progress", "completed", "failed"}
+
+// tool returns the call id's rank and last status, and whether it is known.
+func (c *checker) tool(id string) (rank uint64, status string, known bool) {
+	if t, ok := c.tools[id]; ok {
+		return t.rank, t.status, true
+	}
+	if rank, ok := c.done.Get(id); ok {
+		return rank, "completed", true // or failed: closed either way
+	}
+	return 0, "", false
+}
+
+// setTool records the call's status: a completed or failed call closes.
+func (c *checker) setTool(id string, rank uint64, status string) {
+	if status == "completed" || status == "failed" {
+		delete(c.tools, id)
+		c.done.Add(id, rank)
+		return
+	}
+	status = intern(status, toolStatuses)
+	if t, ok := c.tools[id]; ok {
+		t.status = status
+		c.tools[id] = t
+		return
+	}
+	c.tools[strings.Clone(id)] = openTool{rank: rank, status: status}
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
@@ -116,7 +167,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 				Message: fmt.Sprintf("unknown method %q", method.Str), Unknown: true})
 		}
 		if id.Exists() {
-			c.requests[id.Raw] = request{method.Str, n}
+			c.requests[strings.Clone(id.Raw)] = request{intern(method.Str, knownMethods), n}
 		}
 	case id.Exists():
 		res, rerr := r.Get("result").Exists(), r.Get("error").Exists()
@@ -157,7 +208,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		c.update(p.Get("update"), errf, warnf)
 	case "session/request_permission":
 		call := p.Get("toolCall.toolCallId").Str
-		if _, ok := c.tools[call]; !ok {
+		if _, _, ok := c.tool(call); !ok {
 			errf("/params/toolCall/toolCallId", RuleToolCallFirst, "permission requested for tool call %q before its tool_call", call)
 		}
 		c.custom(p.Get("toolCall"), "/params/toolCall", fieldsOf["tool_call_update"], errf)
@@ -175,18 +226,22 @@ func (c *checker) update(u gjson.Result, errf, warnf func(ptr, rule, format stri
 	id := u.Get("toolCallId").Str
 	switch kind {
 	case "tool_call":
-		if _, dup := c.tools[id]; dup {
+		rank, _, dup := c.tool(id)
+		if dup {
 			errf("/params/update/toolCallId", RuleToolCallTwice, "a second tool_call for %q", id)
 		} else {
-			c.order = append(c.order, id)
+			c.ranked++
+			rank = c.ranked
 		}
-		c.tools[id] = statusOr(u, "pending")
+		c.setTool(id, rank, statusOr(u, "pending"))
 	case "tool_call_update":
-		if _, ok := c.tools[id]; !ok {
+		rank, status, ok := c.tool(id)
+		if !ok {
 			errf("/params/update/toolCallId", RuleToolCallFirst, "tool_call_update for %q before its tool_call", id)
-			c.order = append(c.order, id)
+			c.ranked++
+			rank = c.ranked
 		}
-		c.tools[id] = statusOr(u, c.tools[id])
+		c.setTool(id, rank, statusOr(u, status))
 	}
 	u.Get("locations").ForEach(func(k, l gjson.Result) bool {
 		if p := l.Get("path").Str; !strings.HasPrefix(p, "/") {
@@ -226,11 +281,14 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 		report(dialect.Finding{Severity: dialect.Warning, Rule: RuleJSONRPC, Message: "the stream is empty"})
 		return
 	}
-	for _, id := range c.order {
-		if s := c.tools[id]; s != "completed" && s != "failed" {
-			report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleToolCallOpen,
-				Message: fmt.Sprintf("tool call %q is still %s at the end of the stream", id, s)})
-		}
+	open := make([]string, 0, len(c.tools))
+	for id := range c.tools {
+		open = append(open, id)
+	}
+	slices.SortFunc(open, func(a, b string) int { return cmp.Compare(c.tools[a].rank, c.tools[b].rank) })
+	for _, id := range open {
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleToolCallOpen,
+			Message: fmt.Sprintf("tool call %q is still %s at the end of the stream", id, c.tools[id].status)})
 	}
 	if c.prompts > 0 {
 		ids := make([]string, 0, len(c.requests))

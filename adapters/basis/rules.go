@@ -1,11 +1,14 @@
 package basis
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
@@ -37,32 +40,30 @@ const (
 	RuleUnknownField      = "basis/unknown-field"
 )
 
+// toolState is an open call: queued and not yet completed.
 type toolState struct {
-	line      int
-	name      string
-	started   bool
-	completed bool
+	line    int // of its tool_queued
+	name    string
+	started bool
 }
 
-type permState struct {
-	line     int
-	resolved bool
-}
-
+// checker keeps state for open calls and requests only: a completed call,
+// or a resolved request, leaves its id in an idset.Set with the line it
+// was queued or requested on, which is all a later line can need of it.
 type checker struct {
 	lines    int
 	schema   uint64
 	seq      uint64
 	haveSeq  bool
-	finished int // line of run_finished, 0 if none yet
-	tools    map[string]*toolState
-	perms    map[string]*permState
-	order    []string // tool ids in queue order, for end-of-stream reports
-	permIDs  []string
+	finished int                   // line of run_finished, 0 if none yet
+	tools    map[string]*toolState // open calls
+	done     idset.Set             // completed calls → line queued
+	perms    map[string]int        // open requests → line requested
+	resolved idset.Set             // resolved requests → line requested
 }
 
 func newChecker() *checker {
-	return &checker{tools: map[string]*toolState{}, perms: map[string]*permState{}}
+	return &checker{tools: map[string]*toolState{}, perms: map[string]int{}}
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
@@ -145,16 +146,20 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			errf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, t.line)
 			return
 		}
-		c.tools[id] = &toolState{line: n, name: r.Get("tool_name").Str}
-		c.order = append(c.order, id)
+		if line, ok := c.done.Get(id); ok {
+			errf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, line)
+			return
+		}
+		// Clone: a gjson string shares the whole line's memory.
+		c.tools[strings.Clone(id)] = &toolState{line: n, name: strings.Clone(r.Get("tool_name").Str)}
 	case "tool_started", "tool_progress", "tool_completed":
 		t, ok := c.tools[id]
 		if !ok {
-			errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
-			return
-		}
-		if t.completed {
-			errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
+			if c.done.Has(id) {
+				errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
+			} else {
+				errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
+			}
 			return
 		}
 		if name := r.Get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
@@ -167,27 +172,30 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			}
 			t.started = true
 		case "tool_completed":
-			t.completed = true
+			delete(c.tools, id)
+			c.done.Add(id, uint64(t.line))
 		}
 	case "permission_requested":
 		rid := r.Get("request_id").Str
-		if p, ok := c.perms[rid]; ok {
-			errf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, p.line)
+		if line, ok := c.perms[rid]; ok {
+			errf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
+		} else if line, ok := c.resolved.Get(rid); ok {
+			errf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
 		} else {
-			c.perms[rid] = &permState{line: n}
-			c.permIDs = append(c.permIDs, rid)
+			c.perms[strings.Clone(rid)] = n
 		}
 		c.permTool(id, typ, errf)
 	case "permission_resolved":
 		rid := r.Get("request_id").Str
-		p, ok := c.perms[rid]
+		line, open := c.perms[rid]
 		switch {
-		case !ok:
-			errf("/request_id", RulePermNotRequested, "permission_resolved for request %q, which was never requested", rid)
-		case p.resolved:
+		case open:
+			delete(c.perms, rid)
+			c.resolved.Add(rid, uint64(line))
+		case c.resolved.Has(rid):
 			errf("/request_id", RulePermResolvedTwice, "permission request %q was already resolved", rid)
 		default:
-			p.resolved = true
+			errf("/request_id", RulePermNotRequested, "permission_resolved for request %q, which was never requested", rid)
 		}
 		c.permTool(id, typ, errf)
 	}
@@ -196,12 +204,13 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 // permTool checks that a permission event names a call between its queueing
 // and its completion.
 func (c *checker) permTool(id, typ string, errf func(ptr, rule, format string, args ...any)) {
-	t, ok := c.tools[id]
-	switch {
-	case !ok:
-		errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
-	case t.completed:
+	if _, open := c.tools[id]; open {
+		return
+	}
+	if c.done.Has(id) {
 		errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
+	} else {
+		errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
 	}
 }
 
@@ -258,17 +267,25 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 			Message: "the stream ends without run_finished: it is truncated"})
 		return
 	}
-	for _, id := range c.order {
-		if t := c.tools[id]; !t.completed {
-			report(dialect.Finding{Line: t.line, Pointer: "/tool_call_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
-				Message: fmt.Sprintf("tool call %q never completed", id)})
-		}
+	// Open calls and requests, in the order they were queued or requested:
+	// one of each per line, so by line.
+	calls := make([]string, 0, len(c.tools))
+	for id := range c.tools {
+		calls = append(calls, id)
 	}
-	for _, id := range c.permIDs {
-		if p := c.perms[id]; !p.resolved {
-			report(dialect.Finding{Line: p.line, Pointer: "/request_id", Severity: dialect.Warning, Rule: RulePermUnresolved,
-				Message: fmt.Sprintf("permission request %q was never resolved", id)})
-		}
+	slices.SortFunc(calls, func(a, b string) int { return cmp.Compare(c.tools[a].line, c.tools[b].line) })
+	for _, id := range calls {
+		report(dialect.Finding{Line: c.tools[id].line, Pointer: "/tool_call_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
+			Message: fmt.Sprintf("tool call %q never completed", id)})
+	}
+	reqs := make([]string, 0, len(c.perms))
+	for id := range c.perms {
+		reqs = append(reqs, id)
+	}
+	slices.SortFunc(reqs, func(a, b string) int { return cmp.Compare(c.perms[a], c.perms[b]) })
+	for _, id := range reqs {
+		report(dialect.Finding{Line: c.perms[id], Pointer: "/request_id", Severity: dialect.Warning, Rule: RulePermUnresolved,
+			Message: fmt.Sprintf("permission request %q was never resolved", id)})
 	}
 }
 

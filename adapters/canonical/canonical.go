@@ -7,9 +7,11 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/tidwall/gjson"
 )
 
@@ -107,17 +109,53 @@ const (
 	RuleUnknownField     = "canonical/unknown-field"
 )
 
+// checker keeps the open calls, turns and requests by id; a closed one
+// leaves only its id's digest behind (see idset).
 type checker struct {
 	lines    int
 	next     uint64
 	finished int
-	tools    map[string]bool // call id → finished
-	turns    map[string]bool // turn id → finished
-	perms    map[string]bool // request id → resolved
+	tools    ids                            // calls: open until tool_finished
+	turns    ids                            // turns: open until turn_finished
+	perms    ids                            // requests: open until permission_resolved
+	fields   map[event.Type]map[string]bool // event.Fields of the known types met
+}
+
+// ids are the open and the closed ids of one kind of item. An id may be
+// opened again after it closed (a second turn_started, say): the open set
+// is asked first.
+type ids struct {
+	open   map[string]struct{}
+	closed idset.Set
+}
+
+func (s *ids) isOpen(id string) bool { _, ok := s.open[id]; return ok }
+
+// state says whether id is known, and whether it is closed.
+func (s *ids) state(id string) (seen, closed bool) {
+	if s.isOpen(id) {
+		return true, false
+	}
+	if s.closed.Has(id) {
+		return true, true
+	}
+	return false, false
+}
+
+func (s *ids) add(id string) {
+	if !s.isOpen(id) {
+		s.open[strings.Clone(id)] = struct{}{} // a gjson string shares the line's memory
+	}
+}
+
+func (s *ids) close(id string) {
+	delete(s.open, id)
+	s.closed.Add(id, 0)
 }
 
 func newChecker() *checker {
-	return &checker{tools: map[string]bool{}, turns: map[string]bool{}, perms: map[string]bool{}}
+	return &checker{tools: ids{open: map[string]struct{}{}}, turns: ids{open: map[string]struct{}{}}, perms: ids{open: map[string]struct{}{}},
+		fields: map[event.Type]map[string]bool{}}
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
@@ -146,9 +184,12 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			c.next = s + 1
 		}
 	}
-	known, ok := event.Fields(typ)
+	known, ok := c.fields[typ]
 	if !ok {
-		return // the schema reports the type
+		if known, ok = event.Fields(typ); !ok {
+			return // the schema reports the type
+		}
+		c.fields[event.Type(strings.Clone(string(typ)))] = known
 	}
 	r.ForEach(func(k, _ gjson.Result) bool {
 		if !known[k.Str] {
@@ -162,48 +203,48 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	case event.TypeSessionFinished:
 		c.finished = n
 	case event.TypeToolCall:
-		if _, seen := c.tools[call]; seen {
+		if seen, _ := c.tools.state(call); seen {
 			errf("/call_id", RuleToolCalledTwice, "a second tool_call for %q", call)
 		} else {
-			c.tools[call] = false
+			c.tools.add(call)
 		}
 	case event.TypeToolStarted, event.TypeToolProgress, event.TypeToolOutput, event.TypeToolFinished:
-		done, seen := c.tools[call]
+		seen, done := c.tools.state(call)
 		switch {
 		case !seen:
 			errf("/call_id", RuleToolNotCalled, "%s for %q before its tool_call", typ, call)
 		case done:
 			errf("/call_id", RuleToolClosed, "%s for %q after its tool_finished", typ, call)
 		}
-		if typ == event.TypeToolFinished && seen {
-			c.tools[call] = true
+		if typ == event.TypeToolFinished && seen && !done {
+			c.tools.close(call)
 		}
 	case event.TypeTurnStarted:
-		c.turns[r.Get("turn_id").Str] = false
+		c.turns.add(r.Get("turn_id").Str)
 	case event.TypeTurnFinished:
 		id := r.Get("turn_id").Str
-		done, seen := c.turns[id]
+		seen, done := c.turns.state(id)
 		switch {
 		case !seen:
 			errf("/turn_id", RuleTurnNotStarted, "turn_finished for %q, which never started", id)
 		case done:
 			errf("/turn_id", RuleTurnClosed, "turn %q finished twice", id)
 		}
-		c.turns[id] = true
+		c.turns.close(id)
 	case event.TypePermissionRequest:
 		if id := r.Get("request_id").Str; id != "" {
-			c.perms[id] = false
+			c.perms.add(id)
 		}
 	case event.TypePermissionResolved:
 		if id := r.Get("request_id").Str; id != "" {
-			done, seen := c.perms[id]
+			seen, done := c.perms.state(id)
 			switch {
 			case !seen:
 				errf("/request_id", RulePermNotRequested, "permission_resolved for %q, which was never requested", id)
 			case done:
 				errf("/request_id", RulePermClosed, "permission request %q resolved twice", id)
 			}
-			c.perms[id] = true
+			c.perms.close(id)
 		}
 	}
 }

@@ -1,11 +1,14 @@
 package mermaid
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -50,33 +53,41 @@ func (Dialect) Rules() []dialect.Rule {
 	}
 }
 
+// call is an open call: named by some line, not yet finished.
 type call struct {
-	started  int // line of tool_started, 0 if none
-	finished int // line of tool_finished, 0 if none
+	ord     int // its rank among the calls, by the line that first named it
+	started int // line of tool_started, 0 if none
 }
 
+// checker keeps state for open calls only. A finished call leaves its id
+// in done, with the lines of its tool_started (0 if none) and tool_finished
+// packed into the value (see pack); an approval that waits for its call's
+// tool_started stays in pending until that comes.
 type checker struct {
-	lines     int
-	result    int
-	session   string
-	calls     map[string]*call
-	order     []string
-	approvals []approval
+	lines   int
+	result  int
+	session string
+	calls   map[string]*call // open calls
+	done    idset.Set        // finished calls → pack(started, finished)
+	pending map[string][]int // call → lines of its approvals made before any tool_started
+	named   int              // calls named so far
 }
 
-type approval struct {
-	id   string
-	line int
-}
+func newChecker() *checker { return &checker{calls: map[string]*call{}, pending: map[string][]int{}} }
 
-func newChecker() *checker { return &checker{calls: map[string]*call{}} }
+// pack keeps a finished call's two lines in one value; a line beyond 2^32-1
+// reads back as 2^32-1.
+func pack(started, finished int) uint64 { return idset.Line(started)<<32 | idset.Line(finished) }
 
-func (c *checker) call(id string) *call {
+func unpack(v uint64) (started, finished int) { return int(v >> 32), int(v & (1<<32 - 1)) }
+
+// open returns the open call id, making it when the call is new.
+func (c *checker) open(id string) *call {
 	k := c.calls[id]
 	if k == nil {
-		k = &call{}
-		c.calls[id] = k
-		c.order = append(c.order, id)
+		c.named++
+		k = &call{ord: c.named}
+		c.calls[strings.Clone(id)] = k // a gjson string shares the line's memory
 	}
 	return k
 }
@@ -136,29 +147,54 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		c.session = r.Get("session_id").Str
 	case "tool_started":
-		k := c.call(id)
-		if k.started > 0 {
-			errf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, k.started)
-			return
+		if v, closed := c.done.Get(id); closed {
+			// A call may finish before it starts (an error says so); it
+			// may then still start, once.
+			started, finished := unpack(v)
+			if started > 0 {
+				errf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, started)
+				return
+			}
+			c.done.Add(id, pack(n, finished))
+		} else {
+			k := c.open(id)
+			if k.started > 0 {
+				errf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, k.started)
+				return
+			}
+			k.started = n
 		}
-		k.started = n
+		delete(c.pending, id)
 	case "tool_finished":
-		k := c.call(id)
-		switch {
-		case k.finished > 0:
-			errf("/call_id", RuleToolFinished, "call %q already finished on line %d", id, k.finished)
-		case k.started == 0:
+		if k := c.calls[id]; k != nil {
+			if k.started == 0 {
+				errf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
+			}
+			delete(c.calls, id)
+			c.done.Add(id, pack(k.started, n))
+		} else if v, closed := c.done.Get(id); closed {
+			_, finished := unpack(v)
+			errf("/call_id", RuleToolFinished, "call %q already finished on line %d", id, finished)
+		} else {
 			errf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
-		}
-		if k.finished == 0 {
-			k.finished = n
+			c.done.Add(id, pack(0, n))
 		}
 	case "approval_required":
-		k := c.call(id)
-		if k.finished > 0 {
-			errf("/call_id", RuleApprovalFinished, "approval_required for call %q, which already finished on line %d", id, k.finished)
+		started := false
+		if v, closed := c.done.Get(id); closed {
+			s, finished := unpack(v)
+			errf("/call_id", RuleApprovalFinished, "approval_required for call %q, which already finished on line %d", id, finished)
+			started = s > 0
+		} else {
+			started = c.open(id).started > 0
 		}
-		c.approvals = append(c.approvals, approval{id, n})
+		if !started {
+			if lines, ok := c.pending[id]; ok {
+				c.pending[id] = append(lines, n)
+			} else {
+				c.pending[strings.Clone(id)] = []int{n}
+			}
+		}
 	case "tasks_updated":
 		tasks := r.Get("tasks")
 		total, done := 0, 0
@@ -188,21 +224,35 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want session_started first"})
 		return
 	}
-	for _, a := range c.approvals {
-		if c.calls[a.id].started == 0 {
-			report(dialect.Finding{Line: a.line, Pointer: "/call_id", Severity: dialect.Error, Rule: RuleApprovalUnknown,
-				Message: fmt.Sprintf("approval_required for call %q, which never has a tool_started", a.id)})
+	type approval struct {
+		id   string
+		line int
+	}
+	var never []approval
+	for id, lines := range c.pending {
+		for _, l := range lines {
+			never = append(never, approval{id, l})
 		}
+	}
+	slices.SortFunc(never, func(a, b approval) int { return cmp.Compare(a.line, b.line) })
+	for _, a := range never {
+		report(dialect.Finding{Line: a.line, Pointer: "/call_id", Severity: dialect.Error, Rule: RuleApprovalUnknown,
+			Message: fmt.Sprintf("approval_required for call %q, which never has a tool_started", a.id)})
 	}
 	if c.result == 0 {
 		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
 			Message: "the stream ends without result: it is truncated"})
 		return
 	}
-	for _, id := range c.order {
-		if k := c.calls[id]; k.started > 0 && k.finished == 0 {
-			report(dialect.Finding{Line: k.started, Pointer: "/call_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
-				Message: fmt.Sprintf("call %q never finished", id)})
+	var open []string
+	for id, k := range c.calls {
+		if k.started > 0 {
+			open = append(open, id)
 		}
+	}
+	slices.SortFunc(open, func(a, b string) int { return cmp.Compare(c.calls[a].ord, c.calls[b].ord) })
+	for _, id := range open {
+		report(dialect.Finding{Line: c.calls[id].started, Pointer: "/call_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
+			Message: fmt.Sprintf("call %q never finished", id)})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -99,22 +100,71 @@ type turnState struct {
 	terminal int // line of run.terminal.*, 0 if none
 }
 
+// taskState is an open task: linked, or begun and not yet ended.
+type taskState struct {
+	kind   string // its last lifecycle kind, "" before the first
+	linked bool
+}
+
+// checker keeps full state for the open turns and tasks only. Every record
+// id, an ended turn the stream has moved on from, an ended task, and the
+// call ids and tool names tool.result may join leave an 8-byte digest (with
+// a value) in an idset.Set.
 type checker struct {
-	lines   int
-	ids     map[string]int // stream id + id → line
-	turns   map[string]*turnState
-	turn    string // causation of the last record
-	lastAt  uint64
-	linked  map[string]bool
-	state   map[string]string // task → last lifecycle kind
-	kinds   map[string]string // task → task_kind
-	callOf  map[string]string // provider call id → task
-	toolsBy map[string][]string
+	lines  int
+	ids    idset.Set             // stream id + "\x00" + id → line
+	turns  map[string]*turnState // open turns, and the current one
+	ended  idset.Set             // ended turns left behind → packTurn
+	turn   string                // causation of the last record
+	lastAt uint64
+	tasks  map[string]*taskState // open tasks
+	closed idset.Set             // ended tasks → packTask
+	calls  idset.Set             // provider call ids scheduled as a tool task
+	tools  idset.Set             // tool names of proposed tool tasks
 }
 
 func newChecker() *checker {
-	return &checker{ids: map[string]int{}, turns: map[string]*turnState{}, linked: map[string]bool{},
-		state: map[string]string{}, kinds: map[string]string{}, callOf: map[string]string{}, toolsBy: map[string][]string{}}
+	return &checker{turns: map[string]*turnState{}, tasks: map[string]*taskState{}}
+}
+
+// packTurn keeps an ended turn's last sequence and run.terminal line in one
+// value; either beyond 2^32-1 reads back as 2^32-1.
+func packTurn(t *turnState) uint64 { return clamp32(t.seq)<<32 | idset.Line(t.terminal) }
+
+func unpackTurn(v uint64) *turnState {
+	return &turnState{seq: v >> 32, terminal: int(v & (1<<32 - 1))}
+}
+
+func clamp32(v uint64) uint64 { return min(v, 1<<32-1) }
+
+const linkedBit = 1 << 8
+
+// packTask keeps an ended task's last kind (its index in LifecycleKinds) and
+// whether it was linked.
+func packTask(kind string, linked bool) uint64 {
+	v := uint64(slices.Index(LifecycleKinds, kind))
+	if linked {
+		v |= linkedBit
+	}
+	return v
+}
+
+// internKind returns the LifecycleKinds string equal to k, so that keeping
+// it does not keep the line it was read from.
+func internKind(k string) string {
+	if i := slices.Index(LifecycleKinds, k); i >= 0 {
+		return LifecycleKinds[i]
+	}
+	return strings.Clone(k)
+}
+
+// leave is called when the stream moves on from turn: an ended turn keeps
+// only its digest and packed state.
+func (c *checker) leave(turn string) {
+	if t := c.turns[turn]; t != nil && t.terminal > 0 {
+		c.ended.Add(turn, packTurn(t))
+		delete(c.turns, turn)
+	}
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
@@ -138,10 +188,10 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 	}
 	key := r.Get("stream.id").Str + "\x00" + r.Get("id").Str
-	if prev, dup := c.ids[key]; dup {
+	if prev, dup := c.ids.Get(key); dup {
 		errf("/id", RuleDuplicateID, "record id %q repeats line %d in the same stream", r.Get("id").Str, prev)
 	} else {
-		c.ids[key] = n
+		c.ids.Add(key, uint64(n))
 	}
 	rt, du := r.Get("record_type").Str, r.Get("durability").Str
 	if (du == "ephemeral") != (rt == "status") {
@@ -160,18 +210,27 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	cause := r.Get("causation_id").Str
 	t := c.turns[cause]
 	if t == nil {
+		if v, ok := c.ended.Get(cause); ok {
+			t = unpackTurn(v) // a record after the turn ended: reported below
+			c.turns[strings.Clone(cause)] = t
+		}
+	}
+	if t == nil {
 		if prev := c.turns[c.turn]; c.turn != "" && prev != nil && prev.terminal == 0 {
 			errf("/causation_id", RuleTurnEnd, "turn %q begins before turn %q ended with run.terminal.*", cause, c.turn)
 		}
 		t = &turnState{}
-		c.turns[cause] = t
+		c.turns[strings.Clone(cause)] = t
 		if pt != "runtime.command.accepted" {
 			warnf("/payload_type", RuleTurnStart, "turn %q begins with %s, not runtime.command.accepted", cause, pt)
 		}
 	} else if t.terminal > 0 {
 		errf("/payload_type", RuleAfterTerminal, "%s after the turn's run.terminal on line %d", pt, t.terminal)
 	}
-	c.turn = cause
+	if cause != c.turn {
+		c.leave(c.turn)
+		c.turn = strings.Clone(cause)
+	}
 	if s := r.Get("sequence"); s.Type == gjson.Number {
 		if v, err := strconv.ParseUint(s.Raw, 10, 64); err == nil {
 			switch {
@@ -212,12 +271,19 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	})
 	switch family {
 	case "task.stream.linked":
-		c.linked[p.Get("task_id").Str] = true
+		task := p.Get("task_id").Str
+		if s := c.tasks[task]; s != nil {
+			s.linked = true
+		} else if v, ended := c.closed.Get(task); ended {
+			c.closed.Add(task, v|linkedBit)
+		} else {
+			c.tasks[strings.Clone(task)] = &taskState{linked: true}
+		}
 	case "task.lifecycle":
 		c.lifecycle(pt, p, n, errf, report, unknown)
 	case "tool.result":
 		call := p.Get("call_id").Str
-		if c.callOf[call] == "" && len(c.toolsBy[p.Get("correlation_facts.tool_name").Str]) == 0 {
+		if !c.calls.Has(call) && !c.tools.Has(p.Get("correlation_facts.tool_name").Str) {
 			warnf("/payload/call_id", RuleToolResult, "tool.result for call %q joins no tool task", call)
 		}
 	}
@@ -248,10 +314,17 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 		}
 		return true
 	})
-	if !c.linked[task] {
+	s := c.tasks[task]
+	var prev string
+	var linked bool
+	if s != nil {
+		prev, linked = s.kind, s.linked
+	} else if v, ended := c.closed.Get(task); ended {
+		prev, linked = LifecycleKinds[v&(linkedBit-1)], v&linkedBit != 0
+	}
+	if !linked {
 		errf("/payload/task_id", RuleTaskNotLinked, "%s for task %q before its task.stream.linked", pt, task)
 	}
-	prev := c.state[task]
 	if terminalKind(prev) {
 		errf("/payload/event/kind", RuleTransition, "%s after the task already ended (%s)", kind, prev)
 	} else if !slices.Contains(next[prev], kind) {
@@ -261,16 +334,24 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 		}
 		errf("/payload/event/kind", RuleTransition, "%s may not follow %s (legal: %s)", kind, from, strings.Join(next[prev], ", "))
 	}
-	c.state[task] = kind
+	switch {
+	case terminalKind(kind):
+		delete(c.tasks, task)
+		c.closed.Add(task, packTask(kind, linked))
+	case s != nil:
+		s.kind = internKind(kind)
+	default:
+		// new, or going on after it ended (reported above)
+		c.tasks[strings.Clone(task)] = &taskState{kind: internKind(kind), linked: linked}
+	}
 	switch kind {
 	case "proposed":
-		c.kinds[task] = e.Get("task_kind").Str
-		if name, ok := strings.CutPrefix(c.kinds[task], "tool."); ok {
-			c.toolsBy[name] = append(c.toolsBy[name], task)
+		if name, ok := strings.CutPrefix(e.Get("task_kind").Str, "tool."); ok {
+			c.tools.Add(name, 0)
 		}
 	case "scheduled", "side_effect_intent":
-		if call, ok := strings.CutPrefix(e.Get("idempotency_key").Str, "tool:"); ok {
-			c.callOf[call] = task
+		if call, ok := strings.CutPrefix(e.Get("idempotency_key").Str, "tool:"); ok && task != "" {
+			c.calls.Add(call, 0)
 		}
 	}
 }
