@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test check bench fuzz fmt vet
+.PHONY: all build test check bench compare fuzz fmt vet
 
 all: build
 
@@ -25,9 +25,17 @@ check:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# Throughput and allocation figures; see docs/performance.md.
+# Throughput and allocation figures on generated streams (internal/gen);
+# see docs/performance.md. About 3–4 minutes on 2 cores.
+BENCH ?= .
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./convert/
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count 3 ./ndjson/ ./stream/ ./adapters/ ./validate/ ./convert/
+
+# evtool side by side with ajv and jq on a generated 100 MB basis stream
+# (bench/compare.sh; needs Node.js, npm and jq). RUNS=N sets the runs per
+# command, SIZE_MB the stream's size.
+compare:
+	bench/compare.sh
 
 # Long fuzzing runs, one target after another.
 fuzz:

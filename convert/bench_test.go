@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/internal/gen"
 	"github.com/evtool/evtool/validate"
 )
 
@@ -102,4 +103,23 @@ func BenchmarkMuseToCanonical(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchConvert(b, bytes.Repeat(data, 8), "muse", "canonical")
+}
+
+// genStream is a stream of the generator (internal/gen): realistic turns,
+// tool lifecycles, unicode, u64 counts and files of tens of KB.
+func genStream(b *testing.B, dialect string, size int64) []byte {
+	b.Helper()
+	in, err := gen.Bytes(dialect, gen.Options{Seed: 1, Bytes: size})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
+}
+
+func BenchmarkGenBasisToCanonical(b *testing.B) {
+	benchConvert(b, genStream(b, "basis", 8<<20), "basis", "canonical")
+}
+
+func BenchmarkGenBasisToACP(b *testing.B) {
+	benchConvert(b, genStream(b, "basis", 8<<20), "basis", "acp")
 }

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench/compare.sh — evtool side by side with ajv and jq on one generated
+# basis stream. See docs/performance.md.
+#
+#   bench/compare.sh                 # or: make compare
+#   RUNS=3 SIZE_MB=50 bench/compare.sh
+#
+# Environment:
+#   RUNS     runs per command; the median is reported (default 5)
+#   SIZE_MB  size of the generated basis stream in MB of 10^6 bytes (default 100)
+#   SEED     generator seed (default 1)
+#   EVTOOL   an evtool binary to measure (default: built from this tree)
+#   KEEP     a file to keep the generated stream in (default: a temp dir)
+#
+# Commands measured, each reading the same file, output to /dev/null:
+#   evtool validate --dialect basis -q
+#   evtool convert --from basis --to canonical
+#   evtool convert --from basis --to acp
+#   ajv: node bench/ajv-lines.mjs (readline, JSON.parse, ajv/dist/2020
+#        validate of each line against schema/basis.schema.json)
+#   jq -c .  (parse and re-serialise every line: a floor for "read JSON")
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RUNS=${RUNS:-5}
+SIZE_MB=${SIZE_MB:-100}
+SEED=${SEED:-1}
+GO=${GO:-go}
+
+die() { echo "compare.sh: $*" >&2; exit 1; }
+
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$RUNS'"
+[[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (apt-get install time)"
+command -v node >/dev/null || die "node is missing"
+command -v npm >/dev/null || die "npm is missing"
+if ! command -v jq >/dev/null; then
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+		echo "compare.sh: installing jq" >&2
+		apt-get update -qq && apt-get install -y -qq jq >/dev/null
+	else
+		die "jq is missing (apt-get install jq)"
+	fi
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/evtool-compare.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+cd "$ROOT"
+if [[ ! -d bench/node_modules/ajv ]]; then
+	npm ci --prefix bench --no-audit --no-fund --silent
+fi
+if [[ -z ${EVTOOL:-} ]]; then
+	EVTOOL=$TMP/evtool
+	$GO build -o "$EVTOOL" ./cmd/evtool
+fi
+
+IN=${KEEP:-$TMP/basis.jsonl}
+echo "generating a ${SIZE_MB} MB basis stream (seed $SEED) ..." >&2
+$GO run ./bench/gen -dialect basis -mb "$SIZE_MB" -seed "$SEED" >"$IN"
+BYTES=$(stat -c %s "$IN")
+LINES=$(wc -l <"$IN")
+# The stream must be valid, or the figures compare different work.
+"$EVTOOL" validate --dialect basis -q "$IN" >"$TMP/diags" || die "the generated stream is not valid: $(head -3 "$TMP/diags")"
+
+# median of numbers on stdin
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# measure NAME CMD...: RUNS runs of CMD, stdout to /dev/null; records the
+# median wall time (s) and the median peak RSS (KiB, from /usr/bin/time -v).
+declare -A SECS RSS SPREAD
+NAMES=()
+measure() {
+	local name=$1
+	shift
+	local times=() rsss=() i t0 t1
+	for ((i = 0; i < RUNS; i++)); do
+		t0=$(date +%s.%N)
+		if ! /usr/bin/time -v -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
+			cat "$TMP/err" >&2
+			die "$name failed"
+		fi
+		t1=$(date +%s.%N)
+		times+=("$(echo "$t1 - $t0" | bc -l)")
+		rsss+=("$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time")")
+	done
+	NAMES+=("$name")
+	SECS[$name]=$(printf '%s\n' "${times[@]}" | median)
+	RSS[$name]=$(printf '%s\n' "${rsss[@]}" | median)
+	SPREAD[$name]=$(printf '%s\n' "${times[@]}" | sort -g | awk 'NR==1 {lo=$1} {hi=$1} END {printf "%.2f..%.2f", lo, hi}')
+	printf '  %-34s %8.2f s (runs %s)\n' "$name" "${SECS[$name]}" "${SPREAD[$name]}" >&2
+}
+
+echo "measuring, $RUNS runs each ..." >&2
+measure "evtool validate" "$EVTOOL" validate --dialect basis -q "$IN"
+measure "evtool convert --to canonical" "$EVTOOL" convert --from basis --to canonical "$IN"
+measure "evtool convert --to acp" "$EVTOOL" convert --from basis --to acp "$IN"
+measure "ajv (node, per line)" node bench/ajv-lines.mjs schema/basis.schema.json "$IN"
+measure "jq -c ." jq -c . "$IN"
+
+mbps() { echo "$BYTES / 1000000 / $1" | bc -l; }
+lps() { echo "$LINES / $1" | bc -l; }
+
+echo
+echo "input: $(printf '%.1f' "$(echo "$BYTES/1000000" | bc -l)") MB, $LINES lines (generated basis, seed $SEED)"
+echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $($GO env GOVERSION), node $(node --version), ajv $(node -p 'require("./bench/node_modules/ajv/package.json").version'), $(jq --version)"
+echo "evtool: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$([[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]] && echo ' (working tree has changes)')"
+echo "medians of $RUNS runs"
+echo
+printf '| %-30s | %9s | %9s | %12s | %13s | %13s |\n' command "time (s)" "MB/s" "lines/s" "peak RSS MiB" "runs (s)"
+printf '|%s|%s|%s|%s|%s|%s|\n' -------------------------------- ----------- ----------- -------------- --------------- ---------------
+for n in "${NAMES[@]}"; do
+	printf '| %-30s | %9.2f | %9.1f | %12.0f | %13.1f | %13s |\n' "$n" "${SECS[$n]}" "$(mbps "${SECS[$n]}")" "$(lps "${SECS[$n]}")" "$(echo "${RSS[$n]}/1024" | bc -l)" "${SPREAD[$n]}"
+done
+echo
+echo "throughput ratios (above 1: evtool is faster):"
+for n in "evtool validate" "evtool convert --to canonical" "evtool convert --to acp"; do
+	printf '  %-30s %5.2f× ajv   %5.2f× jq\n' "$n" \
+		"$(echo "${SECS["ajv (node, per line)"]} / ${SECS[$n]}" | bc -l)" \
+		"$(echo "${SECS["jq -c ."]} / ${SECS[$n]}" | bc -l)"
+done
