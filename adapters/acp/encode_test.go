@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/ruletest"
 )
 
 // permissionStream encodes, to w, a session of calls tool calls, each with
@@ -88,9 +89,9 @@ func TestEncoderMemory(t *testing.T) {
 	permissionStream(t, io.Discard, calls, 2, true, func(i int) {
 		switch i {
 		case 0:
-			before = heap()
+			before = ruletest.LiveHeap()
 		case calls - 1:
-			kept = heap() - min(before, heap())
+			kept = ruletest.LiveHeap() - min(before, ruletest.LiveHeap())
 		}
 	})
 	t.Logf("kept %.1f MiB for %d finished calls: %.0f bytes a call", float64(kept)/(1<<20), calls, float64(kept)/calls)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/ruletest"
 )
 
 // TestCheckerMemory feeds the checker a transcript of 120,000 tool calls
@@ -38,7 +39,7 @@ func TestCheckerMemory(t *testing.T) {
 	}
 	feed(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`)
 
-	before := heap()
+	before := ruletest.LiveHeap()
 	for i := range calls {
 		id := fmt.Sprintf(`"call_%07d"`, i)
 		update(`{"sessionUpdate":"tool_call","toolCallId":`, id, `,"title":"`, pad, `","kind":"read","status":"pending"}`)
@@ -52,7 +53,7 @@ func TestCheckerMemory(t *testing.T) {
 		}
 		update(`{"sessionUpdate":"tool_call_update","toolCallId":`, id, `,"status":"completed","content":[{"type":"content","content":{"type":"text","text":"`, pad, `"}}]}`)
 	}
-	kept := heap() - min(before, heap())
+	kept := ruletest.LiveHeap() - min(before, ruletest.LiveHeap())
 	runtime.KeepAlive(ch)
 	if len(findings) != 0 {
 		t.Fatalf("a valid stream has findings, the first: %v", findings[0])
@@ -81,12 +82,4 @@ func TestCheckerMemory(t *testing.T) {
 			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, want[i])
 		}
 	}
-}
-
-// heap returns the bytes live on the heap after a full collection.
-func heap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/ruletest"
 )
 
 // TestCheckerMemory feeds the checker 200,000 tool calls (and 50,000
@@ -36,7 +37,7 @@ func TestCheckerMemory(t *testing.T) {
 	}
 	feed(`"type":"run_started","schema":2,"basis":"0.6.2","session_id":"s","workspace":"/w","model":"m","provider":"p"`)
 
-	before := heap()
+	before := ruletest.LiveHeap()
 	for i := range calls {
 		id, perm := fmt.Sprintf(`"call_%07d"`, i), fmt.Sprintf(`"perm_%07d"`, i)
 		feed(`"type":"tool_queued","tool_call_id":`, id, `,"tool_name":"read_file","summary":"`, pad, `","mutability":"read_only","input":{}`)
@@ -49,7 +50,7 @@ func TestCheckerMemory(t *testing.T) {
 		}
 		feed(`"type":"tool_completed","tool_call_id":`, id, `,"tool_name":"read_file","summary":"`, pad, `","is_error":false`)
 	}
-	kept := heap() - min(before, heap())
+	kept := ruletest.LiveHeap() - min(before, ruletest.LiveHeap())
 	runtime.KeepAlive(ch)
 	if len(findings) != 0 {
 		t.Fatalf("a valid stream has findings, the first: %v", findings[0])
@@ -72,25 +73,5 @@ func TestCheckerMemory(t *testing.T) {
 		basis.RulePermResolvedTwice + `: permission request "perm_0000008" was already resolved`,
 		basis.RuleToolClosed + `: permission_resolved for tool call "call_0000008", which already completed`,
 	}
-	checkFindings(t, findings, want)
-}
-
-func checkFindings(t *testing.T, got []dialect.Finding, want []string) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("got %d findings, want %d: %v", len(got), len(want), got)
-	}
-	for i, f := range got {
-		if s := f.Rule + ": " + f.Message; s != want[i] {
-			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, want[i])
-		}
-	}
-}
-
-// heap returns the bytes live on the heap after a full collection.
-func heap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
+	ruletest.CheckFindings(t, findings, want)
 }

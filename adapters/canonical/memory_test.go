@@ -9,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/ruletest"
 )
 
 // TestCheckerMemory feeds the checker 200,000 tool calls (a quarter with a
@@ -37,7 +38,7 @@ func TestCheckerMemory(t *testing.T) {
 	}
 	feed(`"type":"session_started","schema":1,"source":{"dialect":"basis"}`)
 
-	before := heap()
+	before := ruletest.LiveHeap()
 	for i := range calls {
 		id, req, turn := fmt.Sprintf(`"c%07d"`, i), fmt.Sprintf(`"r%07d"`, i), fmt.Sprintf(`"t%05d"`, i/100)
 		if i%100 == 0 {
@@ -54,7 +55,7 @@ func TestCheckerMemory(t *testing.T) {
 			feed(`"type":"turn_finished","turn_id":`, turn, `,"status":"ok","text":"`, pad, `"`)
 		}
 	}
-	kept := heap() - min(before, heap())
+	kept := ruletest.LiveHeap() - min(before, ruletest.LiveHeap())
 	runtime.KeepAlive(ch)
 	if len(findings) != 0 {
 		t.Fatalf("a valid stream has findings, the first: %v", findings[0])
@@ -83,12 +84,4 @@ func TestCheckerMemory(t *testing.T) {
 			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, want[i])
 		}
 	}
-}
-
-// heap returns the bytes live on the heap after a full collection.
-func heap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/ruletest"
 )
 
 // TestCheckerMemory feeds the checker 200,000 tool calls, each started and
@@ -33,7 +34,7 @@ func TestCheckerMemory(t *testing.T) {
 	}
 	feed(mhead)
 
-	before := heap()
+	before := ruletest.LiveHeap()
 	for i := range calls {
 		id := fmt.Sprintf(`"call_%07d"`, i)
 		if i%8 == 0 { // approved before it starts
@@ -45,7 +46,7 @@ func TestCheckerMemory(t *testing.T) {
 		}
 		feed(`{"type":"tool_finished","call_id":`, id, `,"name":"x","status":"success","summary":"`, pad, `","error":null}`)
 	}
-	kept := heap() - min(before, heap())
+	kept := ruletest.LiveHeap() - min(before, ruletest.LiveHeap())
 	runtime.KeepAlive(ch)
 	if len(findings) != 0 {
 		t.Fatalf("a valid stream has findings, the first: %v", findings[0])
@@ -74,12 +75,4 @@ func TestCheckerMemory(t *testing.T) {
 			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, want[i])
 		}
 	}
-}
-
-// heap returns the bytes live on the heap after a full collection.
-func heap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

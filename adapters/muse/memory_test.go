@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/muse"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/ruletest"
 )
 
 // TestCheckerMemory feeds the checker 135,000 records: 40,000 tasks in 40
@@ -62,7 +63,7 @@ func TestCheckerMemory(t *testing.T) {
 	}
 
 	begin(0)
-	before := heap()
+	before := ruletest.LiveHeap()
 	for i := range tasks {
 		if i > 0 && i%1000 == 0 {
 			end()
@@ -83,7 +84,7 @@ func TestCheckerMemory(t *testing.T) {
 		lifecycle(task, "rejected", `,"reason":"no"`)
 	}
 	records := n
-	kept := heap() - min(before, heap())
+	kept := ruletest.LiveHeap() - min(before, ruletest.LiveHeap())
 	runtime.KeepAlive(ch)
 	if len(findings) != 0 {
 		t.Fatalf("a valid stream has findings, the first: %v", findings[0])
@@ -112,12 +113,4 @@ func TestCheckerMemory(t *testing.T) {
 			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, want[i])
 		}
 	}
-}
-
-// heap returns the bytes live on the heap after a full collection.
-func heap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

@@ -3,6 +3,7 @@ package ruletest
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -77,4 +78,26 @@ func dump(fs []dialect.Finding) string {
 		fmt.Fprintf(&b, "  line %d %s %s %s: %s\n", f.Line, f.Severity, f.Rule, f.Pointer, f.Message)
 	}
 	return b.String()
+}
+
+// LiveHeap returns the bytes live on the heap after a full collection, for
+// tests that bound what a checker keeps.
+func LiveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// CheckFindings requires the findings, as "RULE: MESSAGE", to be want.
+func CheckFindings(t *testing.T, got []dialect.Finding, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d findings, want %d: %v", len(got), len(want), got)
+	}
+	for i, f := range got {
+		if s := f.Rule + ": " + f.Message; s != want[i] {
+			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, want[i])
+		}
+	}
 }
