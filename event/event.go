@@ -25,6 +25,7 @@ const (
 	TypeSessionFinished    Type = "session_finished"
 	TypeTurnStarted        Type = "turn_started"
 	TypeTurnFinished       Type = "turn_finished"
+	TypeRoundFinished      Type = "round_finished"
 	TypeModelConfigured    Type = "model_configured"
 	TypeUserMessage        Type = "user_message"
 	TypeMessageDelta       Type = "message_delta"

@@ -81,6 +81,13 @@ type TurnFinished struct {
 	Usage      *Usage     `json:"usage,omitempty"`
 }
 
+// RoundFinished ends one model call inside a turn. A turn that uses tools
+// has several rounds; only TurnFinished hands control back to the user.
+type RoundFinished struct {
+	StopReason StopReason `json:"stop_reason,omitempty"`
+	Usage      *Usage     `json:"usage,omitempty"`
+}
+
 // ModelConfigured says which model a turn resolved to.
 type ModelConfigured struct {
 	Model    string `json:"model"`
@@ -225,6 +232,9 @@ type Usage struct {
 	ThoughtsTokens      *uint64 `json:"thoughts_tokens,omitempty"`
 	TotalTokens         *uint64 `json:"total_tokens,omitempty"`
 	ModelResponses      *uint64 `json:"model_responses,omitempty"`
+	// CostUSD is the cost in US dollars as the producer stated it: the
+	// number's own text, never rounded through float64.
+	CostUSD json.Number `json:"cost_usd,omitempty"`
 }
 
 // CompactionStarted says the agent began compacting its context.
@@ -300,6 +310,7 @@ func (*SessionStarted) Type() Type      { return TypeSessionStarted }
 func (*SessionFinished) Type() Type     { return TypeSessionFinished }
 func (*TurnStarted) Type() Type         { return TypeTurnStarted }
 func (*TurnFinished) Type() Type        { return TypeTurnFinished }
+func (*RoundFinished) Type() Type       { return TypeRoundFinished }
 func (*ModelConfigured) Type() Type     { return TypeModelConfigured }
 func (*UserMessage) Type() Type         { return TypeUserMessage }
 func (*MessageDelta) Type() Type        { return TypeMessageDelta }
@@ -337,6 +348,8 @@ func newBody(t Type) Body {
 		return &TurnStarted{}
 	case TypeTurnFinished:
 		return &TurnFinished{}
+	case TypeRoundFinished:
+		return &RoundFinished{}
 	case TypeModelConfigured:
 		return &ModelConfigured{}
 	case TypeUserMessage:
@@ -394,7 +407,7 @@ func newBody(t Type) Body {
 // Types lists every canonical event type in catalogue order.
 func Types() []Type {
 	return []Type{
-		TypeSessionStarted, TypeSessionFinished, TypeTurnStarted, TypeTurnFinished,
+		TypeSessionStarted, TypeSessionFinished, TypeTurnStarted, TypeTurnFinished, TypeRoundFinished,
 		TypeModelConfigured, TypeUserMessage, TypeMessageDelta, TypeMessage,
 		TypeReasoningDelta, TypeReasoning, TypeToolCall, TypeToolStarted,
 		TypeToolProgress, TypeToolOutput, TypeToolFinished, TypePermissionRequest,
