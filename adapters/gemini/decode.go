@@ -1,0 +1,457 @@
+package gemini
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
+
+// DecodeError is a known Gemini CLI field with a value the producer's
+// types do not allow.
+type DecodeError = jsonobj.FieldError
+
+// Decoder reads Gemini CLI lines into canonical events.
+//
+// One process is one turn: the user's message begins it (a turn_started is
+// synthesised before the user_message) and result ends it (turn_finished,
+// then session_finished). No line marks a model round; a tool_result after
+// the model's text and tool calls implies that the round ended to call
+// tools, so a round_finished (stop_reason tool_use) is synthesised before
+// the first tool_result of a batch, and one for the last round before
+// result. Assistant text comes only as deltas: each run of deltas is
+// followed by a synthesised message that assembles it, before any other
+// event, so that every writer sees the message next to its deltas.
+type Decoder struct {
+	opts dialect.DecodeOptions
+	o    jsonobj.Object
+	res  jsonobj.Residue
+	sub  jsonobj.Residue // the residue of a nested object (stats)
+
+	started   bool // session_started was emitted
+	turns     int
+	turn      string          // current turn id, "" outside a turn
+	open      map[string]bool // tool ids of tool_use lines without a tool_result yet
+	roundOpen bool            // the model said something since the last round boundary
+
+	text     strings.Builder // the assistant deltas since the last non-delta line
+	inText   bool
+	textTime string
+	answer   strings.Builder // assistant text since the last tool_result: the final answer
+	said     bool            // answer holds text that was said
+}
+
+// Decode implements dialect.Decoder.
+func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return out, &DecodeError{Msg: "a gemini line must be a JSON object"}
+	}
+	o := &d.o
+	o.Reset(root)
+	typ, _ := o.Str("type")
+	if o.Err() != nil {
+		return out, o.Err()
+	}
+	if typ == "" {
+		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
+	}
+	ts, hasTS := o.Str("timestamp")
+	if o.Err() != nil {
+		if _, known := fields[typ]; known {
+			return out, o.Err()
+		}
+	}
+	t, exact := "", false
+	if hasTS {
+		t, exact = canonTime(ts)
+	}
+	emit := func(ev *event.Event) {
+		if ev.Time == "" {
+			ev.Time = t
+		}
+		if d.opts.Provenance && !ev.Synthetic {
+			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}
+		}
+		out = append(out, ev)
+	}
+	if _, ok := fields[typ]; !ok {
+		d.header(emit)
+		d.flushText(emit)
+		emit(&event.Event{TurnID: d.turn, Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}})
+		return out, nil
+	}
+
+	// Read the line whole before emitting anything: a line that does not
+	// fit gives no events, and the reader keeps it as an unknown event.
+	res := &d.res
+	res.Reset()
+	for i := 0; i < o.Len(); i++ {
+		if k, v := o.At(i); !knownField(typ, k) {
+			res.Add(k, []byte(v.Raw))
+		}
+	}
+	if !hasTS {
+		res.Absent("timestamp")
+	} else if !exact {
+		v, _ := o.Get("timestamp")
+		res.Add("timestamp", []byte(v.Raw))
+	}
+	var (
+		body Body
+		l    lineFacts
+	)
+	switch typ {
+	case "init":
+		b := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}
+		b.SessionID, _ = o.Str("session_id")
+		b.Model, _ = o.Str("model")
+		body = b
+	case "message":
+		role, _ := o.Str("role")
+		content, _ := o.Str("content")
+		delta := o.Bool("delta")
+		if v, ok := o.Get("delta"); ok && delta != nil && (role != "assistant" || !*delta) {
+			res.Add("delta", []byte(v.Raw)) // only an assistant's delta:true is implied
+		}
+		switch {
+		case o.Err() != nil:
+		case role == "user":
+			body, l.user = &event.UserMessage{Text: content}, true
+		case role == "assistant" && delta != nil && *delta:
+			body, l.delta = &event.MessageDelta{Text: content}, true
+		case role == "assistant":
+			body, l.said = &event.Message{Text: content}, true
+		default:
+			o.Fail("/role", "got %s, want \"user\" or \"assistant\"", strconv.Quote(role))
+		}
+	case "tool_use":
+		b := &event.ToolCall{}
+		b.Name, _ = o.Str("tool_name")
+		b.CallID, _ = o.Str("tool_id")
+		b.Kind = toolKind(b.Name)
+		if v, ok := o.Get("parameters"); ok {
+			if !v.IsObject() {
+				o.Fail("/parameters", "got %s, want an object", jsonobj.TypeName(v))
+			}
+			b.Input = json.RawMessage(v.Raw)
+		} else {
+			res.Absent("parameters")
+		}
+		body, l.said = b, true
+	case "tool_result":
+		b := &event.ToolFinished{}
+		b.CallID, _ = o.Str("tool_id")
+		b.Status = jsonobj.Word(o, "status", toolStatuses, event.ToolError, res)
+		if b.Status == "" {
+			b.Status = event.ToolError
+			res.Absent("status")
+		}
+		if s, ok := o.Str("output"); ok {
+			b.Output = &s
+		}
+		b.Error, _ = errorObject(o, res)
+		body = b
+	case "error":
+		msg, _ := o.Str("message")
+		sev, _ := o.Str("severity")
+		switch sev {
+		case "error":
+			body = &event.Error{Message: msg}
+		case "warning":
+			body = &event.Notice{Severity: event.SeverityWarning, Message: msg}
+		default:
+			// A newer severity: a notice, the word kept to be written back.
+			if _, ok := o.Get("severity"); ok {
+				res.Add("severity", jsonenc.String(nil, sev))
+			} else {
+				res.Absent("severity")
+			}
+			body = &event.Notice{Message: msg}
+		}
+	case "result":
+		b := &event.SessionFinished{}
+		b.Status = jsonobj.Word(o, "status", runStatuses, event.StatusError, res)
+		if b.Status == "" {
+			b.Status = event.StatusError
+			res.Absent("status")
+		}
+		msg, errType := errorObject(o, res)
+		b.Message = msg
+		b.Usage = d.stats(o, res)
+		l.status, l.stop = runOutcome(b.Status, errType)
+		b.Status = l.status
+		body = b
+	}
+	if o.Err() != nil {
+		return out, o.Err()
+	}
+
+	ev := &event.Event{Body: body}
+	if !res.Empty() {
+		ev.Ext = event.Ext{Name: res.Bytes()}
+	}
+	if _, ok := body.(*event.SessionStarted); ok {
+		d.started = true
+		emit(ev)
+		return out, nil
+	}
+	d.header(emit)
+	if !l.delta {
+		d.flushText(emit)
+	}
+	switch b := body.(type) {
+	case *event.UserMessage:
+		if d.turn == "" {
+			prompt := b.Text
+			d.beginTurn(&prompt, emit)
+		}
+	case *event.ToolFinished:
+		d.beginTurn(nil, emit)
+		if d.roundOpen {
+			d.roundOpen = false
+			emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.RoundFinished{StopReason: event.StopToolUse}})
+		}
+		if !d.open[b.CallID] {
+			// A result for a call the stream never announced: the call
+			// becomes known here, with no name.
+			emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: b.CallID}})
+		}
+		delete(d.open, b.CallID)
+		d.answer.Reset()
+		d.said = false
+	case *event.SessionFinished:
+		d.beginTurn(nil, emit)
+		if d.roundOpen {
+			d.roundOpen = false
+			// The last round ended the turn, for the turn's reason.
+			emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.RoundFinished{StopReason: l.stop}})
+		}
+		var usage *event.Usage
+		if b.Usage != nil {
+			u := *b.Usage
+			usage = &u
+		}
+		emit(&event.Event{TurnID: d.turn, Body: &event.TurnFinished{Status: l.status, StopReason: l.stop, Usage: usage}})
+		if d.said {
+			s := d.answer.String()
+			b.Text = &s
+		}
+		d.turn = ""
+		clear(d.open)
+		emit(ev)
+		return out, nil
+	default:
+		d.beginTurn(nil, emit)
+	}
+	switch b := body.(type) {
+	case *event.MessageDelta:
+		d.text.WriteString(b.Text)
+		d.inText, d.textTime = true, t
+		d.answer.WriteString(b.Text)
+		d.said, d.roundOpen = true, true
+	case *event.Message:
+		d.answer.WriteString(b.Text)
+		d.said, d.roundOpen = true, true
+	case *event.ToolCall:
+		d.roundOpen = true
+		d.open[strings.Clone(b.CallID)] = true
+	}
+	ev.TurnID = d.turn
+	emit(ev)
+	if c, ok := body.(*event.ToolCall); ok {
+		// A tool_use is both the call and its start: the CLI runs the
+		// calls of a response as soon as the response ends.
+		emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolStarted{CallID: c.CallID, Name: c.Name}})
+	}
+	return out, nil
+}
+
+// Body is the type-specific part of an event.
+type Body = event.Body
+
+// lineFacts are what one line says beyond its main event.
+type lineFacts struct {
+	user, delta, said bool
+	status            event.Status
+	stop              event.StopReason
+}
+
+// header synthesises the session_started of a stream whose first JSON line
+// is not init (an init glued to a banner is not JSON, and is lost).
+func (d *Decoder) header(emit func(*event.Event)) {
+	if d.started {
+		return
+	}
+	d.started = true
+	emit(&event.Event{Synthetic: true, Body: &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}})
+}
+
+// beginTurn synthesises a turn_started when an event arrives outside a turn.
+func (d *Decoder) beginTurn(prompt *string, emit func(*event.Event)) {
+	if d.turn != "" {
+		return
+	}
+	d.turns++
+	d.turn = "turn-" + strconv.Itoa(d.turns)
+	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{Prompt: prompt}})
+}
+
+// flushText emits the message that assembles the deltas just read.
+func (d *Decoder) flushText(emit func(*event.Event)) {
+	if !d.inText {
+		return
+	}
+	emit(&event.Event{Time: d.textTime, TurnID: d.turn, Synthetic: true, Body: &event.Message{Text: d.text.String()}})
+	d.text.Reset()
+	d.inText = false
+}
+
+// End implements dialect.Decoder. The deltas of a stream cut short are
+// still assembled; a stream without result stays truncated.
+func (d *Decoder) End(out []*event.Event) []*event.Event {
+	d.flushText(func(ev *event.Event) { out = append(out, ev) })
+	return out
+}
+
+// errorObject reads the error object of tool_result and result: its
+// message goes to canonical, and the object, which also names the error's
+// type, is kept whole in the residue, to be written back as it was.
+func errorObject(o *jsonobj.Object, res *jsonobj.Residue) (msg, typ string) {
+	v, ok := o.Get("error")
+	if !ok {
+		return "", ""
+	}
+	if !v.IsObject() {
+		o.Fail("/error", "got %s, want an object", jsonobj.TypeName(v))
+		return "", ""
+	}
+	for _, k := range errorFields {
+		f := v.Get(k)
+		if !f.Exists() {
+			continue
+		}
+		if f.Type != gjson.String {
+			o.Fail("/error/"+k, "got %s, want a string", jsonobj.TypeName(f))
+			return "", ""
+		}
+	}
+	res.Add("error", []byte(v.Raw))
+	return v.Get("message").Str, v.Get("type").Str
+}
+
+// stats reads result.stats. Its token counts become canonical usage (see
+// docs/dialects/gemini.md for the mapping); what canonical has no place
+// for (duration_ms, tool_calls, the per-model map, unknown keys, an input
+// that is not input_tokens − cached) is kept under "stats" in the residue.
+func (d *Decoder) stats(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
+	v, ok := o.Get("stats")
+	if !ok {
+		return nil
+	}
+	if !v.IsObject() {
+		o.Fail("/stats", "got %s, want an object", jsonobj.TypeName(v))
+		return nil
+	}
+	sub := &d.sub
+	sub.Reset()
+	u := &event.Usage{}
+	var input *uint64
+	inputRaw := ""
+	v.ForEach(func(k, f gjson.Result) bool {
+		ptr := "/stats/" + jsonptr.Escape(k.Str)
+		switch k.Str {
+		case "total_tokens":
+			u.TotalTokens = uintAt(o, ptr, f)
+		case "input_tokens":
+			u.InputTokens = uintAt(o, ptr, f)
+		case "output_tokens":
+			u.OutputTokens = uintAt(o, ptr, f)
+		case "cached":
+			u.CacheReadTokens = uintAt(o, ptr, f)
+		case "input":
+			input, inputRaw = uintAt(o, ptr, f), f.Raw
+		case "duration_ms", "tool_calls":
+			uintAt(o, ptr, f)
+			sub.Add(k.Str, []byte(f.Raw))
+		case "models":
+			models(o, f)
+			sub.Add(k.Str, []byte(f.Raw))
+		default:
+			sub.Add(k.Str, []byte(f.Raw))
+		}
+		return o.Err() == nil
+	})
+	if o.Err() != nil {
+		return nil
+	}
+	derived, derivable := derivedInput(u)
+	switch {
+	case input != nil && (!derivable || *input != derived):
+		sub.Add("input", []byte(inputRaw))
+	case input == nil && derivable:
+		sub.Absent("input")
+	}
+	empty := u.TotalTokens == nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil
+	switch {
+	case !sub.Empty():
+		res.Add("stats", sub.Bytes())
+	case empty:
+		res.Add("stats", []byte("{}"))
+	}
+	if empty {
+		return nil
+	}
+	return u
+}
+
+// derivedInput is StreamStats.input as the producer computes it from the
+// other counts: input_tokens − cached, at least 0. It is derivable when
+// both are stated.
+func derivedInput(u *event.Usage) (uint64, bool) {
+	if u.InputTokens == nil || u.CacheReadTokens == nil {
+		return 0, false
+	}
+	if *u.CacheReadTokens > *u.InputTokens {
+		return 0, true
+	}
+	return *u.InputTokens - *u.CacheReadTokens, true
+}
+
+// models checks the integers of stats.models, which is kept as written.
+func models(o *jsonobj.Object, v gjson.Result) {
+	if !v.IsObject() {
+		o.Fail("/stats/models", "got %s, want an object", jsonobj.TypeName(v))
+		return
+	}
+	v.ForEach(func(name, m gjson.Result) bool {
+		ptr := "/stats/models/" + jsonptr.Escape(name.Str)
+		if !m.IsObject() {
+			o.Fail(ptr, "got %s, want an object", jsonobj.TypeName(m))
+			return false
+		}
+		for _, k := range modelFields {
+			if f := m.Get(gjson.Escape(k)); f.Exists() {
+				uintAt(o, ptr+"/"+k, f)
+			}
+		}
+		return o.Err() == nil
+	})
+}
+
+// uintAt reads the count v at ptr: a non-negative integer literal that
+// fits in 64 bits. It records a field error and returns nil otherwise.
+func uintAt(o *jsonobj.Object, ptr string, v gjson.Result) *uint64 {
+	n, msg := jsonobj.ParseUint(v, jsonobj.U64)
+	if msg != "" {
+		o.Fail(ptr, "%s", msg)
+		return nil
+	}
+	return &n
+}

@@ -1,0 +1,711 @@
+package gemini
+
+import (
+	"bufio"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// epoch is the timestamp written when the source states no time at all.
+const epoch = "1970-01-01T00:00:00.000Z"
+
+// Encoder writes canonical events as Gemini CLI lines.
+//
+// A Gemini stream is one process and one turn: init, the user's message,
+// the model's text deltas and tool calls with their results, and result
+// with the run's token totals. From a stream of another dialect the
+// encoder writes what Gemini CLI would have written for the same facts and
+// counts what it cannot say; a Gemini source is written back as it was,
+// its residue restoring what the canonical model holds only approximately.
+type Encoder struct {
+	w    *bufio.Writer
+	opts dialect.EncodeOptions
+	l    jsonobj.Writer
+
+	native  bool // the source is gemini: write its lines back as they were
+	header  bool // init was written
+	ended   bool // result was written
+	lastTS  string
+	started string // the canonical time of the first event that has one
+
+	turns   int     // turns begun
+	prompt  *string // a turn's prompt not yet written as a user message
+	said    bool    // assistant text was written in this turn
+	inDelta bool    // assistant deltas were written since the last assembled message
+	stop    event.StopReason
+
+	open      map[string]*call // calls with a tool_use and no tool_result yet
+	done      idset.Set        // calls with a tool_result
+	toolCalls uint64           // tool_use lines written
+
+	turnUsage, roundUsage usageSum
+}
+
+// call is an open tool call: the output chunks the source streamed for it.
+type call struct {
+	chunks strings.Builder
+	chunky bool
+}
+
+// usageSum adds up usage that a Gemini stream states only as a run total.
+type usageSum struct {
+	u    event.Usage
+	n    int // usages added
+	have bool
+}
+
+func (s *usageSum) add(u *event.Usage) {
+	if u == nil {
+		return
+	}
+	s.n++
+	s.have = true
+	for _, p := range []struct{ dst, v **uint64 }{
+		{&s.u.InputTokens, &u.InputTokens}, {&s.u.OutputTokens, &u.OutputTokens},
+		{&s.u.CacheReadTokens, &u.CacheReadTokens}, {&s.u.CacheCreationTokens, &u.CacheCreationTokens},
+		{&s.u.ReasoningTokens, &u.ReasoningTokens}, {&s.u.ThoughtsTokens, &u.ThoughtsTokens},
+		{&s.u.TotalTokens, &u.TotalTokens}, {&s.u.ModelResponses, &u.ModelResponses},
+	} {
+		if *p.v == nil {
+			continue
+		}
+		if *p.dst == nil {
+			*p.dst = new(uint64)
+		}
+		**p.dst = addSat(**p.dst, **p.v)
+	}
+}
+
+// addSat adds two counts, saturating at the largest u64.
+func addSat(a, b uint64) uint64 {
+	if a > ^uint64(0)-b {
+		return ^uint64(0)
+	}
+	return a + b
+}
+
+// Encode implements dialect.Encoder.
+func (e *Encoder) Encode(ev *event.Event) error {
+	loss := e.opts.Losses
+	if e.started == "" && ev.Time != "" {
+		e.started = ev.Time
+	}
+	if !e.native && e.header && e.skip(ev) {
+		return nil
+	}
+	loss.Foreign(ev.Ext, Name)
+	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
+		if err := e.init(&event.SessionStarted{}, nil); err != nil {
+			return err
+		}
+		loss.Synthesize("init lines", "the source stream has no header; built from defaults")
+	}
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		if ev.Synthetic {
+			loss.Synthesize("init lines", "the source has no header line; built from its facts")
+		}
+		return e.init(b, ev)
+	case *event.Unknown:
+		if b.Dialect == Name {
+			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
+		}
+		loss.Drop("unknown "+b.Dialect+" events", "gemini cannot carry another dialect's unknown lines")
+		return nil
+	case *event.TurnStarted:
+		e.turns++
+		if e.turns > 1 && !e.native {
+			loss.Approximate("turns after the first", "a gemini run is one turn; later turns continue the same run")
+		}
+		e.said, e.prompt = false, b.Prompt
+		if b.CommandID != "" {
+			loss.Drop("turn command ids", "gemini has no turn start; the user's message begins a turn")
+		}
+		return nil
+	case *event.UserMessage:
+		e.prompt = nil
+		if b.ImageCount != nil {
+			loss.Drop("image counts", "gemini's user message is text only")
+		}
+		return e.user(b.Text, ev)
+	case *event.MessageDelta:
+		if b.MessageID != "" {
+			loss.Drop("message ids", "gemini messages have no id")
+		}
+		e.inDelta = true
+		return e.assistant(b.Text, true, ev)
+	case *event.Message:
+		// An assembled message repeats its deltas; only an undelivered
+		// one is written.
+		if e.inDelta {
+			e.inDelta = false
+			return nil
+		}
+		if b.MessageID != "" {
+			loss.Drop("message ids", "gemini messages have no id")
+		}
+		// Gemini CLI streams every answer as deltas; a complete message
+		// of another dialect is written as one delta.
+		return e.assistant(b.Text, !e.native, ev)
+	case *event.ToolCall:
+		if e.open[b.CallID] != nil || e.done.Has(b.CallID) {
+			loss.Drop("repeated tool calls", "gemini announces a call once")
+			return nil
+		}
+		if e.native && ev.Synthetic {
+			// The decoder's call for a result the stream never announced.
+			e.open[b.CallID] = &call{}
+			return nil
+		}
+		if b.Title != "" {
+			loss.Drop("tool titles", "gemini's tool_use names the tool only")
+		}
+		if b.Mutability != "" {
+			loss.Drop("tool mutability", "gemini's tool_use names the tool only")
+		}
+		if b.Kind != "" && b.Kind != toolKind(b.Name) {
+			loss.Drop("tool kinds", "gemini names the tool only; its kind follows from the name")
+		}
+		return e.toolUse(b.CallID, b.Name, b.Input, ev)
+	case *event.ToolStarted:
+		if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
+			return e.toolUse(b.CallID, b.Name, nil, nil)
+		}
+		return nil // a tool_use is the call's start
+	case *event.ToolOutput:
+		if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
+			if err := e.toolUse(b.CallID, b.Name, nil, nil); err != nil {
+				return err
+			}
+		}
+		if c := e.open[b.CallID]; c != nil {
+			c.chunks.WriteString(b.Chunk)
+			c.chunky = true
+			return nil
+		}
+		loss.Drop("tool events after the call finished", "nothing follows a call's tool_result in gemini")
+		return nil
+	case *event.ToolFinished:
+		return e.toolResult(b, ev)
+	case *event.Notice:
+		sev := "warning"
+		switch b.Severity {
+		case event.SeverityError:
+			sev = "error"
+		case event.SeverityWarning:
+		default:
+			if !e.native {
+				loss.Approximate("notices of severity info", "gemini's error lines are warnings or errors; written as warning")
+			}
+		}
+		return e.errorLine(sev, b.Message, ev)
+	case *event.Error:
+		if b.Recoverable != nil && !*b.Recoverable {
+			loss.Approximate("fatal errors", "gemini's error lines are non-fatal; a fatal error ends the run in result")
+		}
+		return e.errorLine("error", b.Message, ev)
+	case *event.Usage:
+		e.roundUsage.add(b)
+		loss.Drop("usage events", "gemini states usage once, for the whole run, in result.stats")
+		return nil
+	case *event.RoundFinished:
+		if b.Usage != nil {
+			e.roundUsage.add(b.Usage)
+			loss.Drop("round usage", "gemini states usage once, for the whole run, in result.stats")
+		}
+		if b.StopReason != "" && b.StopReason != event.StopToolUse && b.StopReason != event.StopEndTurn {
+			loss.Drop("round stop reasons", "gemini marks no round; a round ends to call tools or with the run")
+		}
+		return nil
+	case *event.TurnFinished:
+		return e.turnFinished(b, ev)
+	case *event.SessionFinished:
+		if ev.Synthetic {
+			loss.Synthesize("result lines", "the source has no such line; built from its facts")
+		}
+		return e.result(b, ev)
+	case *event.ReasoningDelta, *event.Reasoning:
+		loss.Drop("reasoning", "gemini's stream-json has no thought events")
+		return nil
+	case *event.ModelConfigured:
+		loss.Drop("model_configured events", "gemini's init names the configured model only")
+		return nil
+	case *event.PermissionRequested, *event.PermissionResolved:
+		loss.Drop(string(ev.Type())+" events", "gemini writes no permission events; a refusal shows as a tool error")
+		return nil
+	case *event.PlanUpdated:
+		loss.Drop("plan_updated events", "gemini shows a plan only as a write_todos tool call")
+		return nil
+	case *event.TaskUpdated:
+		loss.Drop("task_updated events", "gemini shows a subagent only as a tool call")
+		return nil
+	}
+	loss.Drop(string(ev.Type())+" events", "gemini has no such event")
+	return nil
+}
+
+// skip keeps a stream built from another dialect within Gemini's rules:
+// one init, nothing after result. It reports whether ev must be left out.
+func (e *Encoder) skip(ev *event.Event) bool {
+	loss := e.opts.Losses
+	if e.ended {
+		if u, ok := ev.Body.(*event.Unknown); ok && u.Dialect != Name {
+			return false // dropped and counted as another dialect's unknown line
+		}
+		loss.Drop(string(ev.Type())+" events after the run finished", "result is gemini's last line")
+		return true
+	}
+	if _, ok := ev.Body.(*event.SessionStarted); ok {
+		loss.Drop("repeated session starts", "gemini has one init, on the first line")
+		return true
+	}
+	return false
+}
+
+// begin starts a line of type typ with the residue of ev (nil for a line
+// no event stands behind), and writes its timestamp.
+func (e *Encoder) begin(typ string, ev *event.Event) *jsonobj.Writer {
+	l := &e.l
+	var res json.RawMessage
+	if ev != nil {
+		res = ev.Ext[Name]
+	}
+	l.Begin(res)
+	l.Str("type", typ)
+	stated := l.Has("timestamp") || l.Absent("timestamp")
+	ts := ""
+	if ev != nil && ev.Time != "" {
+		t, exact, ok := wireTime(ev.Time)
+		if ok {
+			ts = t
+			if !exact && !stated {
+				e.opts.Losses.Approximate("sub-millisecond times", "gemini stamps lines in milliseconds")
+			}
+		}
+	}
+	if ts == "" {
+		ts = e.lastTS
+		if ts == "" {
+			ts = epoch
+		}
+		if !stated {
+			e.opts.Losses.Synthesize("timestamps", "every gemini line has one and the source states none; the previous line's (or 1970-01-01) is written")
+		}
+	}
+	e.lastTS = ts
+	l.Str("timestamp", ts)
+	return l
+}
+
+func (e *Encoder) init(s *event.SessionStarted, ev *event.Event) error {
+	e.header = true
+	e.native = s.Source.Dialect == Name
+	l := e.begin("init", ev)
+	id, model := s.SessionID, s.Model
+	if !e.native {
+		if id == "" {
+			id = e.opts.Defaults["session_id"]
+		}
+		if model == "" {
+			model = e.opts.Defaults["model"]
+		}
+		loss := e.opts.Losses
+		if s.Agent != nil && (s.Agent.Name != "" || s.Agent.Version != "") {
+			loss.Drop("producer names and versions", "gemini's init names no producer version")
+		}
+		if s.Provider != "" {
+			loss.Drop("model providers", "gemini's init names the model only")
+		}
+		if s.TaskID != "" {
+			loss.Drop("task ids", "gemini's init has a session id only")
+		}
+		if s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 || len(s.SkillsDirs) > 0 ||
+			len(s.Commands) > 0 || len(s.CommandsDirs) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0 ||
+			len(s.A2AFiles) > 0 || len(s.A2AAgents) > 0 {
+			loss.Drop("session facts (workspace, context files, skills, commands, MCP, A2A)", "gemini's init names only the session and the model")
+		}
+	}
+	l.Str("session_id", id)
+	l.Str("model", model)
+	return e.write(l.End())
+}
+
+// user writes the user's message, which begins the turn.
+func (e *Encoder) user(text string, ev *event.Event) error {
+	l := e.begin("message", ev)
+	l.Str("role", "user")
+	l.Str("content", text)
+	if l.Has("delta") {
+		l.Key("delta")
+	}
+	return e.write(l.End())
+}
+
+// flushPrompt writes a turn's prompt that no user message carried.
+func (e *Encoder) flushPrompt(ev *event.Event) error {
+	if e.prompt == nil {
+		return nil
+	}
+	p := *e.prompt
+	e.prompt = nil
+	e.opts.Losses.Synthesize("user message lines", "the source states the prompt on its turn start only")
+	l := e.begin("message", timeOnly(ev))
+	l.Str("role", "user")
+	l.Str("content", p)
+	return e.write(l.End())
+}
+
+// timeOnly is an event that lends a synthesised line its time only.
+func timeOnly(ev *event.Event) *event.Event {
+	if ev == nil {
+		return nil
+	}
+	return &event.Event{Time: ev.Time}
+}
+
+func (e *Encoder) assistant(text string, delta bool, ev *event.Event) error {
+	if err := e.flushPrompt(ev); err != nil {
+		return err
+	}
+	e.said = true
+	l := e.begin("message", ev)
+	l.Str("role", "assistant")
+	l.Str("content", text)
+	if delta {
+		l.Bool("delta", true)
+	} else if l.Has("delta") {
+		l.Key("delta")
+	}
+	return e.write(l.End())
+}
+
+// toolUse writes a tool_use. ev is nil for a call the source made known
+// only by a later event.
+func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Event) error {
+	if err := e.flushPrompt(ev); err != nil {
+		return err
+	}
+	if ev == nil {
+		e.opts.Losses.Synthesize("tool_use lines", "gemini announces every call before its result; built from the call's later events")
+	}
+	e.open[id] = &call{}
+	e.toolCalls++
+	l := e.begin("tool_use", ev)
+	l.Str("tool_name", name)
+	l.Str("tool_id", id)
+	if !l.Absent("parameters") && l.Key("parameters") {
+		in := gjson.ParseBytes(input)
+		switch {
+		case in.IsObject():
+			l.B = append(l.B, input...)
+		case len(input) == 0 || in.Type == gjson.Null:
+			l.B = append(l.B, "{}"...)
+		default:
+			// parameters is a Record<string, unknown>: another dialect's
+			// input that is not an object is wrapped.
+			e.opts.Losses.Approximate("tool inputs that are not objects", `gemini's parameters is an object; written as {"input":…}`)
+			l.B = append(append(append(l.B, `{"input":`...), input...), '}')
+		}
+	}
+	return e.write(l.End())
+}
+
+func (e *Encoder) toolResult(b *event.ToolFinished, ev *event.Event) error {
+	loss := e.opts.Losses
+	if e.done.Has(b.CallID) {
+		loss.Drop("repeated tool finishes", "gemini finishes a call once")
+		return nil
+	}
+	if e.open[b.CallID] == nil {
+		if err := e.toolUse(b.CallID, b.Name, nil, nil); err != nil {
+			return err
+		}
+	}
+	c := e.open[b.CallID]
+	delete(e.open, b.CallID)
+	e.done.Add(b.CallID, 0)
+	if err := e.flushPrompt(ev); err != nil {
+		return err
+	}
+	e.said = false // the final answer is what comes after the last result
+	l := e.begin("tool_result", ev)
+	l.Str("tool_id", b.CallID)
+	status := "success"
+	switch b.Status {
+	case event.ToolSuccess:
+	case event.ToolError:
+		status = "error"
+	default:
+		status = "error"
+		if !e.native {
+			loss.Approximate("tool statuses "+strconv.Quote(string(b.Status)), "gemini's tool statuses are success and error; written as error")
+		}
+	}
+	if !l.Absent("status") {
+		l.Str("status", status)
+	}
+	out := b.Output
+	if out == nil && c.chunky {
+		s := c.chunks.String()
+		out = &s
+	} else if c.chunky && *out != c.chunks.String() {
+		loss.Drop("tool output chunks", "gemini has the tool's final output only")
+	}
+	if out != nil {
+		l.Str("output", *out)
+	}
+	switch {
+	case l.Has("error"):
+		l.Key("error")
+	case !e.native && (status != "success" || b.Error != ""):
+		l.Key("error")
+		l.B = errorJSON(l.B, toolErrGeneric, b.Error)
+	}
+	if !e.native {
+		if b.Summary != nil {
+			loss.Drop("tool summaries", "gemini's tool_result has the output only")
+		}
+		if b.ExitCode != nil {
+			loss.Drop("tool exit codes", "gemini's tool_result has the output only")
+		}
+		if b.Command != "" {
+			loss.Drop("tool commands", "gemini's tool_result has the output only")
+		}
+		if len(b.Edit) > 0 {
+			loss.Drop("tool edit facts", "gemini's tool_result has the output only")
+		}
+		if len(b.Web) > 0 {
+			loss.Drop("tool web facts", "gemini's tool_result has the output only")
+		}
+	}
+	return e.write(l.End())
+}
+
+func errorJSON(dst []byte, typ, msg string) []byte {
+	first := true
+	dst = append(dst, '{')
+	dst = jsonenc.Key(dst, &first, "type")
+	dst = jsonenc.String(dst, typ)
+	dst = jsonenc.Key(dst, &first, "message")
+	dst = jsonenc.String(dst, msg)
+	return append(dst, '}')
+}
+
+func (e *Encoder) errorLine(severity, msg string, ev *event.Event) error {
+	l := e.begin("error", ev)
+	l.Str("severity", severity)
+	l.Str("message", msg)
+	return e.write(l.End())
+}
+
+func (e *Encoder) turnFinished(b *event.TurnFinished, ev *event.Event) error {
+	if e.native {
+		return nil // result says it all
+	}
+	loss := e.opts.Losses
+	e.turnUsage.add(b.Usage)
+	e.stop = b.StopReason
+	switch b.StopReason {
+	case "", event.StopEndTurn, event.StopCancelled, event.StopMaxTurnRequests, event.StopToolUse:
+	default:
+		loss.Drop("turn stop reasons", "gemini's result has a status only")
+	}
+	if b.Reason != "" {
+		loss.Drop("turn reasons", "gemini's result has a status only")
+	}
+	if b.Text != nil && *b.Text != "" && !e.said {
+		// An answer that was never streamed is written as one delta.
+		return e.assistant(*b.Text, true, timeOnly(ev))
+	}
+	return nil
+}
+
+func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
+	loss := e.opts.Losses
+	if err := e.flushPrompt(ev); err != nil {
+		return err
+	}
+	if !e.native && b.Text != nil && *b.Text != "" && !e.said {
+		if err := e.assistant(*b.Text, true, timeOnly(ev)); err != nil {
+			return err
+		}
+	}
+	e.ended = true
+	l := e.begin("result", ev)
+	status := "success"
+	if b.Status != event.StatusOK {
+		status = "error"
+	}
+	if !l.Absent("status") {
+		l.Str("status", status)
+	}
+	switch {
+	case l.Has("error"):
+		l.Key("error")
+	case e.native:
+	case b.Status == event.StatusCancelled:
+		l.Key("error")
+		l.B = errorJSON(l.B, errCancelled, b.Message)
+	case status == "error" && e.stop == event.StopMaxTurnRequests:
+		l.Key("error")
+		l.B = errorJSON(l.B, errTurnLimit, b.Message)
+	case status == "error" && b.Message != "":
+		loss.Approximate("error classes", "the source names no error class; written as "+errGeneric)
+		l.Key("error")
+		l.B = errorJSON(l.B, errGeneric, b.Message)
+	case b.Message != "":
+		loss.Drop("messages of successful runs", "gemini's result has an error only on failure")
+	}
+	e.stats(b, ev)
+	if !e.native {
+		if b.StoppedBy != "" {
+			loss.Drop("run bounds (stopped_by)", "gemini's result does not say what ended a run")
+		}
+		if b.Errors != nil && len(*b.Errors) > 0 && !(len(*b.Errors) == 1 && (*b.Errors)[0] == b.Message) {
+			loss.Drop("run error lists", "gemini's result has one error; the others are its error lines")
+		}
+		if len(b.StructuredOutput) > 0 {
+			loss.Drop("structured outputs", "gemini's stream-json has no structured output")
+		}
+		if b.Reasoning != nil && *b.Reasoning != "" {
+			loss.Drop("reasoning", "gemini's stream-json has no thought events")
+		}
+	}
+	return e.write(l.End())
+}
+
+// stats writes result.stats. From a Gemini source, the usage and the
+// residue give back what was written; from another dialect the run's
+// usage is the session's, or the sum of its turns' or rounds', and
+// duration_ms and tool_calls are computed.
+func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
+	l, loss := &e.l, e.opts.Losses
+	res, hasRes := l.Residue("stats")
+	l.Use("stats")
+	u := b.Usage
+	if !e.native && u == nil {
+		switch {
+		case e.turnUsage.have:
+			u = &e.turnUsage.u
+			if e.turnUsage.n > 1 {
+				loss.Approximate("run token totals", "gemini states one run total; summed from the turns' usage")
+			}
+		case e.roundUsage.have:
+			u = &e.roundUsage.u
+			loss.Approximate("run token totals", "gemini states one run total; summed from the per-round usage")
+		}
+	}
+	if u == nil && !hasRes {
+		return // no usage stated: stats is optional
+	}
+	if u == nil {
+		u = &event.Usage{}
+	}
+	r := gjson.Parse(res)
+	absent := map[string]bool{}
+	r.Get(gjson.Escape(jsonobj.AbsentKey)).ForEach(func(_, k gjson.Result) bool {
+		absent[k.Str] = true
+		return true
+	})
+	first := true
+	out := append(l.B, `,"stats":{`...)
+	num := func(k string, n uint64) {
+		out = jsonenc.Key(out, &first, k)
+		out = jsonenc.Uint(out, n)
+	}
+	rawKey := func(k string) bool {
+		v := r.Get(gjson.Escape(k))
+		if !v.Exists() {
+			return false
+		}
+		out = jsonenc.Key(out, &first, k)
+		out = append(out, v.Raw...)
+		return true
+	}
+	if e.native {
+		for _, f := range []struct {
+			k string
+			v *uint64
+		}{{"total_tokens", u.TotalTokens}, {"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens}, {"cached", u.CacheReadTokens}} {
+			if f.v != nil {
+				num(f.k, *f.v)
+			}
+		}
+		if !rawKey("input") && !absent["input"] {
+			if n, ok := derivedInput(u); ok {
+				num("input", n)
+			}
+		}
+		rawKey("duration_ms")
+		rawKey("tool_calls")
+		rawKey("models")
+	} else {
+		total := u.TotalTokens
+		if total == nil {
+			n := addSat(addSat(val(u.InputTokens), val(u.OutputTokens)), val(u.ThoughtsTokens))
+			total = &n
+			loss.Approximate("run token totals", "gemini states a total; summed from input, output and thoughts tokens")
+		}
+		if u.InputTokens == nil || u.OutputTokens == nil {
+			loss.Approximate("unstated token counts", "gemini's stats has input and output counts; an unstated one is written as 0")
+		}
+		num("total_tokens", *total)
+		num("input_tokens", val(u.InputTokens))
+		num("output_tokens", val(u.OutputTokens))
+		if u.CacheReadTokens != nil {
+			num("cached", *u.CacheReadTokens)
+			n, _ := derivedInput(&event.Usage{InputTokens: u.InputTokens, CacheReadTokens: u.CacheReadTokens})
+			num("input", n)
+		}
+		ms, ok := millisBetween(e.started, ev.Time)
+		if !ok {
+			loss.Approximate("run durations", "the source states no start and end times; duration_ms is written as 0")
+		}
+		num("duration_ms", ms)
+		num("tool_calls", e.toolCalls)
+		for _, f := range []struct {
+			kind string
+			v    *uint64
+		}{{"cache creation token counts", u.CacheCreationTokens}, {"reasoning token counts", u.ReasoningTokens},
+			{"thoughts token counts", u.ThoughtsTokens}, {"model response counts", u.ModelResponses}} {
+			if f.v != nil {
+				loss.Drop(f.kind, "gemini's stats has no such count")
+			}
+		}
+		if u.CostUSD != "" {
+			loss.Drop("costs", "gemini states no cost")
+		}
+	}
+	r.ForEach(func(k, v gjson.Result) bool {
+		if !contains(statsFields, k.Str) && k.Str != jsonobj.AbsentKey {
+			out = jsonenc.Key(out, &first, k.Str)
+			out = append(out, v.Raw...)
+		}
+		return true
+	})
+	l.B = append(out, '}')
+}
+
+func val(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func (e *Encoder) write(b []byte) error {
+	_, err := e.w.Write(b)
+	return err
+}
+
+// Close implements dialect.Encoder. A stream that ended without
+// session_finished stays truncated: no result is invented.
+func (e *Encoder) Close() error { return nil }

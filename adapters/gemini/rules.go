@@ -1,0 +1,259 @@
+package gemini
+
+import (
+	"cmp"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
+
+// Rule ids of Gemini CLI's stream rules. docs/dialects/gemini.md describes
+// each.
+const (
+	RuleFirstLine       = "gemini/first-line"
+	RuleInitRepeated    = "gemini/init-repeated"
+	RuleAfterResult     = "gemini/after-result"
+	RuleTruncated       = "gemini/truncated"
+	RuleToolIDReused    = "gemini/tool-id-reused"
+	RuleResultUnknown   = "gemini/tool-result-unknown-call"
+	RuleResultTwice     = "gemini/tool-result-twice"
+	RuleToolUnfinished  = "gemini/tool-unfinished"
+	RuleStatsInput      = "gemini/stats-input"
+	RuleStatsTotal      = "gemini/stats-total"
+	RuleStatsModels     = "gemini/stats-models"
+	RuleTimestamp       = "gemini/timestamp"
+	RuleUnknownType     = "gemini/unknown-type"
+	RuleUnknownField    = "gemini/unknown-field"
+	RuleSessionIDChange = "gemini/session-id"
+)
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.ErrorRule(RuleFirstLine, "the first JSON line is init"),
+		dialect.ErrorRule(RuleInitRepeated, "init appears only as the first line"),
+		dialect.ErrorRule(RuleAfterResult, "nothing follows result"),
+		dialect.ErrorRule(RuleTruncated, "the stream ends with result; without it the run is incomplete (a killed process writes none)"),
+		dialect.ErrorRule(RuleToolIDReused, "a tool_id is announced by one tool_use"),
+		dialect.ErrorRule(RuleResultUnknown, "tool_result names the tool_id of an earlier tool_use"),
+		dialect.ErrorRule(RuleResultTwice, "a call has at most one tool_result"),
+		dialect.WarningRule(RuleToolUnfinished, "every tool_use has its tool_result before result"),
+		dialect.WarningRule(RuleStatsInput, "stats.input (and each model's) is input_tokens − cached, at least 0"),
+		dialect.WarningRule(RuleStatsTotal, "stats.total_tokens (and each model's) is at least input_tokens + output_tokens"),
+		dialect.WarningRule(RuleStatsModels, "each count of stats is the sum of that count over stats.models"),
+		dialect.WarningRule(RuleTimestamp, "timestamp is an ISO 8601 time, as Date.toISOString() writes it"),
+		dialect.WarningRule(RuleSessionIDChange, "no second init names another session"),
+		dialect.WarningRule(RuleUnknownType, "the type is one of the six known types (error under --strict)"),
+		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+	}
+}
+
+// checker keeps state for open calls only; a call with its tool_result
+// leaves its id, with the result's line, in done.
+type checker struct {
+	lines   int
+	result  int
+	session string
+	open    map[string]int // tool_id → line of its tool_use
+	done    idset.Set      // tool_id → line of its tool_result
+}
+
+func newChecker() *checker { return &checker{open: map[string]int{}} }
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return
+	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	errf, warnf := rep.Errorf, rep.Warnf
+	typ := r.Get("type").Str
+	if c.result > 0 {
+		errf("/type", RuleAfterResult, "%s after result on line %d: result must be the last line", typ, c.result)
+	}
+	if c.lines == 1 && typ != "init" {
+		errf("/type", RuleFirstLine, "the first JSON line is %q, want init", typ)
+	}
+	if c.lines > 1 && typ == "init" {
+		errf("/type", RuleInitRepeated, "init may only be the first line")
+	}
+	if _, known := fields[typ]; !known {
+		if typ != "" {
+			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+		}
+		return
+	}
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if !knownField(typ, k.Str) {
+			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
+		}
+		return true
+	})
+	if e := r.Get("error"); e.IsObject() && (typ == "tool_result" || typ == "result") {
+		unknownKeys(rep, e, "/error", errorFields, "the error object")
+	}
+	if ts := r.Get("timestamp"); ts.Type == gjson.String && !isISOTime(ts.Str) {
+		warnf("/timestamp", RuleTimestamp, "timestamp %q is not an ISO 8601 time", ts.Str)
+	}
+
+	id := r.Get("tool_id").Str
+	switch typ {
+	case "init":
+		s := r.Get("session_id").Str
+		if c.lines > 1 && c.session != "" && s != c.session {
+			warnf("/session_id", RuleSessionIDChange, "init names session %q, the first init %q", s, c.session)
+		}
+		if c.lines == 1 {
+			c.session = s
+		}
+	case "tool_use":
+		if l, ok := c.open[id]; ok {
+			errf("/tool_id", RuleToolIDReused, "tool_id %q was already announced on line %d", id, l)
+		} else if l, ok := c.done.Get(id); ok {
+			errf("/tool_id", RuleToolIDReused, "tool_id %q was already announced, and its result was on line %d", id, l)
+		} else {
+			c.open[strings.Clone(id)] = n // a gjson string shares the line's memory
+		}
+	case "tool_result":
+		if _, ok := c.open[id]; ok {
+			delete(c.open, id)
+			c.done.Add(id, idset.Line(n))
+		} else if l, ok := c.done.Get(id); ok {
+			errf("/tool_id", RuleResultTwice, "call %q already has a tool_result on line %d", id, l)
+		} else {
+			errf("/tool_id", RuleResultUnknown, "tool_result for %q, which no tool_use announced", id)
+			c.done.Add(id, idset.Line(n))
+		}
+	case "result":
+		c.result = n
+		if s := r.Get("stats"); s.IsObject() {
+			checkStats(rep, s)
+		}
+	}
+}
+
+// unknownKeys reports the keys of a nested object that its type lacks.
+func unknownKeys(rep dialect.Reporter, v gjson.Result, ptr string, known []string, what string) {
+	v.ForEach(func(k, _ gjson.Result) bool {
+		if !contains(known, k.Str) {
+			rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q in %s", k.Str, what)
+		}
+		return true
+	})
+}
+
+// checkStats checks the invariants the producer's telemetry gives
+// StreamStats: input = input_tokens − cached (at least 0), total_tokens ≥
+// input_tokens + output_tokens (the API's total also counts thoughts and
+// tool-use prompts), and every top-level count is the sum over models.
+// Counts are compared as exact integers; a count that is not one is the
+// schema's business.
+func checkStats(rep dialect.Reporter, s gjson.Result) {
+	unknownKeys(rep, s, "/stats", statsFields, "stats")
+	counts(rep, s, "/stats")
+	models := s.Get("models")
+	if !models.IsObject() {
+		return
+	}
+	sums := map[string]*big.Int{}
+	all := true
+	models.ForEach(func(name, m gjson.Result) bool {
+		ptr := "/stats/models/" + jsonptr.Escape(name.Str)
+		if !m.IsObject() {
+			all = false
+			return true
+		}
+		unknownKeys(rep, m, ptr, modelFields, "a model's stats")
+		counts(rep, m, ptr)
+		for _, k := range modelFields {
+			n, ok := count(m, k)
+			if !ok {
+				all = false
+				continue
+			}
+			if sums[k] == nil {
+				sums[k] = new(big.Int)
+			}
+			sums[k].Add(sums[k], n)
+		}
+		return true
+	})
+	if !all {
+		return
+	}
+	for _, k := range modelFields {
+		top, ok := count(s, k)
+		if !ok {
+			continue
+		}
+		sum := sums[k]
+		if sum == nil {
+			sum = new(big.Int)
+		}
+		if top.Cmp(sum) != 0 {
+			rep.Warnf("/stats/"+k, RuleStatsModels, "stats.%s is %s, but the models' %s add up to %s", k, top, k, sum)
+		}
+	}
+}
+
+// counts checks input and total_tokens of one stats object at ptr.
+func counts(rep dialect.Reporter, s gjson.Result, ptr string) {
+	in, okIn := count(s, "input_tokens")
+	out, okOut := count(s, "output_tokens")
+	cached, okCached := count(s, "cached")
+	if input, ok := count(s, "input"); ok && okIn && okCached {
+		want := new(big.Int).Sub(in, cached)
+		if want.Sign() < 0 {
+			want.SetInt64(0)
+		}
+		if input.Cmp(want) != 0 {
+			rep.Warnf(ptr+"/input", RuleStatsInput, "input is %s, want input_tokens − cached = %s", input, want)
+		}
+	}
+	if total, ok := count(s, "total_tokens"); ok && okIn && okOut {
+		if sum := new(big.Int).Add(in, out); total.Cmp(sum) < 0 {
+			rep.Warnf(ptr+"/total_tokens", RuleStatsTotal, "total_tokens is %s, less than input_tokens + output_tokens = %s", total, sum)
+		}
+	}
+}
+
+// count reads a non-negative integer literal exactly.
+func count(s gjson.Result, k string) (*big.Int, bool) {
+	v := s.Get(gjson.Escape(k))
+	if v.Type != gjson.Number || strings.ContainsAny(v.Raw, ".eE-") {
+		return nil, false
+	}
+	return new(big.Int).SetString(v.Raw, 10)
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream has no JSON line: want init first"})
+		return
+	}
+	if c.result == 0 {
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: "the stream ends without result: the run is incomplete"})
+		return
+	}
+	type open struct {
+		id   string
+		line int
+	}
+	var calls []open
+	for id, l := range c.open {
+		calls = append(calls, open{id, l})
+	}
+	slices.SortFunc(calls, func(a, b open) int { return cmp.Compare(a.line, b.line) })
+	for _, k := range calls {
+		report(dialect.Finding{Line: k.line, Pointer: "/tool_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
+			Message: fmt.Sprintf("call %q has no tool_result before result", k.id)})
+	}
+}

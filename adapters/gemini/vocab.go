@@ -1,0 +1,80 @@
+package gemini
+
+import (
+	"strings"
+
+	"github.com/evtool/evtool/event"
+)
+
+// Gemini CLI's words for the canonical vocabulary. A word missing from a
+// table is a newer producer's: it is kept in ext.gemini and written back as
+// it was.
+var (
+	// toolStatuses are tool_result.status.
+	toolStatuses = map[string]event.ToolStatus{
+		"success": event.ToolSuccess,
+		"error":   event.ToolError,
+	}
+	// runStatuses are result.status.
+	runStatuses = map[string]event.Status{
+		"success": event.StatusOK,
+		"error":   event.StatusError,
+	}
+)
+
+// Error classes of result.error.type that say more than "error". The type
+// is the class name of the error the runner caught.
+const (
+	errCancelled = "FatalCancellationError" // the user cancelled (exit 130)
+	errTurnLimit = "FatalTurnLimitedError"  // the configured turn limit (exit 53)
+	// errGeneric is the class of a plain JavaScript Error: what the runner
+	// writes for an error that has no class of its own.
+	errGeneric = "Error"
+	// toolErrGeneric is what tool_result.error.type says when the tool
+	// error has no type.
+	toolErrGeneric = "TOOL_EXECUTION_ERROR"
+)
+
+// runOutcome gives the canonical status and stop reason of a result from
+// its status word (already read) and its error class.
+func runOutcome(status event.Status, errType string) (event.Status, event.StopReason) {
+	switch {
+	case status == event.StatusOK:
+		return status, event.StopEndTurn
+	case errType == errCancelled:
+		return event.StatusCancelled, event.StopCancelled
+	case errType == errTurnLimit:
+		return status, event.StopMaxTurnRequests
+	}
+	return status, ""
+}
+
+// toolKind returns what a Gemini CLI tool does, from its name. The built-in
+// tools of 0.61 and the older names of the same tools are listed; any other
+// name (an MCP tool, a subagent, a newer tool) is "other".
+func toolKind(name string) event.ToolKind {
+	if k, ok := toolKinds[name]; ok {
+		return k
+	}
+	if strings.HasPrefix(name, "tracker_") {
+		return event.KindThink // the task tracker: the agent's own plan
+	}
+	return event.KindOther
+}
+
+var toolKinds = map[string]event.ToolKind{
+	"run_shell_command":   event.KindExecute,
+	"read_file":           event.KindRead,
+	"read_many_files":     event.KindRead,
+	"list_directory":      event.KindRead,
+	"write_file":          event.KindEdit,
+	"replace":             event.KindEdit,
+	"glob":                event.KindSearch,
+	"grep_search":         event.KindSearch,
+	"search_file_content": event.KindSearch, // grep_search's earlier name
+	"google_web_search":   event.KindSearch,
+	"web_fetch":           event.KindFetch,
+	"write_todos":         event.KindThink,
+	"enter_plan_mode":     event.KindSwitchMode,
+	"exit_plan_mode":      event.KindSwitchMode,
+}
