@@ -3,6 +3,7 @@ package gemini
 import (
 	"bufio"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -221,7 +222,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.roundUsage.add(b.Usage)
 			loss.Drop("round usage", "gemini states usage once, for the whole run, in result.stats")
 		}
-		if b.StopReason != "" && b.StopReason != event.StopToolUse && b.StopReason != event.StopEndTurn {
+		switch b.StopReason {
+		case "", event.StopToolUse, event.StopEndTurn, event.StopCancelled, event.StopMaxTurnRequests:
+			// a round ends to call tools, or with the run, as result says
+		default:
 			loss.Drop("round stop reasons", "gemini marks no round; a round ends to call tools or with the run")
 		}
 		return nil
@@ -404,15 +408,17 @@ func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Even
 	if !l.Absent("parameters") && l.Key("parameters") {
 		in := gjson.ParseBytes(input)
 		switch {
-		case in.IsObject():
+		case in.IsObject() && e.native:
 			l.B = append(l.B, input...)
+		case in.IsObject():
+			l.B = normalJSON(l.B, in)
 		case len(input) == 0 || in.Type == gjson.Null:
 			l.B = append(l.B, "{}"...)
 		default:
 			// parameters is a Record<string, unknown>: another dialect's
 			// input that is not an object is wrapped.
 			e.opts.Losses.Approximate("tool inputs that are not objects", `gemini's parameters is an object; written as {"input":…}`)
-			l.B = append(append(append(l.B, `{"input":`...), input...), '}')
+			l.B = append(normalJSON(append(l.B, `{"input":`...), in), '}')
 		}
 	}
 	return e.write(l.End())
@@ -709,3 +715,45 @@ func (e *Encoder) write(b []byte) error {
 // Close implements dialect.Encoder. A stream that ended without
 // session_finished stays truncated: no result is invented.
 func (e *Encoder) Close() error { return nil }
+
+// normalJSON appends the JSON value v compact, with the keys of every
+// object sorted and every value as written. Another dialect's tool input
+// is written so: neither its key order nor its spacing is a fact of the
+// run, and the same input then gives the same line however it was spelled.
+func normalJSON(dst []byte, v gjson.Result) []byte {
+	switch {
+	case v.IsObject():
+		type member struct {
+			key, raw string
+			val      gjson.Result
+		}
+		var ms []member
+		v.ForEach(func(k, e gjson.Result) bool {
+			ms = append(ms, member{k.Str, k.Raw, e})
+			return true
+		})
+		slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		dst = append(dst, '{')
+		for i, m := range ms {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(append(dst, m.raw...), ':')
+			dst = normalJSON(dst, m.val)
+		}
+		return append(dst, '}')
+	case v.IsArray():
+		dst = append(dst, '[')
+		i := 0
+		v.ForEach(func(_, e gjson.Result) bool {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			i++
+			dst = normalJSON(dst, e)
+			return true
+		})
+		return append(dst, ']')
+	}
+	return append(dst, v.Raw...)
+}
