@@ -97,6 +97,11 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			res.Add(k, []byte(v.Raw))
 		}
 	}
+	for _, k := range required[typ] {
+		if _, ok := o.Get(k); !ok {
+			res.Absent(k) // a line the schema refuses is still written back as it was
+		}
+	}
 	if !hasTS {
 		res.Absent("timestamp")
 	} else if !exact {
@@ -275,6 +280,17 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 
 // Body is the type-specific part of an event.
 type Body = event.Body
+
+// required lists the string keys every line of a type has; the encoder
+// writes them, as "" when canonical has nothing, unless the residue says
+// the line lacked them.
+var required = map[string][]string{
+	"init":        {"session_id", "model"},
+	"message":     {"content"},
+	"tool_use":    {"tool_name", "tool_id"},
+	"tool_result": {"tool_id"},
+	"error":       {"message"},
+}
 
 // lineFacts are what one line says beyond its main event.
 type lineFacts struct {

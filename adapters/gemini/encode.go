@@ -39,6 +39,7 @@ type Encoder struct {
 
 	turns   int     // turns begun
 	prompt  *string // a turn's prompt not yet written as a user message
+	promptT string  // the time of the turn's start
 	said    bool    // assistant text was written in this turn
 	inDelta bool    // assistant deltas were written since the last assembled message
 	stop    event.StopReason
@@ -126,7 +127,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if e.turns > 1 && !e.native {
 			loss.Approximate("turns after the first", "a gemini run is one turn; later turns continue the same run")
 		}
-		e.said, e.prompt = false, b.Prompt
+		e.said, e.prompt, e.promptT = false, b.Prompt, ev.Time
 		if b.CommandID != "" {
 			loss.Drop("turn command ids", "gemini has no turn start; the user's message begins a turn")
 		}
@@ -175,15 +176,15 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if b.Kind != "" && b.Kind != toolKind(b.Name) {
 			loss.Drop("tool kinds", "gemini names the tool only; its kind follows from the name")
 		}
-		return e.toolUse(b.CallID, b.Name, b.Input, ev)
+		return e.toolUse(b.CallID, b.Name, b.Input, ev, false)
 	case *event.ToolStarted:
 		if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
-			return e.toolUse(b.CallID, b.Name, nil, nil)
+			return e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true)
 		}
 		return nil // a tool_use is the call's start
 	case *event.ToolOutput:
 		if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
-			if err := e.toolUse(b.CallID, b.Name, nil, nil); err != nil {
+			if err := e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true); err != nil {
 				return err
 			}
 		}
@@ -361,7 +362,11 @@ func (e *Encoder) flushPrompt(ev *event.Event) error {
 	p := *e.prompt
 	e.prompt = nil
 	e.opts.Losses.Synthesize("user message lines", "the source states the prompt on its turn start only")
-	l := e.begin("message", timeOnly(ev))
+	at := timeOnly(ev)
+	if e.promptT != "" {
+		at = &event.Event{Time: e.promptT}
+	}
+	l := e.begin("message", at)
 	l.Str("role", "user")
 	l.Str("content", p)
 	return e.write(l.End())
@@ -391,13 +396,13 @@ func (e *Encoder) assistant(text string, delta bool, ev *event.Event) error {
 	return e.write(l.End())
 }
 
-// toolUse writes a tool_use. ev is nil for a call the source made known
-// only by a later event.
-func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Event) error {
+// toolUse writes a tool_use; synth is set for a call the source made
+// known only by a later event, ev.
+func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Event, synth bool) error {
 	if err := e.flushPrompt(ev); err != nil {
 		return err
 	}
-	if ev == nil {
+	if synth {
 		e.opts.Losses.Synthesize("tool_use lines", "gemini announces every call before its result; built from the call's later events")
 	}
 	e.open[id] = &call{}
@@ -431,7 +436,7 @@ func (e *Encoder) toolResult(b *event.ToolFinished, ev *event.Event) error {
 		return nil
 	}
 	if e.open[b.CallID] == nil {
-		if err := e.toolUse(b.CallID, b.Name, nil, nil); err != nil {
+		if err := e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true); err != nil {
 			return err
 		}
 	}
