@@ -30,6 +30,9 @@ type Options struct {
 	Defaults map[string]string
 	// Params are options of the target dialect.
 	Params map[string]string
+	// Workers and MaxLineBytes are stream.Options's: how many goroutines
+	// check lines ahead of decoding, and the longest line read.
+	Workers, MaxLineBytes int
 }
 
 // Result says what a conversion did.
@@ -57,7 +60,8 @@ var ErrUndetected = stream.ErrUndetected
 // *stream.StreamError).
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
 	res := Result{Losses: &dialect.Losses{}}
-	rd := stream.NewReader(r, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance})
+	rd := stream.NewReader(r, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes})
+	defer rd.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params})
 	if opts.From != nil {

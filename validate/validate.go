@@ -29,6 +29,9 @@ type Options struct {
 	Dialect dialect.Dialect
 	// Strict makes findings about unknown types and fields errors.
 	Strict bool
+	// Workers and MaxLineBytes are stream.Options's: how many goroutines
+	// check lines ahead of decoding, and the longest line read.
+	Workers, MaxLineBytes int
 }
 
 // Diagnostic is one problem found in a stream.
@@ -65,7 +68,8 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		}
 		report(d)
 	}
-	rd := stream.NewReader(r, file, stream.Options{Dialect: opts.Dialect})
+	rd := stream.NewReader(r, file, stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes})
+	defer rd.Close()
 	var chk dialect.Checker
 	last := 0
 	for {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -122,6 +123,8 @@ func validateCmd() *cli.Command {
 			&cli.StringFlag{Name: "dialect", Aliases: []string{"d"}, Usage: "the streams' dialect (default: detected from each first line)"},
 			&cli.BoolFlag{Name: "strict", Usage: "treat unknown types and fields as errors"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary on stderr"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "check lines with `N` workers ahead of decoding (1: none)"},
+			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Usage: "refuse lines longer than `N` bytes (each reported and skipped)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -131,7 +134,7 @@ func validateCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := validate.Options{Dialect: d, Strict: c.Bool("strict")}
+			opts := validate.Options{Dialect: d, Strict: c.Bool("strict"), Workers: c.Int("jobs"), MaxLineBytes: int(c.Int64("max-line-bytes"))}
 			out, stderr := c.App.Writer, c.App.ErrWriter
 			failed, broken := false, false
 			for _, name := range c.Args().Slice() {
@@ -204,6 +207,8 @@ func convertCmd() *cli.Command {
 			&cli.StringFlag{Name: "acp-profile", Value: "stable", Usage: "with --to acp: stable, unstable or basis"},
 			&cli.BoolFlag{Name: "acp-meta", Usage: "with --to acp: carry each event's source residue under _meta[\"evtool/source\"]"},
 			&cli.BoolFlag{Name: "transcript", Usage: "with --to acp: write both sides of the conversation (prompts, permission answers, prompt responses)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "check lines with `N` workers ahead of decoding (1: none)"},
+			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Usage: "refuse lines longer than `N` bytes (each reported and skipped)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
@@ -246,7 +251,7 @@ func convertCmd() *cli.Command {
 				return err
 			}
 			stderr := c.App.ErrWriter
-			res, err := convert.Run(in, out, file, convert.Options{From: from, To: to, Provenance: c.Bool("provenance"), Defaults: defaults, Params: params},
+			res, err := convert.Run(in, out, file, convert.Options{From: from, To: to, Provenance: c.Bool("provenance"), Defaults: defaults, Params: params, Workers: c.Int("jobs"), MaxLineBytes: int(c.Int64("max-line-bytes"))},
 				func(le *convert.LineError) { fmt.Fprintln(stderr, le.Error()) })
 			if outFile != nil {
 				if cerr := outFile.Close(); err == nil && cerr != nil {
