@@ -3,6 +3,7 @@ package ndjson
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -250,7 +251,7 @@ func (s *scanner) scanString(want bool) string {
 	for s.i < len(s.b) {
 		// Eight plain bytes at a time: no quote, backslash, control
 		// character or non-ASCII byte among them.
-		for s.i+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[s.i:])) {
+		for s.i+8 <= len(s.b) && jsonenc.Plain8(binary.LittleEndian.Uint64(s.b[s.i:])) {
 			s.i += 8
 		}
 		if s.i >= len(s.b) {
@@ -297,21 +298,6 @@ func (s *scanner) scanString(want bool) string {
 	}
 	s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a string")
 	return ""
-}
-
-// plain8 reports whether none of the eight bytes in x needs a closer look
-// inside a string: a quote, a backslash, a control character or a byte of
-// a multi-byte UTF-8 sequence. The tests are exact for "none" (a set high
-// bit may be a false alarm, which only sends the bytes the slow way).
-func plain8(x uint64) bool {
-	const (
-		lo = 0x0101010101010101
-		hi = 0x8080808080808080
-	)
-	less := (x - 0x20*lo) &^ x // bytes below 0x20
-	q := x ^ ('"' * lo)
-	b := x ^ ('\\' * lo)
-	return (x|less|((q-lo)&^q)|((b-lo)&^b))&hi == 0
 }
 
 // escape reads one escape sequence at s.i (the backslash) and returns the

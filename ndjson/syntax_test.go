@@ -1,9 +1,7 @@
 package ndjson
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -87,21 +85,4 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("offset %d out of range", err.Offset)
 		}
 	})
-}
-
-// TestPlain8 checks the eight-byte test against the byte-by-byte one for
-// every byte value in every position.
-func TestPlain8(t *testing.T) {
-	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
-	base := []byte("abcdefgh")
-	for pos := range 8 {
-		for c := range 256 {
-			b := slices.Clone(base)
-			b[pos] = byte(c)
-			want := plain(byte(c))
-			if got := plain8(binary.LittleEndian.Uint64(b)); got != want {
-				t.Fatalf("byte %#x at %d: plain8 = %v, want %v", c, pos, got, want)
-			}
-		}
-	}
 }

@@ -28,3 +28,35 @@ func TestString(t *testing.T) {
 		}
 	}
 }
+
+// TestPlain8 checks the eight-byte test against the byte-by-byte one for
+// every byte value in every position.
+func TestPlain8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	for pos := range 8 {
+		for c := range 256 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			if got, want := Plain8(load8(b, 0)), plain(byte(c)); got != want {
+				t.Fatalf("byte %#x at %d: Plain8 = %v, want %v", c, pos, got, want)
+			}
+		}
+	}
+}
+
+func TestSkipString(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{`"abc"x`, 5},
+		{`"a long string with \"escapes\" and \\ slashes"]`, 47},
+		{`"üñíçødé text that is longer than eight bytes"`, 52},
+		{`"unterminated`, 13},
+		{`"ends in an escape\`, 19},
+	} {
+		if got := SkipString([]byte(tc.in), 0); got != tc.want {
+			t.Errorf("SkipString(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
