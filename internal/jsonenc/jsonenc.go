@@ -61,6 +61,15 @@ func String(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		if r == '\u2028' || r == '\u2029' {
+			// As encoding/json does: JavaScript before ES2019 reads these
+			// as line ends, which would break a line-oriented reader.
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
 		i += size
 	}
 	dst = append(dst, s[start:]...)
