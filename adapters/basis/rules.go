@@ -69,7 +69,7 @@ func newChecker() *checker {
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // what is kept is cloned
 	if !r.IsObject() {
 		return // the schema reports it
 	}

@@ -113,6 +113,23 @@ func Plain8(x uint64) bool {
 	return (x|less|((q-lo)&^q)|((b-lo)&^b))&hi == 0
 }
 
+// Text8 reports whether none of the eight bytes in x (little-endian) is a
+// quote, a backslash or a control character: bytes of multi-byte UTF-8
+// sequences pass. Exact when it says none, like Plain8.
+func Text8(x uint64) bool {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	less := (x - 0x20*lo) &^ x
+	q := x ^ ('"' * lo)
+	b := x ^ ('\\' * lo)
+	return (less|((q-lo)&^q)|((b-lo)&^b))&hi == 0
+}
+
+// Load8 reads the eight bytes of b at i as a little-endian word.
+func Load8(b []byte, i int) uint64 { return load8(b, i) }
+
 // load8 reads the eight bytes of s at i as a little-endian word.
 func load8[T string | []byte](s T, i int) uint64 {
 	_ = s[i+7]
