@@ -104,4 +104,3 @@ func TestAppendGenUpToDate(t *testing.T) {
 		t.Fatal("append_gen.go is stale: run go generate ./event")
 	}
 }
-
