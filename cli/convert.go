@@ -28,6 +28,8 @@ type convertFlags struct {
 	onError          string
 	lossReport       string
 	progress         string
+	jobs             int
+	maxLine          int64
 	sessionID        string
 	defaults         []string
 	acpProfile       string
@@ -72,6 +74,8 @@ func convertCmd() *cobra.Command {
 	f.BoolVarP(&fl.quiet, "quiet", "q", false, "print no loss summary on stderr")
 	f.StringVar(&fl.onError, "on-error", "keep", "what becomes of a line with problems: `keep`, skip or fail")
 	f.StringVar(&fl.lossReport, "loss-report", "", "write the losses as JSON to `FILE`")
+	f.IntVarP(&fl.jobs, "jobs", "j", 0, "check lines with `N` workers ahead of decoding, which stays in order (default: one per CPU; 1: no workers); the output is the same")
+	f.Int64Var(&fl.maxLine, "max-line-bytes", stream.DefaultMaxLineBytes, "refuse lines longer than `N` bytes: each is reported and handled as --on-error says (0: no limit)")
 	f.StringVar(&fl.progress, "progress", "never", "show a progress bar on stderr: auto (a bare --progress: only on a terminal, for a file), always or `never`")
 	f.Lookup("progress").NoOptDefVal = "auto"
 	f.StringVar(&fl.sessionID, "session-id", "", "the session `ID` to write when the source has none")
@@ -148,7 +152,7 @@ func planConvert(cmd *cobra.Command, args []string, fl *convertFlags) (*convertP
 		}
 	}
 	return &convertPlan{from: from, to: to, opts: convert.Options{From: from, To: to, Provenance: fl.provenance,
-		Defaults: defaults, Params: params, OnError: onError}}, nil
+		Defaults: defaults, Params: params, OnError: onError, Workers: jobs(fl.jobs), MaxLineBytes: lineLimit(fl.maxLine)}}, nil
 }
 
 // exitProcess ends the process from the signal handler; a variable for

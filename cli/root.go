@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -235,4 +237,24 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// jobs turns a -j value into stream workers: 0 means one per CPU.
+func jobs(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}
+
+// lineLimit turns a --max-line-bytes value into stream.Options's: 0 on
+// the command line means no limit, which the library spells -1.
+func lineLimit(n int64) int {
+	switch {
+	case n <= 0:
+		return -1
+	case n > math.MaxInt:
+		return math.MaxInt
+	}
+	return int(n)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
+	"github.com/evtool/evtool/stream"
 	"github.com/evtool/evtool/validate"
 	"github.com/spf13/cobra"
 )
@@ -27,6 +28,7 @@ func validateCmd() *cobra.Command {
 		disable     []string
 		maxErrors   int
 		jobs        int
+		maxLine     int64
 	)
 	var formats []string
 	for _, f := range report.Formats() {
@@ -68,7 +70,7 @@ func validateCmd() *cobra.Command {
 			if maxErrors < 0 {
 				return usageErr("--max-errors %d: want 0 (no limit) or more", maxErrors)
 			}
-			opts := validate.RunOptions{Options: validate.Options{Dialect: d, Strict: strict, Disable: disable, MaxErrors: maxErrors},
+			opts := validate.RunOptions{Options: validate.Options{Dialect: d, Strict: strict, Disable: disable, MaxErrors: maxErrors, MaxLineBytes: lineLimit(maxLine)},
 				Workers: jobs, Stdin: cmd.InOrStdin()}
 			if schemaFile != "" {
 				if d != nil || strict {
@@ -157,7 +159,8 @@ func validateCmd() *cobra.Command {
 	fl.StringVar(&invalidOut, "invalid-out", "", "write the lines with errors to `FILE`, byte for byte")
 	fl.StringSliceVar(&disable, "disable", nil, "silence a `RULE` (repeatable; see evtool rules)")
 	fl.IntVar(&maxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
-	fl.IntVarP(&jobs, "jobs", "j", 0, "check `N` streams at once (default: one per CPU)")
+	fl.IntVarP(&jobs, "jobs", "j", 0, "check lines with `N` workers: several streams at once, or one stream's lines ahead of decoding (default: one per CPU; 1: no workers)")
+	fl.Int64Var(&maxLine, "max-line-bytes", stream.DefaultMaxLineBytes, "refuse lines longer than `N` bytes: each is reported and skipped (0: no limit)")
 	completeDialects(cmd, "dialect")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.IDs(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

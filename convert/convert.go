@@ -74,6 +74,9 @@ type Options struct {
 	// Progress, when set, is called after each line with the number of
 	// input lines and bytes read so far.
 	Progress func(lines int, bytes int64)
+	// Workers and MaxLineBytes are stream.Options's: how many goroutines
+	// check lines ahead of decoding, and the longest line read.
+	Workers, MaxLineBytes int
 }
 
 // Result says what a conversion did.
@@ -156,7 +159,8 @@ func (e *FailError) Error() string {
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
 	res := Result{Losses: &dialect.Losses{}}
 	in := &tracker{r: r, terminated: true}
-	rd := stream.NewReader(in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance})
+	rd := stream.NewReader(in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes})
+	defer rd.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var enc dialect.Encoder
 	if opts.From != nil {

@@ -2,6 +2,7 @@ package ndjson
 
 import (
 	"fmt"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -247,6 +248,39 @@ func (s *scanner) scanString(want bool) string {
 	var out []byte
 	start := s.i
 	for s.i < len(s.b) {
+		// A run of text: no quote, backslash or control character, eight
+		// bytes at a time; its UTF-8 is checked at once at its end.
+		run := s.i
+		var high uint64
+		for s.i+8 <= len(s.b) {
+			x := jsonenc.Load8(s.b, s.i)
+			if !jsonenc.Text8(x) {
+				break
+			}
+			high |= x
+			s.i += 8
+		}
+		for s.i < len(s.b) {
+			c := s.b[s.i]
+			if c < 0x20 || c == '"' || c == '\\' {
+				break
+			}
+			high |= uint64(c)
+			s.i++
+		}
+		if high&0x8080808080808080 != 0 && !utf8.Valid(s.b[run:s.i]) {
+			for j := run; j < s.i; {
+				r, size := utf8.DecodeRune(s.b[j:])
+				if r == utf8.RuneError && size == 1 {
+					s.fail(BadUTF8, j, fmt.Sprintf("invalid UTF-8 at byte %d", j+1))
+					return ""
+				}
+				j += size
+			}
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':

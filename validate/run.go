@@ -138,8 +138,10 @@ type RunOptions struct {
 	// inputs together; Valid and Invalid receive the lines of every input,
 	// in the inputs' order.
 	Options
-	// Workers is how many inputs are validated at once; 0 means
-	// GOMAXPROCS.
+	// Workers is how many goroutines check lines: inputs are validated
+	// that many at once, and the workers left over when there are fewer
+	// inputs check the lines of each input ahead of its decoding
+	// (Options.Workers, when that is not set). 0 means GOMAXPROCS.
 	Workers int
 	// Stdin is read for the input without a Path.
 	Stdin io.Reader
@@ -163,6 +165,9 @@ func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Options.Workers == 0 && len(inputs) > 0 && len(inputs) < workers {
+		opts.Options.Workers = workers / len(inputs)
 	}
 	// One input writes its lines straight through; several wait in spools.
 	spool := triage && len(inputs) > 1 && workers > 1

@@ -48,6 +48,9 @@ type Options struct {
 	// truncated stream) fails no line. Blank lines go to neither. They
 	// cannot be combined with MaxErrors, which would leave lines unsorted.
 	Valid, Invalid io.Writer
+	// Workers and MaxLineBytes are stream.Options's: how many goroutines
+	// check lines ahead of decoding, and the longest line read.
+	Workers, MaxLineBytes int
 }
 
 // Diagnostic is one problem found in a stream.
@@ -101,12 +104,13 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		report(d)
 	}
 	full := func() bool { return opts.MaxErrors > 0 && sum.Errors >= opts.MaxErrors }
-	sopts := stream.Options{Dialect: opts.Dialect}
+	sopts := stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes}
 	if opts.Schema != nil {
 		sopts.Dialect = anyJSON{}
 		sum.Schema = opts.Schema.Name()
 	}
 	rd := stream.NewReader(r, file, sopts)
+	defer rd.Close()
 	var chk dialect.Checker
 	last := 0
 	for {
