@@ -8,7 +8,7 @@
 // non-zero value was stored) at a load of 3/8 to 3/4: 11 to 21 bytes per id
 // (21 to 43 with values), never the id itself, and it is bounded: it keeps
 // two generations of ids and forgets the oldest (see Generation), so its
-// memory stays under about 32 MiB however long the run.
+// memory stays under 8 MiB however long the run.
 //
 // The digest is FNV-1a 64, which is the same in every process, so a run's
 // findings do not depend on a random seed. Two distinct ids share a digest
@@ -38,13 +38,15 @@ func Digest(s string) uint64 {
 // Generation is how many ids a Set remembers in full before it starts
 // forgetting the oldest: a Set holds its ids in two generations of up to
 // Generation ids each, and when the newer fills, the older is dropped. So a
-// Set never holds more than 2×Generation ids, about 32 MiB with values
-// (2^21 slots of 16 bytes), and every id among the last Generation added is
-// always remembered. An id older than that may be forgotten: a checker then
-// misses a duplicate (a false negative) only when the two uses of one id
-// are more than a million other ids apart, which no producer's ids come
-// near; it never reports a false one for that reason.
-const Generation = 3 << 18 // 786,432: 3/4 of 2^20 slots
+// Set never holds more than 2×Generation ids, 8 MiB with values (two
+// tables of 2^18 slots of 16 bytes), and every id among the last
+// Generation added is always remembered. An id older than that may be
+// forgotten: a checker then misses a duplicate (a false negative) only
+// when the two uses of one id are more than 196,608 other ids of its kind
+// apart; it never
+// reports a false one for that reason. The bound is what keeps a reader
+// of a run of millions of calls within its memory budget.
+const Generation = 3 << 16 // 196,608: 3/4 of 2^18 slots
 
 // Set is a set of ids, each with a value, that remembers at least the last
 // Generation ids added (see Generation). The zero Set is empty and ready to
