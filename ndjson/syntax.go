@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/evtool/evtool/internal/jsonptr"
 )
@@ -54,7 +56,17 @@ func CheckDepth(line []byte, maxDepth int) *SyntaxError {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	s := scanner{b: line, max: maxDepth}
+	s := scanners.Get().(*scanner)
+	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0]}
+	defer func() {
+		if cap(s.stack) > 1024 || cap(s.keys) > 4096 {
+			return // a freak line: let its memory go
+		}
+		s.b, s.err = nil, nil
+		clear(s.keys[:cap(s.keys)]) // keys view the line: drop them
+		clear(s.stack[:cap(s.stack)])
+		scanners.Put(s)
+	}()
 	s.ws()
 	if s.i >= len(s.b) {
 		return s.fail(BadJSON, s.i, "invalid JSON: the line holds no value")
@@ -68,6 +80,10 @@ func CheckDepth(line []byte, maxDepth int) *SyntaxError {
 	}
 	return s.err
 }
+
+// scanners keeps scanners, and the stacks and key lists they grew, for
+// the next line.
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
 
 // maxPointerDepth bounds the pointer of a depth error.
 const maxPointerDepth = 8
@@ -287,7 +303,10 @@ func (s *scanner) scanString(want bool) string {
 			var v string
 			if want {
 				if out == nil {
-					v = string(s.b[start:s.i])
+					// A view of the line, not a copy: keys live only
+					// while the line is scanned, and every string made
+					// from them for an error (pointer, message) is new.
+					v = unsafe.String(unsafe.SliceData(s.b[start:]), s.i-start)
 				} else {
 					v = string(append(out, s.b[start:s.i]...))
 				}

@@ -113,6 +113,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 	defer rd.Close()
 	var chk dialect.Checker
 	last := 0
+	var found []Diagnostic // reused from line to line
 	for {
 		l, err := rd.ReadLine()
 		if err == io.EOF {
@@ -132,8 +133,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 			sum.Dialect = rd.Dialect().Name()
 			chk = rd.Dialect().NewChecker(dialect.CheckOptions{})
 		}
-		var found []Diagnostic
-		found = append(found, l.Diags...)
+		found = append(found[:0], l.Diags...)
 		if l.JSON && opts.Schema != nil {
 			found = append(found, opts.Schema.check(l.Raw, file, l.N)...)
 		} else if l.JSON {
