@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,6 +61,18 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Read back: the generated reader gives the event that was
+			// written, and the body encoding/json gives.
+			back, err := event.Parse(got)
+			if err != nil {
+				t.Fatalf("%s: %v", got, err)
+			}
+			if again, _ := event.Append(nil, back); !bytes.Equal(again, got) {
+				t.Fatalf("read back differs:\n got  %s\n want %s", again, got)
+			}
+			if body, err := event.ParseBodyReflect(got, ev.Type()); err != nil || !reflect.DeepEqual(body, back.Body) {
+				t.Fatalf("%s: encoding/json reads %+v (%v), the generated reader %+v", got, body, err, back.Body)
+			}
 			if bytes.Equal(got, want) {
 				continue
 			}
@@ -73,7 +86,7 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestAppendGenUpToDate regenerates append_gen.go from the model's source
+// TestAppendGenUpToDate regenerates codec_gen.go from the model's source
 // and requires the checked-in file to be the same: run go generate
 // ./event after changing a type.
 func TestAppendGenUpToDate(t *testing.T) {
@@ -98,9 +111,9 @@ func TestAppendGenUpToDate(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gencodec: %v\n%s", err, out)
 	}
-	want, _ := os.ReadFile(filepath.Join(dir, "append_gen.go"))
-	got, _ := os.ReadFile("append_gen.go")
+	want, _ := os.ReadFile(filepath.Join(dir, "codec_gen.go"))
+	got, _ := os.ReadFile("codec_gen.go")
 	if !bytes.Equal(got, want) {
-		t.Fatal("append_gen.go is stale: run go generate ./event")
+		t.Fatal("codec_gen.go is stale: run go generate ./event")
 	}
 }

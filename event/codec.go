@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -103,6 +104,80 @@ func appendExt(dst []byte, ext Ext) []byte {
 }
 
 //go:generate go run ./internal/gencodec
+
+// The readers the generated parse functions use. Each reads one value e at
+// pointer ptr, or reports why it cannot.
+
+func readString(p *string, e gjson.Result, ptr string) error {
+	if e.Type != gjson.String {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want a string"}
+	}
+	*p = e.Str
+	return nil
+}
+
+func readUint(p *uint64, e gjson.Result, ptr string) error {
+	n, msg := jsonobj.ParseUint(e, jsonobj.U64)
+	if msg != "" {
+		return &FieldError{Pointer: ptr, Msg: msg}
+	}
+	*p = n
+	return nil
+}
+
+func readInt(p *int64, e gjson.Result, ptr string) error {
+	n, msg := jsonobj.ParseInt(e, jsonobj.I64)
+	if msg != "" {
+		return &FieldError{Pointer: ptr, Msg: msg}
+	}
+	*p = n
+	return nil
+}
+
+func readBool(p *bool, e gjson.Result, ptr string) error {
+	if !e.IsBool() {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want a boolean"}
+	}
+	*p = e.Bool()
+	return nil
+}
+
+func readRaw(p *json.RawMessage, e gjson.Result) error {
+	*p = json.RawMessage(e.Raw)
+	return nil
+}
+
+func readNumber(p *json.Number, e gjson.Result, ptr string) error {
+	if e.Type != gjson.Number {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want a number"}
+	}
+	*p = json.Number(e.Raw)
+	return nil
+}
+
+func readObject(e gjson.Result, ptr string, read func() error) error {
+	if !e.IsObject() {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want an object"}
+	}
+	return read()
+}
+
+func readArray(e gjson.Result, ptr string, make func(n int), read func(i int, a gjson.Result, ptr string) error) error {
+	if !e.IsArray() {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want an array"}
+	}
+	n := 0
+	e.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+	make(n)
+	i := 0
+	var err error
+	e.ForEach(func(_, a gjson.Result) bool {
+		err = read(i, a, ptr+"/"+strconv.Itoa(i))
+		i++
+		return err == nil
+	})
+	return err
+}
 
 // appendRaw appends a raw JSON value without the white space between its
 // tokens, as encoding/json writes a json.RawMessage. The value is trusted to
@@ -238,7 +313,13 @@ func Parse(line []byte) (*Event, error) {
 	if ferr != nil {
 		return nil, ferr
 	}
-	if err := json.Unmarshal(line, body); err != nil {
+	if err, ok := parseBody(body, root); ok {
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
+	if err := json.Unmarshal(line, body); err != nil { // a body from outside the model
 		return nil, bodyError(err)
 	}
 	return e, nil
