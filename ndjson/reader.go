@@ -110,6 +110,19 @@ func (r *Reader) Next() (line []byte, n int, err error) {
 	}
 }
 
+// Take hands the caller the line Next just returned, when it was
+// assembled in a buffer of its own (a line longer than the read buffer):
+// the Reader lets go of that buffer and the caller may keep the line. It
+// reports false, and the line stays the Reader's, otherwise. A reader of
+// long lines that must keep one saves a copy of it.
+func (r *Reader) Take(line []byte) bool {
+	if len(line) == 0 || len(r.long) == 0 || &line[0] != &r.long[0] {
+		return false
+	}
+	r.long = nil
+	return true
+}
+
 // Buffered reports how many bytes of input are already read but not yet
 // returned. Writers flush when it is zero, so a live pipe sees each event as
 // soon as it is converted, while a file is written in large blocks.

@@ -35,6 +35,7 @@ type batch struct {
 	lines []pline
 	err   error // what ended the batch early: io.EOF or a read error
 	done  chan struct{}
+	owned bool // buf is a long line taken from the reader, not a reused buffer
 }
 
 // pline is one line of a batch with its verdict on its own.
@@ -87,6 +88,8 @@ func (r *Reader) startPipeline() {
 		defer close(p.work)
 		defer close(p.order)
 		nd := r.nd
+		var carry []byte // a long line read after the lines of a batch
+		var carryN int
 		for {
 			var b *batch
 			select {
@@ -95,14 +98,34 @@ func (r *Reader) startPipeline() {
 			default:
 				b = &batch{}
 			}
+			if b.owned {
+				b.buf, b.owned = nil, false // a long line's buffer is not reused
+			}
 			b.done = make(chan struct{})
-			for {
+			if carry != nil {
+				// The long line that ended the batch before.
+				b.buf, b.owned = carry, true
+				b.lines = append(b.lines, pline{n: carryN, off: 0, end: len(carry)})
+				carry = nil
+			}
+			for len(b.lines) == 0 || !b.owned {
 				raw, n, err := nd.Next()
 				var tl *ndjson.LineTooLongError
 				if errors.As(err, &tl) {
 					b.lines = append(b.lines, pline{n: n, tooLong: tl})
 				} else if err != nil {
 					b.err = err
+					break
+				} else if len(raw) > batchBytes && nd.Take(raw) {
+					// A long line is a batch of its own, and the
+					// batch keeps the reader's buffer: no copy.
+					if len(b.lines) > 0 {
+						carry, carryN = raw, n
+						break
+					}
+					b.buf = raw
+					b.lines = append(b.lines, pline{n: n, off: 0, end: len(raw)})
+					b.owned = true
 					break
 				} else {
 					off := len(b.buf)

@@ -178,3 +178,24 @@ func TestMaxLineBytes(t *testing.T) {
 		t.Errorf("no limit still refuses: %s", got)
 	}
 }
+
+// TestWorkersLongLines: lines longer than a batch travel in batches of
+// their own, without a copy, and read as on the simple path, whether they
+// come first in a batch or after short lines.
+func TestWorkersLongLines(t *testing.T) {
+	defer stream.SetParallelThreshold(0)()
+	long := func(seq int, c string) string {
+		return fmt.Sprintf(`{"seq":%d,"type":"assistant_delta","text":"%s"}`, seq, strings.Repeat(c, 300<<10))
+	}
+	lines := []string{head, `{"seq":1,"type":"user_message","text":"hi"}`, long(2, "a"), long(3, "b"),
+		`{"seq":4,"type":"assistant_delta","text":"c"}`, long(5, "d"), `{"seq":6,"type":"run_finished","status":"ok"}`}
+	in := []byte(strings.Join(lines, "\n") + "\n")
+	simple, _ := transcript(t, in, stream.Options{})
+	par, started := transcript(t, in, stream.Options{Workers: 2})
+	if !started {
+		t.Fatal("the workers never started")
+	}
+	if par != simple {
+		t.Errorf("the reading differs from the simple path:\n%s", firstDiff(simple, par))
+	}
+}
