@@ -108,39 +108,39 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if err := e.init(&event.SessionStarted{}, nil); err != nil {
 			return err
 		}
-		loss.Synthesize("init lines", "the source stream has no header; built from defaults")
+		loss.Add(lossSynthesizedInitDefaults)
 	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if ev.Synthetic {
-			loss.Synthesize("init lines", "the source has no header line; built from its facts")
+			loss.Add(lossSynthesizedInit)
 		}
 		return e.init(b, ev)
 	case *event.Unknown:
 		if b.Dialect == Name {
 			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
 		}
-		loss.Drop("unknown "+b.Dialect+" events", "gemini cannot carry another dialect's unknown lines")
+		loss.AddDetail(lossUnknownEvent, b.Dialect)
 		return nil
 	case *event.TurnStarted:
 		e.turns++
 		if e.turns > 1 && !e.native {
-			loss.Approximate("turns after the first", "a gemini run is one turn; later turns continue the same run")
+			loss.Add(lossLaterTurn)
 		}
 		e.said, e.prompt, e.promptT = false, b.Prompt, ev.Time
 		if b.CommandID != "" {
-			loss.Drop("turn command ids", "gemini has no turn start; the user's message begins a turn")
+			loss.Add(lossTurnCommandId)
 		}
 		return nil
 	case *event.UserMessage:
 		e.prompt = nil
 		if b.ImageCount != nil {
-			loss.Drop("image counts", "gemini's user message is text only")
+			loss.Add(lossImageCount)
 		}
 		return e.user(b.Text, ev)
 	case *event.MessageDelta:
 		if b.MessageID != "" {
-			loss.Drop("message ids", "gemini messages have no id")
+			loss.Add(lossMessageId)
 		}
 		e.inDelta = true
 		return e.assistant(b.Text, true, ev)
@@ -152,14 +152,14 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return nil
 		}
 		if b.MessageID != "" {
-			loss.Drop("message ids", "gemini messages have no id")
+			loss.Add(lossMessageId)
 		}
 		// Gemini CLI streams every answer as deltas; a complete message
 		// of another dialect is written as one delta.
 		return e.assistant(b.Text, !e.native, ev)
 	case *event.ToolCall:
 		if e.open[b.CallID] != nil || e.done.Has(b.CallID) {
-			loss.Drop("repeated tool calls", "gemini announces a call once")
+			loss.Add(lossRepeatedToolCall)
 			return nil
 		}
 		if e.native && ev.Synthetic {
@@ -168,13 +168,13 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return nil
 		}
 		if b.Title != "" {
-			loss.Drop("tool titles", "gemini's tool_use names the tool only")
+			loss.Add(lossToolTitle)
 		}
 		if b.Mutability != "" {
-			loss.Drop("tool mutability", "gemini's tool_use names the tool only")
+			loss.Add(lossToolMutability)
 		}
 		if b.Kind != "" && b.Kind != toolKind(b.Name) {
-			loss.Drop("tool kinds", "gemini names the tool only; its kind follows from the name")
+			loss.Add(lossToolKind)
 		}
 		return e.toolUse(b.CallID, b.Name, b.Input, ev, false)
 	case *event.ToolStarted:
@@ -193,7 +193,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			c.chunky = true
 			return nil
 		}
-		loss.Drop("tool events after the call finished", "nothing follows a call's tool_result in gemini")
+		loss.Add(lossAfterToolResult)
 		return nil
 	case *event.ToolFinished:
 		return e.toolResult(b, ev)
@@ -205,55 +205,55 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		case event.SeverityWarning:
 		default:
 			if !e.native {
-				loss.Approximate("notices of severity info", "gemini's error lines are warnings or errors; written as warning")
+				loss.Add(lossNoticeSeverityInfo)
 			}
 		}
 		return e.errorLine(sev, b.Message, ev)
 	case *event.Error:
 		if b.Recoverable != nil && !*b.Recoverable {
-			loss.Approximate("fatal errors", "gemini's error lines are non-fatal; a fatal error ends the run in result")
+			loss.Add(lossFatalError)
 		}
 		return e.errorLine("error", b.Message, ev)
 	case *event.Usage:
 		e.roundUsage.add(b)
-		loss.Drop("usage events", "gemini states usage once, for the whole run, in result.stats")
+		loss.Add(lossUsage)
 		return nil
 	case *event.RoundFinished:
 		if b.Usage != nil {
 			e.roundUsage.add(b.Usage)
-			loss.Drop("round usage", "gemini states usage once, for the whole run, in result.stats")
+			loss.Add(lossRoundUsage)
 		}
 		switch b.StopReason {
 		case "", event.StopToolUse, event.StopEndTurn, event.StopCancelled, event.StopMaxTurnRequests:
 			// a round ends to call tools, or with the run, as result says
 		default:
-			loss.Drop("round stop reasons", "gemini marks no round; a round ends to call tools or with the run")
+			loss.Add(lossRoundStopReason)
 		}
 		return nil
 	case *event.TurnFinished:
 		return e.turnFinished(b, ev)
 	case *event.SessionFinished:
 		if ev.Synthetic {
-			loss.Synthesize("result lines", "the source has no such line; built from its facts")
+			loss.Add(lossSynthesizedResult)
 		}
 		return e.result(b, ev)
 	case *event.ReasoningDelta, *event.Reasoning:
-		loss.Drop("reasoning", "gemini's stream-json has no thought events")
+		loss.AddDetail(lossReasoning, string(ev.Type()))
 		return nil
 	case *event.ModelConfigured:
-		loss.Drop("model_configured events", "gemini's init names the configured model only")
+		loss.Add(lossModelConfigured)
 		return nil
 	case *event.PermissionRequested, *event.PermissionResolved:
-		loss.Drop(string(ev.Type())+" events", "gemini writes no permission events; a refusal shows as a tool error")
+		loss.AddDetail(lossPermission, string(ev.Type()))
 		return nil
 	case *event.PlanUpdated:
-		loss.Drop("plan_updated events", "gemini shows a plan only as a write_todos tool call")
+		loss.Add(lossPlanUpdated)
 		return nil
 	case *event.TaskUpdated:
-		loss.Drop("task_updated events", "gemini shows a subagent only as a tool call")
+		loss.Add(lossTaskUpdated)
 		return nil
 	}
-	loss.Drop(string(ev.Type())+" events", "gemini has no such event")
+	loss.AddDetail(lossNoSuchEvent, string(ev.Type()))
 	return nil
 }
 
@@ -265,11 +265,11 @@ func (e *Encoder) skip(ev *event.Event) bool {
 		if u, ok := ev.Body.(*event.Unknown); ok && u.Dialect != Name {
 			return false // dropped and counted as another dialect's unknown line
 		}
-		loss.Drop(string(ev.Type())+" events after the run finished", "result is gemini's last line")
+		loss.AddDetail(lossAfterRunFinished, string(ev.Type()))
 		return true
 	}
 	if _, ok := ev.Body.(*event.SessionStarted); ok {
-		loss.Drop("repeated session starts", "gemini has one init, on the first line")
+		loss.Add(lossRepeatedSessionStart)
 		return true
 	}
 	return false
@@ -292,7 +292,7 @@ func (e *Encoder) begin(typ string, ev *event.Event) *jsonobj.Writer {
 		if ok {
 			ts = t
 			if !exact && !stated {
-				e.opts.Losses.Approximate("sub-millisecond times", "gemini stamps lines in milliseconds")
+				e.opts.Losses.Add(lossSubMillisecondTime)
 			}
 		}
 	}
@@ -302,7 +302,7 @@ func (e *Encoder) begin(typ string, ev *event.Event) *jsonobj.Writer {
 			ts = epoch
 		}
 		if !stated {
-			e.opts.Losses.Synthesize("timestamps", "every gemini line has one and the source states none; the previous line's (or 1970-01-01) is written")
+			e.opts.Losses.Add(lossSynthesizedTimestamp)
 		}
 	}
 	e.lastTS = ts
@@ -324,18 +324,18 @@ func (e *Encoder) init(s *event.SessionStarted, ev *event.Event) error {
 		}
 		loss := e.opts.Losses
 		if s.Agent != nil && (s.Agent.Name != "" || s.Agent.Version != "") {
-			loss.Drop("producer names and versions", "gemini's init names no producer version")
+			loss.Add(lossProducer)
 		}
 		if s.Provider != "" {
-			loss.Drop("model providers", "gemini's init names the model only")
+			loss.Add(lossModelProvider)
 		}
 		if s.TaskID != "" {
-			loss.Drop("task ids", "gemini's init has a session id only")
+			loss.Add(lossSessionTaskId)
 		}
 		if s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 || len(s.SkillsDirs) > 0 ||
 			len(s.Commands) > 0 || len(s.CommandsDirs) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0 ||
 			len(s.A2AFiles) > 0 || len(s.A2AAgents) > 0 {
-			loss.Drop("session facts (workspace, context files, skills, commands, MCP, A2A)", "gemini's init names only the session and the model")
+			loss.Add(lossSessionFacts)
 		}
 	}
 	l.Str("session_id", id)
@@ -361,7 +361,7 @@ func (e *Encoder) flushPrompt(ev *event.Event) error {
 	}
 	p := *e.prompt
 	e.prompt = nil
-	e.opts.Losses.Synthesize("user message lines", "the source states the prompt on its turn start only")
+	e.opts.Losses.Add(lossSynthesizedUserMessage)
 	at := timeOnly(ev)
 	if e.promptT != "" {
 		at = &event.Event{Time: e.promptT}
@@ -403,7 +403,7 @@ func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Even
 		return err
 	}
 	if synth {
-		e.opts.Losses.Synthesize("tool_use lines", "gemini announces every call before its result; built from the call's later events")
+		e.opts.Losses.Add(lossSynthesizedToolUse)
 	}
 	e.open[id] = &call{}
 	e.toolCalls++
@@ -422,7 +422,7 @@ func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Even
 		default:
 			// parameters is a Record<string, unknown>: another dialect's
 			// input that is not an object is wrapped.
-			e.opts.Losses.Approximate("tool inputs that are not objects", `gemini's parameters is an object; written as {"input":…}`)
+			e.opts.Losses.Add(lossToolInputNotObject)
 			l.B = append(normalJSON(append(l.B, `{"input":`...), in), '}')
 		}
 	}
@@ -432,7 +432,7 @@ func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Even
 func (e *Encoder) toolResult(b *event.ToolFinished, ev *event.Event) error {
 	loss := e.opts.Losses
 	if e.done.Has(b.CallID) {
-		loss.Drop("repeated tool finishes", "gemini finishes a call once")
+		loss.Add(lossRepeatedToolFinish)
 		return nil
 	}
 	if e.open[b.CallID] == nil {
@@ -457,7 +457,7 @@ func (e *Encoder) toolResult(b *event.ToolFinished, ev *event.Event) error {
 	default:
 		status = "error"
 		if !e.native {
-			loss.Approximate("tool statuses "+strconv.Quote(string(b.Status)), "gemini's tool statuses are success and error; written as error")
+			loss.AddDetail(lossToolStatus, strconv.Quote(string(b.Status)))
 		}
 	}
 	if !l.Absent("status") {
@@ -468,7 +468,7 @@ func (e *Encoder) toolResult(b *event.ToolFinished, ev *event.Event) error {
 		s := c.chunks.String()
 		out = &s
 	} else if c.chunky && *out != c.chunks.String() {
-		loss.Drop("tool output chunks", "gemini has the tool's final output only")
+		loss.Add(lossToolOutputChunks)
 	}
 	if out != nil {
 		l.Str("output", *out)
@@ -482,19 +482,19 @@ func (e *Encoder) toolResult(b *event.ToolFinished, ev *event.Event) error {
 	}
 	if !e.native {
 		if b.Summary != nil {
-			loss.Drop("tool summaries", "gemini's tool_result has the output only")
+			loss.Add(lossToolSummary)
 		}
 		if b.ExitCode != nil {
-			loss.Drop("tool exit codes", "gemini's tool_result has the output only")
+			loss.Add(lossToolExitCode)
 		}
 		if b.Command != "" {
-			loss.Drop("tool commands", "gemini's tool_result has the output only")
+			loss.Add(lossToolCommand)
 		}
 		if len(b.Edit) > 0 {
-			loss.Drop("tool edit facts", "gemini's tool_result has the output only")
+			loss.Add(lossToolEdit)
 		}
 		if len(b.Web) > 0 {
-			loss.Drop("tool web facts", "gemini's tool_result has the output only")
+			loss.Add(lossToolWeb)
 		}
 	}
 	return e.write(l.End())
@@ -527,10 +527,10 @@ func (e *Encoder) turnFinished(b *event.TurnFinished, ev *event.Event) error {
 	switch b.StopReason {
 	case "", event.StopEndTurn, event.StopCancelled, event.StopMaxTurnRequests, event.StopToolUse:
 	default:
-		loss.Drop("turn stop reasons", "gemini's result has a status only")
+		loss.Add(lossTurnStopReason)
 	}
 	if b.Reason != "" {
-		loss.Drop("turn reasons", "gemini's result has a status only")
+		loss.Add(lossTurnReason)
 	}
 	if b.Text != nil && *b.Text != "" && !e.said {
 		// An answer that was never streamed is written as one delta.
@@ -569,25 +569,25 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 		l.Key("error")
 		l.B = errorJSON(l.B, errTurnLimit, b.Message)
 	case status == "error" && b.Message != "":
-		loss.Approximate("error classes", "the source names no error class; written as "+errGeneric)
+		loss.Add(lossErrorClass)
 		l.Key("error")
 		l.B = errorJSON(l.B, errGeneric, b.Message)
 	case b.Message != "":
-		loss.Drop("messages of successful runs", "gemini's result has an error only on failure")
+		loss.Add(lossSuccessMessage)
 	}
 	e.stats(b, ev)
 	if !e.native {
 		if b.StoppedBy != "" {
-			loss.Drop("run bounds (stopped_by)", "gemini's result does not say what ended a run")
+			loss.Add(lossRunBound)
 		}
 		if b.Errors != nil && len(*b.Errors) > 0 && !(len(*b.Errors) == 1 && (*b.Errors)[0] == b.Message) {
-			loss.Drop("run error lists", "gemini's result has one error; the others are its error lines")
+			loss.Add(lossRunErrorList)
 		}
 		if len(b.StructuredOutput) > 0 {
-			loss.Drop("structured outputs", "gemini's stream-json has no structured output")
+			loss.Add(lossStructuredOutput)
 		}
 		if b.Reasoning != nil && *b.Reasoning != "" {
-			loss.Drop("reasoning", "gemini's stream-json has no thought events")
+			loss.Add(lossFinalReasoning)
 		}
 	}
 	return e.write(l.End())
@@ -607,11 +607,11 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 		case e.turnUsage.have:
 			u = &e.turnUsage.u
 			if e.turnUsage.n > 1 {
-				loss.Approximate("run token totals", "gemini states one run total; summed from the turns' usage")
+				loss.Add(lossRunTokenTotalByTurn)
 			}
 		case e.roundUsage.have:
 			u = &e.roundUsage.u
-			loss.Approximate("run token totals", "gemini states one run total; summed from the per-round usage")
+			loss.Add(lossRunTokenTotalByRound)
 		}
 	}
 	if u == nil && !hasRes {
@@ -663,10 +663,13 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 		if total == nil {
 			n := addSat(addSat(val(u.InputTokens), val(u.OutputTokens)), val(u.ThoughtsTokens))
 			total = &n
-			loss.Approximate("run token totals", "gemini states a total; summed from input, output and thoughts tokens")
+			loss.Add(lossRunTokenTotalByKind)
 		}
-		if u.InputTokens == nil || u.OutputTokens == nil {
-			loss.Approximate("unstated token counts", "gemini's stats has input and output counts; an unstated one is written as 0")
+		if u.InputTokens == nil {
+			loss.AddDetail(lossTokenCountUnstated, "input")
+		}
+		if u.OutputTokens == nil {
+			loss.AddDetail(lossTokenCountUnstated, "output")
 		}
 		num("total_tokens", *total)
 		num("input_tokens", val(u.InputTokens))
@@ -678,21 +681,21 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 		}
 		ms, ok := millisBetween(e.started, ev.Time)
 		if !ok {
-			loss.Approximate("run durations", "the source states no start and end times; duration_ms is written as 0")
+			loss.Add(lossRunDuration)
 		}
 		num("duration_ms", ms)
 		num("tool_calls", e.toolCalls)
 		for _, f := range []struct {
-			kind string
+			kind *dialect.LossKind
 			v    *uint64
-		}{{"cache creation token counts", u.CacheCreationTokens}, {"reasoning token counts", u.ReasoningTokens},
-			{"thoughts token counts", u.ThoughtsTokens}, {"model response counts", u.ModelResponses}} {
+		}{{lossCacheCreationTokens, u.CacheCreationTokens}, {lossReasoningTokens, u.ReasoningTokens},
+			{lossThoughtsTokens, u.ThoughtsTokens}, {lossModelResponses, u.ModelResponses}} {
 			if f.v != nil {
-				loss.Drop(f.kind, "gemini's stats has no such count")
+				loss.Add(f.kind)
 			}
 		}
 		if u.CostUSD != "" {
-			loss.Drop("costs", "gemini states no cost")
+			loss.Add(lossCost)
 		}
 	}
 	r.ForEach(func(k, v gjson.Result) bool {

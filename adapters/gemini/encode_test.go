@@ -100,19 +100,19 @@ func TestEncodeForeign(t *testing.T) {
 		`{"type":"result","timestamp":"2026-10-01T09:00:02.345Z","status":"error","error":{"type":"FatalCancellationError","message":"stopped"},"stats":{"total_tokens":125,"input_tokens":100,"output_tokens":20,"cached":30,"input":70,"duration_ms":2345,"tool_calls":2}}`,
 	})
 	checkLosses(t, losses, []string{
-		`approximated 1 notices of severity info (gemini's error lines are warnings or errors; written as warning)`,
-		`approximated 1 run token totals (gemini states a total; summed from input, output and thoughts tokens)`,
-		`approximated 1 sub-millisecond times (gemini stamps lines in milliseconds)`,
-		`approximated 1 tool statuses "rejected" (gemini's tool statuses are success and error; written as error)`,
-		`dropped 1 costs (gemini states no cost)`,
-		`dropped 1 model providers (gemini's init names the model only)`,
-		`dropped 1 thoughts token counts (gemini's stats has no such count)`,
-		`dropped 1 tool exit codes (gemini's tool_result has the output only)`,
-		`dropped 1 tool kinds (gemini names the tool only; its kind follows from the name)`,
-		`dropped 1 tool titles (gemini's tool_use names the tool only)`,
-		`dropped 1 usage events (gemini states usage once, for the whole run, in result.stats)`,
-		`synthesized 1 tool_use lines (gemini announces every call before its result; built from the call's later events)`,
-		`synthesized 1 user message lines (the source states the prompt on its turn start only)`,
+		`approximated 1 notice of severity info (gemini's error lines are warnings or errors; written as warning)`,
+		`approximated 1 run token total (gemini states a total; summed from input, output and thoughts tokens)`,
+		`approximated 1 sub-millisecond time (gemini stamps lines in milliseconds)`,
+		`approximated 1 tool status "rejected" (gemini's tool statuses are success and error; written as error)`,
+		`dropped 1 cost (gemini states no cost)`,
+		`dropped 1 model provider (gemini's init names the model only)`,
+		`dropped 1 thoughts token count (gemini's stats has no such count)`,
+		`dropped 1 tool exit code (gemini's tool_result has the output only)`,
+		`dropped 1 tool kind (gemini names the tool only; its kind follows from the name)`,
+		`dropped 1 tool title (gemini's tool_use names the tool only)`,
+		`dropped 1 usage event (gemini states usage once, for the whole run, in result.stats)`,
+		`synthesized 1 tool_use line (gemini announces every call before its result; built from the call's later events)`,
+		`synthesized 1 user message line (the source states the prompt on its turn start only)`,
 	})
 }
 
@@ -139,14 +139,14 @@ func TestEncodeWithoutHeaderOrTimes(t *testing.T) {
 		`{"type":"result","timestamp":"1970-01-01T00:00:00.000Z","status":"error","error":{"type":"Error","message":"boom"},"stats":{"total_tokens":5,"input_tokens":4,"output_tokens":1,"duration_ms":0,"tool_calls":0}}`,
 	})
 	checkLosses(t, losses, []string{
-		`approximated 1 error classes (the source names no error class; written as Error)`,
-		`approximated 1 fatal errors (gemini's error lines are non-fatal; a fatal error ends the run in result)`,
-		`approximated 1 run durations (the source states no start and end times; duration_ms is written as 0)`,
-		`approximated 1 run token totals (gemini states one run total; summed from the per-round usage)`,
-		`dropped 1 message_delta events after the run finished (result is gemini's last line)`,
-		`dropped 1 round stop reasons (gemini marks no round; a round ends to call tools or with the run)`,
-		`dropped 1 round usage (gemini states usage once, for the whole run, in result.stats)`,
-		`synthesized 1 init lines (the source stream has no header; built from defaults)`,
+		`approximated 1 error class (the source names no error class; written as Error)`,
+		`approximated 1 fatal error (gemini's error lines are non-fatal; a fatal error ends the run in result)`,
+		`approximated 1 run duration (the source states no start and end times; duration_ms is written as 0)`,
+		`approximated 1 run token total (gemini states one run total; summed from the per-round usage)`,
+		`dropped 1 message_delta event after the run finished (result is gemini's last line)`,
+		`dropped 1 round stop reason (gemini marks no round; a round ends to call tools or with the run)`,
+		`dropped 1 round's usage (gemini states usage once, for the whole run, in result.stats)`,
+		`synthesized 1 init line (the source stream has no header; built from defaults)`,
 		`synthesized 6 timestamps (every gemini line has one and the source states none; the previous line's (or 1970-01-01) is written)`,
 	})
 }
@@ -170,8 +170,15 @@ func TestEncodeAnswerNeverStreamed(t *testing.T) {
 		`{"type":"result","timestamp":"2026-10-01T09:00:00.400Z","status":"error","error":{"type":"FatalTurnLimitedError","message":"too many turns"}}`,
 	})
 	checkLosses(t, losses, []string{
-		`approximated 1 tool inputs that are not objects (gemini's parameters is an object; written as {"input":…})`,
+		`approximated 1 tool input that is not an object (gemini's parameters is an object; written as {"input":…})`,
 	})
+}
+
+// TestLossCatalogue: ids under gemini/, unique, worded for one and many.
+func TestLossCatalogue(t *testing.T) {
+	if err := dialect.CheckLossKinds("gemini/", gemini.Dialect{}.LossKinds()); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestEncodeHandMadeCanonical: evtool's hand-made canonical streams of
