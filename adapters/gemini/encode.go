@@ -104,6 +104,13 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return nil
 	}
 	loss.Foreign(ev.Ext, Name)
+	if u, ok := ev.Body.(*event.Unknown); ok && u.Dialect != Name {
+		// Nothing of it is written, so it needs no init: a banner that
+		// Gemini CLI printed before its init (kept by the conversion as an
+		// unreadable line) must not make the real init a repeated one.
+		loss.AddDetail(lossUnknownEvent, u.Dialect)
+		return nil
+	}
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.init(&event.SessionStarted{}, nil); err != nil {
 			return err
@@ -117,11 +124,8 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		return e.init(b, ev)
 	case *event.Unknown:
-		if b.Dialect == Name {
-			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
-		}
-		loss.AddDetail(lossUnknownEvent, b.Dialect)
-		return nil
+		// Another dialect's was counted above.
+		return e.write(append(append([]byte(nil), b.Raw...), '\n'))
 	case *event.TurnStarted:
 		e.turns++
 		if e.turns > 1 && !e.native {

@@ -174,6 +174,61 @@ func TestEncodeAnswerNeverStreamed(t *testing.T) {
 	})
 }
 
+// TestEncodeLossWording: each loss is worded for its count, a kind with a
+// detail counts each detail apart, and every kind counted is in the
+// dialect's catalogue. The stream also opens with another dialect's
+// unknown line (a banner a conversion kept): it is counted, and no init is
+// synthesised for it, so the real session start is not a repeated one.
+func TestEncodeLossWording(t *testing.T) {
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	losses := &dialect.Losses{}
+	enc := gemini.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
+	for _, l := range []string{
+		`{"seq":0,"type":"unknown","dialect":"evtool","source_type":"unreadable-line","raw":{"text":"Loaded cached credentials."}}`,
+		`{"seq":1,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"x"},"session_id":"s","model":"m"}`,
+		`{"seq":2,"type":"tool_call","time":"2026-10-01T09:00:00.100000Z","call_id":"c1","name":"shell","title":"one"}`,
+		`{"seq":3,"type":"tool_call","time":"2026-10-01T09:00:00.200000Z","call_id":"c2","name":"shell","title":"two"}`,
+		`{"seq":4,"type":"tool_call","time":"2026-10-01T09:00:00.300000Z","call_id":"c3","name":"shell","title":"three","mutability":"read_only"}`,
+		`{"seq":5,"type":"tool_finished","time":"2026-10-01T09:00:00.400000Z","call_id":"c1","status":"rejected"}`,
+		`{"seq":6,"type":"tool_finished","time":"2026-10-01T09:00:00.500000Z","call_id":"c2","status":"cancelled"}`,
+		`{"seq":7,"type":"tool_finished","time":"2026-10-01T09:00:00.600000Z","call_id":"c3","status":"cancelled"}`,
+		`{"seq":8,"type":"session_finished","time":"2026-10-01T09:00:01.000000Z","status":"ok","usage":{"total_tokens":7}}`,
+	} {
+		ev, err := event.Parse([]byte(l))
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	if first, _, _ := strings.Cut(out.String(), "\n"); first != `{"type":"init","timestamp":"2026-10-01T09:00:00.000Z","session_id":"s","model":"m"}` {
+		t.Errorf("first line %s, want the source's init", first)
+	}
+	catalogue := map[string]bool{}
+	for _, k := range (gemini.Dialect{}).LossKinds() {
+		catalogue[k.ID] = true
+	}
+	var got []string
+	for _, l := range losses.List() {
+		if !catalogue[l.ID] {
+			t.Errorf("loss %q is not in the catalogue", l.ID)
+		}
+		got = append(got, l.String()+" ["+l.ID+"]")
+	}
+	checkLosses(t, got, []string{
+		`approximated 1 input token count not stated (gemini's stats has input and output counts; written as 0) [gemini/token-count-unstated]`,
+		`approximated 1 output token count not stated (gemini's stats has input and output counts; written as 0) [gemini/token-count-unstated]`,
+		`approximated 2 tool statuses "cancelled" (gemini's tool statuses are success and error; written as error) [gemini/tool-status]`,
+		`approximated 1 tool status "rejected" (gemini's tool statuses are success and error; written as error) [gemini/tool-status]`,
+		`dropped 3 tool titles (gemini's tool_use names the tool only) [gemini/tool-title]`,
+		`dropped 1 tool's mutability (gemini's tool_use names the tool only) [gemini/tool-mutability]`,
+		`dropped 1 unknown evtool event (gemini cannot carry another dialect's unknown lines) [gemini/unknown-event]`,
+	})
+}
+
 // TestLossCatalogue: ids under gemini/, unique, worded for one and many.
 func TestLossCatalogue(t *testing.T) {
 	if err := dialect.CheckLossKinds("gemini/", gemini.Dialect{}.LossKinds()); err != nil {

@@ -29,7 +29,7 @@ func validateAll(t *testing.T, data []byte, d dialect.Dialect) ([]validate.Diagn
 	return got, sum
 }
 
-func convertAll(t *testing.T, data []byte, from dialect.Dialect, to string) (string, []*convert.LineError) {
+func convertAll(t *testing.T, data []byte, from dialect.Dialect, to string, onError convert.OnError) (string, []*convert.LineError) {
 	t.Helper()
 	target, err := dialect.Lookup(to)
 	if err != nil {
@@ -37,7 +37,7 @@ func convertAll(t *testing.T, data []byte, from dialect.Dialect, to string) (str
 	}
 	var out bytes.Buffer
 	var errs []*convert.LineError
-	if _, err := convert.Run(bytes.NewReader(data), &out, "x", convert.Options{From: from, To: target}, func(le *convert.LineError) { errs = append(errs, le) }); err != nil {
+	if _, err := convert.Run(bytes.NewReader(data), &out, "x", convert.Options{From: from, To: target, OnError: onError}, func(le *convert.LineError) { errs = append(errs, le) }); err != nil {
 		t.Fatal(err)
 	}
 	return out.String(), errs
@@ -56,7 +56,9 @@ func withoutNonJSON(data []byte) []byte {
 
 // TestBannerLinesAreReportedAndSkipped: each banner is one json/syntax
 // error at its line, detection still finds gemini, and every other line
-// reads exactly as it does in the same stream without the banners.
+// reads exactly as it does in the same stream without the banners. Kept
+// (the default), a banner is an unknown event that holds its text: the
+// canonical stream carries it, gemini counts it as a loss.
 func TestBannerLinesAreReportedAndSkipped(t *testing.T) {
 	data, err := os.ReadFile("testdata/noisy/written_banner_lines.jsonl")
 	if err != nil {
@@ -83,19 +85,44 @@ func TestBannerLinesAreReportedAndSkipped(t *testing.T) {
 	}
 
 	for _, to := range []string{"canonical", gemini.Name} {
-		noisy, errs := convertAll(t, data, nil, to)
-		want, _ := convertAll(t, clean, nil, to)
+		noisy, errs := convertAll(t, data, nil, to, convert.Skip)
+		want, _ := convertAll(t, clean, nil, to, convert.Keep)
 		if len(errs) != 3 || errs[0].Line != 1 || errs[1].Line != 4 || errs[2].Line != 6 {
 			t.Errorf("--to %s: reported %v, want the three banner lines", to, errs)
 		}
 		if noisy != want {
-			t.Errorf("--to %s: the good lines read differently next to banners:\n%s\nwant\n%s", to, noisy, want)
+			t.Errorf("--to %s --on-error skip: the good lines read differently next to banners:\n%s\nwant\n%s", to, noisy, want)
 		}
 	}
-	// Written back as gemini, the banners are gone and the rest is as it was.
-	back, _ := convertAll(t, data, gemini.Dialect{}, gemini.Name)
-	if back != string(clean) {
-		t.Errorf("gemini → gemini:\n%s\nwant\n%s", back, clean)
+	// Kept, the canonical stream holds each banner's text where it stood,
+	// and the other lines as they read without the banners.
+	kept, _ := convertAll(t, data, nil, "canonical", convert.Keep)
+	want, _ := convertAll(t, clean, nil, "canonical", convert.Keep)
+	var banners, rest []string
+	for _, l := range strings.Split(strings.TrimSuffix(kept, "\n"), "\n") {
+		if r := gjson.Parse(l); r.Get("dialect").Str == convert.UnreadableDialect {
+			banners = append(banners, r.Get("raw.text").Str)
+			continue
+		}
+		rest = append(rest, gjson.Parse(l).Get("type").Raw)
+	}
+	var wantTypes []string
+	for _, l := range strings.Split(strings.TrimSuffix(want, "\n"), "\n") {
+		wantTypes = append(wantTypes, gjson.Parse(l).Get("type").Raw)
+	}
+	if strings.Join(banners, "|") != "Loaded cached credentials.|Warning: TERM is not set; colours are disabled.|Skill \"release-notes\" from the workspace overrides the user skill." {
+		t.Errorf("kept banners %q", banners)
+	}
+	if strings.Join(rest, " ") != strings.Join(wantTypes, " ") {
+		t.Errorf("kept: the other lines are %v, want %v", rest, wantTypes)
+	}
+	// Written back as gemini, kept or skipped, the banners are gone (kept,
+	// each is counted as a loss) and the rest is as it was.
+	for _, onError := range []convert.OnError{convert.Keep, convert.Skip} {
+		back, _ := convertAll(t, data, gemini.Dialect{}, gemini.Name, onError)
+		if back != string(clean) {
+			t.Errorf("gemini → gemini (on error %d):\n%s\nwant\n%s", onError, back, clean)
+		}
 	}
 }
 
@@ -105,7 +132,9 @@ func TestBannerLinesAreReportedAndSkipped(t *testing.T) {
 // init is missing. The decoder synthesises the session start, so the
 // canonical stream is whole but has no session id or model: those were on
 // the lost line. (Reading the object after the banner would need the
-// reading itself to try the text from the first '{'; see the docs.)
+// reading itself to try the text from the first '{'; see the docs.) Kept
+// (the default), the glued line's whole text goes on as an unknown event
+// ahead of the session start.
 func TestBannerGluedToInit(t *testing.T) {
 	data, err := os.ReadFile("testdata/noisy/written_banner_glued.jsonl")
 	if err != nil {
@@ -128,7 +157,12 @@ func TestBannerGluedToInit(t *testing.T) {
 	if strings.Join(got, " ") != stream.RuleSyntax+" "+gemini.RuleFirstLine {
 		t.Errorf("diagnostics %v, want json/syntax then gemini/first-line", got)
 	}
-	out, errs := convertAll(t, data, nil, "canonical")
+	kept, _ := convertAll(t, data, nil, "canonical", convert.Keep)
+	if first := gjson.Parse(strings.SplitN(kept, "\n", 2)[0]); first.Get("dialect").Str != convert.UnreadableDialect ||
+		!strings.HasSuffix(first.Get("raw.text").Str, `"model":"gemini-3.5-flash"}`) {
+		t.Errorf("kept: first canonical line %s, want the glued line's text", first.Raw)
+	}
+	out, errs := convertAll(t, data, nil, "canonical", convert.Skip)
 	if len(errs) != 1 || errs[0].Line != 1 {
 		t.Errorf("reported %v", errs)
 	}
