@@ -119,7 +119,7 @@ var (
 		"gemini shows a plan only as a write_todos tool call")
 	lossTaskUpdated = dialect.DropKind("gemini/task-updated",
 		"task_updated event", "task_updated events",
-		"gemini shows a subagent only as a tool call")
+		"gemini has no task events; a subagent shows only as a tool call")
 	lossNoticeSeverityInfo = dialect.ApproximateKind("gemini/notice-severity-info",
 		"notice of severity info", "notices of severity info",
 		"gemini's error lines are warnings or errors; written as warning")
