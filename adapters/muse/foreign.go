@@ -227,6 +227,15 @@ func (f *foreign) encode(ev *event.Event) error {
 		}
 		return f.endTurn(ev)
 	case *event.SessionFinished:
+		if f.turn == "" {
+			// A run with no turn (a session that failed before its first
+			// prompt): muse journals every run as a turn's records, and a
+			// journal with none is empty, which muse refuses. The turn is
+			// synthesised, and ended below with the session's outcome.
+			if err := f.beginTurn("", nil); err != nil {
+				return err
+			}
+		}
 		if f.turn != "" && !f.ended {
 			text := f.text.String()
 			if b.Text != nil {
