@@ -294,7 +294,7 @@ func (r *Reader) ReadLine() (*Line, error) {
 		if !ok {
 			return nil, r.fail(&StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
 				File: r.file, Line: n, Severity: diag.Error, Rule: RuleUndetected,
-				Message: "cannot tell the dialect from this line; name it (" + strings.Join(names(), ", ") + ")"}})
+				Message: "cannot tell the dialect from this line; name it (evtool dialects lists them)"}})
 		}
 		if err := r.setDialect(d); err != nil {
 			return nil, r.fail(err)
@@ -360,13 +360,6 @@ func onlyUnknown(evs []*event.Event) bool {
 	return true
 }
 
-func names() []string {
-	var out []string
-	for _, d := range dialect.All() {
-		out = append(out, d.Name())
-	}
-	return out
-}
 
 func (r *Reader) syntaxDiag(n int, se *ndjson.SyntaxError) diag.Diagnostic {
 	rule := RuleSyntax
