@@ -227,6 +227,9 @@ func (e *Encoder) item(ev *event.Event, evType, id, itemType string, payload fun
 	li.Begin(res)
 	li.Str("id", id)
 	li.Str("type", itemType)
+	if li.Absent("type") && li.Has("item_type") {
+		li.Key("item_type") // Codex before 0.44 wrote the type here, under this name
+	}
 	payload(li)
 	it := li.End()
 	it = it[:len(it)-1]
@@ -273,6 +276,9 @@ func (e *Encoder) tool(ev *event.Event, id, name, evType string, fin *event.Tool
 		}
 		c.itemType = itemTypeOf(c, e.native)
 		e.calls[id] = c
+	}
+	if fin != nil && c.name == "" && fin.Name != "" {
+		c.name = fin.Name // a producer that names the tool only at its end
 	}
 	o := e.st.open[id]
 	typ := c.itemType
@@ -430,7 +436,7 @@ func (e *Encoder) mcp(li *jsonobj.Writer, c *call, o *openItem, fin *event.ToolF
 	} else {
 		li.Str("server", strings.TrimSuffix(c.title, "/"+c.name))
 	}
-	if v, ok := static(o, "tool"); ok {
+	if v, ok := static(o, "tool"); ok && (string(v) != `""` || c.name == "") {
 		raw(li, "tool", v)
 	} else {
 		li.Str("tool", c.name)

@@ -86,7 +86,7 @@ func (e *Encoder) fit(ev *event.Event) error {
 				return err
 			}
 		}
-		if b.Prompt != nil {
+		if b.Prompt != nil && !ev.Synthetic {
 			loss.Drop("turn prompts", "codex exec does not echo the prompt")
 		}
 		if b.CommandID != "" {
@@ -391,16 +391,7 @@ func (e *Encoder) turnUsage(u *event.Usage) *event.Usage {
 		if u.ModelResponses != nil {
 			loss.Drop("model response counts", "codex does not count model calls")
 		}
-		// thoughts_tokens are reasoning counted beside the output;
-		// Codex counts reasoning inside it.
-		t := val(u.ThoughtsTokens)
-		f.total.in = sat(f.total.in, val(u.InputTokens), val(u.CacheReadTokens), val(u.CacheCreationTokens))
-		f.total.cached = sat(f.total.cached, val(u.CacheReadTokens))
-		f.total.cw = sat(f.total.cw, val(u.CacheCreationTokens))
-		f.total.out = sat(f.total.out, val(u.OutputTokens), t)
-		f.total.reasoning = sat(f.total.reasoning, val(u.ReasoningTokens), t)
-		f.total.hasCW = f.total.hasCW || u.CacheCreationTokens != nil
-		f.total.hasR = f.total.hasR || u.ReasoningTokens != nil || u.ThoughtsTokens != nil
+		f.total.add(wireOf(u))
 		f.haveTotal = true
 	} else if !f.haveTotal {
 		loss.Approximate("turn token counts", "codex's turn.completed requires a usage; the source states none, written as 0")
@@ -467,14 +458,15 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 	}
 	if e.st.turn {
 		var u *event.Usage
-		if !f.haveTotal {
-			u = b.Usage
+		if !f.haveTotal && !f.haveRound {
+			u = b.Usage // the run's usage is all the source says
 		}
 		if err := e.endTurn(b.Status, b.Message, u, true); err != nil {
 			return err
 		}
-	} else if b.Usage != nil && f.last != nil && wireOf(b.Usage) != wireOf(f.last) {
-		loss.Drop("run token totals", "codex's total is the last turn.completed's usage")
+	}
+	if b.Usage != nil && (f.last == nil || wireOf(b.Usage) != wireOf(f.last)) {
+		loss.Drop("run token totals", "codex's only total is the last turn.completed's usage, which differs")
 	}
 	f.ended = true
 	return nil

@@ -41,19 +41,29 @@ type wire struct {
 	hasCW, hasR                    bool
 }
 
-// wireOf renders a canonical usage in Codex's nested counts. A count
-// beyond i64 is written as the largest i64 and reported by fit.
+// wireOf renders a canonical usage in Codex's nested counts. Thoughts
+// tokens (reasoning counted beside the output, as Gemini does) are
+// reasoning inside Codex's output. A count beyond i64 is written as the
+// largest i64; over reports it.
 func wireOf(u *event.Usage) wire {
 	var w wire
 	if u == nil {
 		return w
 	}
+	t := val(u.ThoughtsTokens)
 	w.in = sat(val(u.InputTokens), val(u.CacheReadTokens), val(u.CacheCreationTokens))
 	w.cached = val(u.CacheReadTokens)
 	w.cw, w.hasCW = val(u.CacheCreationTokens), u.CacheCreationTokens != nil
-	w.out = val(u.OutputTokens)
-	w.reasoning, w.hasR = val(u.ReasoningTokens), u.ReasoningTokens != nil
+	w.out = sat(val(u.OutputTokens), t)
+	w.reasoning, w.hasR = sat(val(u.ReasoningTokens), t), u.ReasoningTokens != nil || u.ThoughtsTokens != nil
 	return w
+}
+
+// add adds a usage to a running total.
+func (w *wire) add(v wire) {
+	w.in, w.cached, w.cw = sat(w.in, v.in), sat(w.cached, v.cached), sat(w.cw, v.cw)
+	w.out, w.reasoning = sat(w.out, v.out), sat(w.reasoning, v.reasoning)
+	w.hasCW, w.hasR = w.hasCW || v.hasCW, w.hasR || v.hasR
 }
 
 // over reports whether a count does not fit Codex's i64.
