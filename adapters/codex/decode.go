@@ -84,11 +84,14 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		return out, &DecodeError{Msg: "a codex line must be a JSON object"}
 	}
 	tv := root.Get("type")
-	if !tv.Exists() {
-		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
-	}
-	if tv.Type != gjson.String {
-		return out, &DecodeError{Pointer: "/type", Msg: "got " + jsonobj.TypeName(tv) + ", want a string"}
+	if !tv.Exists() || tv.Type != gjson.String {
+		// Kept whole, like every line the decoder cannot read.
+		d.enc.commit(line)
+		err := &DecodeError{Pointer: "/type", Msg: "missing event type"}
+		if tv.Exists() {
+			err.Msg = "got " + jsonobj.TypeName(tv) + ", want a string"
+		}
+		return append(out, d.unknown("", line)...), err
 	}
 	typ := tv.Str
 	if !d.begun {

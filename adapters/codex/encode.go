@@ -40,6 +40,8 @@ type Encoder struct {
 	got    []byte
 	wrote  bool
 
+	res json.RawMessage // the residue of the line being written
+
 	calls map[string]*call     // tool calls announced and not yet completed
 	tasks []*event.TaskUpdated // agent states waiting for their collab item's line
 
@@ -110,11 +112,11 @@ func (e *Encoder) line(ev *event.Event) error {
 		if ev.Time != "" || l.Has("timestamp") {
 			l.Str("timestamp", ev.Time)
 		}
-		return e.emit(l.End())
+		return e.emit(end(l, e.res))
 	case *event.TurnStarted:
 		l := e.begin(ev)
 		l.Str("type", "turn.started")
-		return e.emit(l.End())
+		return e.emit(end(l, e.res))
 	case *event.TurnFinished:
 		l := e.begin(ev)
 		if b.Status == event.StatusOK {
@@ -132,18 +134,18 @@ func (e *Encoder) line(ev *event.Event) error {
 				l.B = appendMessage(l.B, cmpOr(b.Reason, "turn failed"))
 			}
 		}
-		return e.emit(l.End())
+		return e.emit(end(l, e.res))
 	case *event.Error:
 		l := e.begin(ev)
 		l.Str("type", "error")
 		l.Str("message", b.Message)
-		return e.emit(l.End())
+		return e.emit(end(l, e.res))
 	case *event.MessageDelta:
 		l := e.begin(ev)
 		l.Str("type", "item.plan.delta")
 		l.Str("item_id", b.MessageID)
 		l.Str("delta", b.Text)
-		return e.emit(l.End())
+		return e.emit(end(l, e.res))
 	case *event.PermissionRequested:
 		l := e.begin(ev)
 		l.Str("type", "request_user_input")
@@ -154,7 +156,7 @@ func (e *Encoder) line(ev *event.Event) error {
 			questions = json.RawMessage("[]")
 		}
 		raw(l, "questions", questions)
-		return e.emit(l.End())
+		return e.emit(end(l, e.res))
 	case *event.Message:
 		id := cmpOr(b.MessageID, e.st.nextID())
 		return e.item(ev, "item.completed", id, "agent_message", func(li *jsonobj.Writer) { li.Str("text", b.Text) })
@@ -216,8 +218,24 @@ func (e *Encoder) line(ev *event.Event) error {
 
 // begin starts a line that is not an item event, with the event's residue.
 func (e *Encoder) begin(ev *event.Event) *jsonobj.Writer {
-	e.l.Begin(ev.Ext[Name])
+	e.res = ev.Ext[Name]
+	e.l.Begin(e.res)
 	return &e.l
+}
+
+// end finishes a line (or an item): the source's own keys that begin with
+// '@', which the residue keeps escaped as "@@…" apart from evtool's
+// bookkeeping keys, are written back under their names first.
+func end(w *jsonobj.Writer, res json.RawMessage) []byte {
+	if len(res) > 0 {
+		gjson.ParseBytes(res).ForEach(func(k, v gjson.Result) bool {
+			if strings.HasPrefix(k.Str, "@@") && w.Key(k.Str[1:]) {
+				w.B = append(w.B, v.Raw...)
+			}
+			return true
+		})
+	}
+	return w.End()
 }
 
 // item writes an item event: the item's id and type, then its payload.
@@ -231,15 +249,16 @@ func (e *Encoder) item(ev *event.Event, evType, id, itemType string, payload fun
 		li.Key("item_type") // Codex before 0.44 wrote the type here, under this name
 	}
 	payload(li)
-	it := li.End()
+	it := end(li, res)
 	it = it[:len(it)-1]
 	l := &e.l
+	e.res = top
 	l.Begin(top)
 	l.Str("type", evType)
 	if l.Key("item") {
 		l.B = append(l.B, it...)
 	}
-	return e.emit(l.End())
+	return e.emit(end(l, top))
 }
 
 // emit writes a line and commits it; a mirror keeps it for its decoder.

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -81,7 +82,11 @@ func diffObject(a, d gjson.Result, res *jsonobj.Residue, nested func(k string, a
 		seen[k.Str]++
 		i := find(k.Str, occ)
 		if i < 0 {
-			res.Add(k.Str, []byte(av.Raw))
+			key := k.Str
+			if strings.HasPrefix(key, "@") {
+				key = "@" + key // apart from evtool's own "@…" keys; see end
+			}
+			res.Add(key, []byte(av.Raw))
 			return true
 		}
 		used[i] = true
