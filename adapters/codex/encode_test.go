@@ -196,3 +196,18 @@ func TestFitEveryDialect(t *testing.T) {
 
 // streamsOf returns a dialect's test streams.
 func streamsOf(d string) []string { return teststreams.Valid(d) }
+
+// TestLineFallback: a line kept whole in ext.codex["@line"] (the decoder's
+// safety net) is written as it is.
+func TestLineFallback(t *testing.T) {
+	canon := []string{
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"codex"},"session_id":"t"}`,
+		`{"seq":1,"type":"message","text":"x","message_id":"item_0","ext":{"codex":{"@line":{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"y","odd":[1]}}}}}`,
+	}
+	back, losses := fromCanonical(t, canon)
+	want := []string{`{"type":"thread.started","thread_id":"t"}`, `{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"y","odd":[1]}}`}
+	checkLines(t, back, want)
+	if !losses.Empty() {
+		t.Errorf("losses %v", losses.List())
+	}
+}
