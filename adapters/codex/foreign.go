@@ -22,8 +22,11 @@ type foreign struct {
 	thought strings.Builder // reasoning deltas not yet written
 	inText  bool
 	inThink bool
-	order   []string  // calls whose item started, in order, while open
-	ids     idset.Set // item ids written, so that a generated id repeats none
+	said    strings.Builder // every agent message written, for the run's answer
+	lastMsg string          // the last agent message written
+	reasons bool            // a reasoning item was written
+	order   []string        // calls whose item started, in order, while open
+	ids     idset.Set       // item ids written, so that a generated id repeats none
 
 	total     wire        // the thread's usage so far, as written
 	haveTotal bool        // a usage was stated
@@ -448,12 +451,22 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 	if len(b.StructuredOutput) > 0 {
 		loss.Drop("structured outputs", "codex writes structured output as the agent_message text")
 	}
-	if b.Reasoning != nil && *b.Reasoning != "" {
-		loss.Drop("final reasoning texts", "codex has no run summary")
+	if b.Reasoning != nil && *b.Reasoning != "" && !f.reasons {
+		loss.Drop("final reasoning texts", "codex has no run summary and no reasoning was written")
 	}
 	if !e.st.turn && f.turns == 0 {
 		if err := e.startTurn(true); err != nil {
 			return err
+		}
+	}
+	if b.Text != nil && *b.Text != "" && *b.Text != f.lastMsg && *b.Text != f.said.String() {
+		// The run's answer, unless the messages written already say it.
+		if e.st.turn {
+			if err := e.message(*b.Text); err != nil {
+				return err
+			}
+		} else {
+			loss.Drop("final answer texts", "codex has no run summary, and the turns are closed")
 		}
 	}
 	if e.st.turn {
@@ -478,6 +491,8 @@ func (e *Encoder) message(text string) error {
 		return err
 	}
 	e.f.msgs++
+	e.f.said.WriteString(text)
+	e.f.lastMsg = text
 	return e.generated(&event.Event{Body: &event.Message{Text: text}}, true)
 }
 
@@ -486,6 +501,7 @@ func (e *Encoder) reasoning(text string) error {
 	if err := e.ensureTurn(); err != nil {
 		return err
 	}
+	e.f.reasons = true
 	return e.generated(&event.Event{Body: &event.Reasoning{Text: text}}, true)
 }
 
