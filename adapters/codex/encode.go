@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
@@ -123,7 +124,7 @@ func (e *Encoder) line(ev *event.Event) error {
 			l.Str("type", "turn.completed")
 			w := wireOf(b.Usage)
 			if w.over() {
-				e.opts.Losses.Approximate("token counts beyond 9223372036854775807", "codex's counts are i64; written as the largest i64")
+				e.opts.Losses.Add(lossBeyondI64)
 			}
 			if !l.Absent("usage") && l.Key("usage") {
 				l.B = appendUsage(l.B, w)
@@ -205,14 +206,14 @@ func (e *Encoder) line(ev *event.Event) error {
 		return e.tool(ev, b.CallID, b.Name, "item.completed", b)
 	case *event.Unknown:
 		if b.Dialect != Name {
-			e.opts.Losses.Drop("unknown "+b.Dialect+" events", "codex cannot carry another dialect's unknown lines")
+			e.opts.Losses.AddDetail(lossUnknownEvent, b.Dialect)
 			return nil
 		}
 		return e.emit(append(append([]byte(nil), b.Raw...), '\n'))
 	case *event.SessionFinished:
 		return nil // Codex ends a run with its last turn; EOF follows
 	}
-	e.opts.Losses.Drop(string(ev.Type())+" events", "codex has no such event")
+	e.opts.Losses.AddDetail(lossNoSuchEvent, string(ev.Type()))
 	return nil
 }
 
@@ -423,7 +424,7 @@ func (e *Encoder) command(li *jsonobj.Writer, c *call, o *openItem, fin *event.T
 	var code *int64
 	if fin != nil && fin.ExitCode != nil {
 		if *fin.ExitCode < math.MinInt32 || *fin.ExitCode > math.MaxInt32 {
-			e.opts.Losses.Drop("exit codes beyond i32", "codex's exit_code is an i32")
+			e.opts.Losses.Add(lossExitCode)
 		} else {
 			code = fin.ExitCode
 		}
@@ -574,7 +575,7 @@ func (e *Encoder) status(itemType string, fin *event.ToolFinished) string {
 	}
 	w, exact := statusWord(itemType, fin.Status)
 	if !exact && !e.native {
-		e.opts.Losses.Approximate("tool statuses \""+string(fin.Status)+"\"", "codex's "+itemType+" has no such status; written as "+w)
+		e.opts.Losses.AddDetail(lossToolStatus, strconv.Quote(string(fin.Status))+" on "+itemType)
 	}
 	return w
 }

@@ -16,6 +16,7 @@ import (
 // shape.
 type foreign struct {
 	ended   bool            // the run finished: nothing more is written
+	ending  bool            // the run is finishing: it ends the open turn
 	turns   int             // turns written
 	msgs    int             // agent messages written in the open turn
 	text    strings.Builder // message deltas not yet written as an agent_message
@@ -44,15 +45,15 @@ func (e *Encoder) fit(ev *event.Event) error {
 	f := &e.f
 	if f.ended {
 		if u, ok := ev.Body.(*event.Unknown); !ok || u.Dialect == Name {
-			loss.Drop(string(ev.Type())+" events after the run finished", "a codex stream ends with its last turn")
+			loss.AddDetail(lossAfterRun, string(ev.Type()))
 			return nil
 		}
 	}
 	if ev.AgentID != "" {
-		loss.Drop("agent ids", "codex lines do not say which agent spoke")
+		loss.Add(lossAgentID)
 	}
 	if ev.Time != "" && ev.Type() != event.TypeSessionStarted {
-		loss.Drop("event times", "codex lines carry no time (thread.started's timestamp aside)")
+		loss.Add(lossTime)
 	}
 	// Streamed text is written as one item when something else comes.
 	switch ev.Body.(type) {
@@ -73,13 +74,13 @@ func (e *Encoder) fit(ev *event.Event) error {
 		if err := e.header(&event.Event{Synthetic: true, Body: &event.SessionStarted{}}); err != nil {
 			return err
 		}
-		loss.Synthesize("thread.started lines", "a codex stream starts with thread.started; the source has no header")
+		loss.Add(lossHeaderDefaults)
 	}
 	plain := &event.Event{Body: ev.Body} // no residue: another dialect's means nothing here
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if e.st.header {
-			loss.Drop("repeated session starts", "a codex stream has one thread.started")
+			loss.Add(lossRepeatedSession)
 			return nil
 		}
 		return e.header(ev)
@@ -90,10 +91,10 @@ func (e *Encoder) fit(ev *event.Event) error {
 			}
 		}
 		if b.Prompt != nil && !ev.Synthetic {
-			loss.Drop("turn prompts", "codex exec does not echo the prompt")
+			loss.Add(lossTurnPrompt)
 		}
 		if b.CommandID != "" {
-			loss.Drop("turn command ids", "codex turns have no id")
+			loss.Add(lossTurnCommandID)
 		}
 		return e.startTurn(false)
 	case *event.TurnFinished:
@@ -109,25 +110,25 @@ func (e *Encoder) fit(ev *event.Event) error {
 			}
 		}
 		if b.StopReason != "" && b.StopReason != event.StopEndTurn {
-			loss.Drop("turn stop reasons", "codex's turn.completed and turn.failed have no stop reason")
+			loss.Add(lossStopReason)
 		}
 		if b.Status == event.StatusOK && b.Reason != "" {
-			loss.Drop("turn reasons", "codex's turn.completed has no reason")
+			loss.Add(lossTurnReason)
 		}
 		return e.endTurn(b.Status, b.Reason, b.Usage, false)
 	case *event.SessionFinished:
 		return e.finish(b)
 	case *event.MessageDelta:
 		if b.MessageID != "" {
-			loss.Drop("message ids", "codex gives items ids of its own")
+			loss.Add(lossMessageID)
 		}
 		f.text.WriteString(b.Text)
 		f.inText = true
-		loss.Approximate("message deltas", "codex exec writes whole messages; the deltas are joined into one agent_message")
+		loss.Add(lossMessageDelta)
 		return nil
 	case *event.Message:
 		if b.MessageID != "" {
-			loss.Drop("message ids", "codex gives items ids of its own")
+			loss.Add(lossMessageID)
 		}
 		if f.inText {
 			f.text.Reset() // the message repeats its deltas
@@ -137,7 +138,7 @@ func (e *Encoder) fit(ev *event.Event) error {
 	case *event.ReasoningDelta:
 		f.thought.WriteString(b.Text)
 		f.inThink = true
-		loss.Approximate("reasoning deltas", "codex exec writes whole reasoning summaries; the deltas are joined into one reasoning item")
+		loss.Add(lossReasoningDelta)
 		return nil
 	case *event.Reasoning:
 		if f.inThink {
@@ -147,7 +148,7 @@ func (e *Encoder) fit(ev *event.Event) error {
 		return e.reasoning(b.Text)
 	case *event.ToolCall:
 		if e.calls[b.CallID] != nil || f.ids.Has(b.CallID) {
-			loss.Drop("repeated tool_call events", "a codex item is announced once")
+			loss.Add(lossRepeatedToolCall)
 			return nil
 		}
 		c := &call{name: b.Name, title: b.Title, kind: b.Kind, input: b.Input}
@@ -155,31 +156,31 @@ func (e *Encoder) fit(ev *event.Event) error {
 		e.calls[b.CallID] = c
 		switch {
 		case c.itemType == "command_execution" && b.Title != "" && b.Title != c.commandOf():
-			loss.Drop("tool titles", "a codex command is shown by its command line")
+			loss.Add(lossCommandTitle)
 		case c.itemType == "mcp_tool_call" && b.Title != "":
-			loss.Drop("tool titles", "a codex MCP call is shown by its server and tool")
+			loss.Add(lossMCPTitle)
 		}
 		if c.itemType == "mcp_tool_call" {
 			c.title = "" // its server is not known: written as ""
 			if b.Kind != "" && b.Kind != mcpKind(b.Name) {
-				loss.Drop("tool kinds", "codex states no kind; a reader tells it by the tool's name")
+				loss.Add(lossToolKind)
 			}
 		}
 		if b.Mutability != "" {
-			loss.Drop("tool mutability", "codex states no mutability")
+			loss.Add(lossMutability)
 		}
 		if c.itemType == "command_execution" && len(b.Input) > 0 && !onlyCommand(b.Input) {
-			loss.Drop("tool inputs beyond the command", "codex's command_execution has only the command line")
+			loss.Add(lossCommandInput)
 		}
 		return nil
 	case *event.ToolStarted:
 		if f.ids.Has(b.CallID) {
-			loss.Drop("tool events after the call finished", "nothing follows a codex item's item.completed")
+			loss.Add(lossAfterToolFinished)
 			return nil
 		}
 		c := e.calls[b.CallID]
 		if c != nil && c.started {
-			loss.Drop("repeated tool starts", "a codex item starts once")
+			loss.Add(lossRepeatedToolStart)
 			return nil
 		}
 		if err := e.ensureTurn(); err != nil {
@@ -192,20 +193,20 @@ func (e *Encoder) fit(ev *event.Event) error {
 		f.order = append(f.order, b.CallID)
 		return nil
 	case *event.ToolProgress:
-		loss.Drop("tool progress events", "codex exec reports no tool progress")
+		loss.Add(lossToolProgress)
 		return nil
 	case *event.ToolOutput:
 		c := e.calls[b.CallID]
 		if c == nil || f.ids.Has(b.CallID) {
-			loss.Drop("tool output chunks", "the chunk's call is not open")
+			loss.Add(lossOrphanChunk)
 			return nil
 		}
 		c.output.WriteString(b.Chunk)
-		loss.Approximate("tool output chunks", "codex exec writes a call's output whole; the chunks are joined")
+		loss.Add(lossOutputChunk)
 		return nil
 	case *event.ToolFinished:
 		if f.ids.Has(b.CallID) {
-			loss.Drop("repeated tool finishes", "a codex item completes once")
+			loss.Add(lossRepeatedToolFinish)
 			return nil
 		}
 		if err := e.ensureTurn(); err != nil {
@@ -223,14 +224,14 @@ func (e *Encoder) fit(ev *event.Event) error {
 		}
 		for _, p := range b.Entries {
 			if p.Status != "completed" && p.Status != "pending" {
-				loss.Approximate("plan statuses "+strconv.Quote(p.Status), "codex's to-do items are done or not; written as not done")
+				loss.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
 			}
 			if p.ID != "" || p.ActiveForm != "" || p.Priority != "" || p.Origin != "" || p.ElapsedSecs != nil || p.TokensSpent != nil {
-				loss.Drop("plan entry details", "codex's to-do items have only a text and a done flag")
+				loss.Add(lossPlanDetails)
 			}
 		}
 		if b.Completed != nil || b.Total != nil {
-			loss.Drop("plan counts", "codex's to-do list has no counts")
+			loss.Add(lossPlanCounts)
 		}
 		return e.generated(plain, e.st.todo == "")
 	case *event.Notice:
@@ -238,38 +239,38 @@ func (e *Encoder) fit(ev *event.Event) error {
 			return err
 		}
 		if b.Severity != event.SeverityWarning {
-			loss.Approximate("notice severities", "codex's error items are warnings")
+			loss.Add(lossNoticeSeverity)
 		}
 		return e.generated(plain, true)
 	case *event.Error:
 		if b.Recoverable != nil {
-			loss.Drop("error recoverability", "codex's error line has only a message")
+			loss.Add(lossRecoverable)
 		}
 		return e.line(plain)
 	case *event.Usage:
 		e.addRound(b)
-		loss.Drop("usage events", "codex has no per-round usage; the rounds are summed into turn.completed's thread total")
+		loss.Add(lossUsage)
 		return nil
 	case *event.RoundFinished:
 		if b.Usage != nil {
 			e.addRound(b.Usage)
 		}
-		loss.Drop("round_finished events", "codex exec does not show model rounds")
+		loss.Add(lossRound)
 		return nil
 	case *event.UserMessage:
-		loss.Drop("user messages", "codex exec does not echo the prompt")
+		loss.Add(lossUserMessage)
 		return nil
 	case *event.PermissionRequested:
-		loss.Drop("permission requests", "codex exec runs without approval prompts")
+		loss.Add(lossPermissionRequest)
 		return nil
 	case *event.PermissionResolved:
-		loss.Drop("permission outcomes", "codex exec runs without approval prompts; a refused command is only its status")
+		loss.Add(lossPermissionOutcome)
 		return nil
 	case *event.TaskUpdated:
-		loss.Drop("task_updated events", "codex shows subagents only inside its own collab_tool_call items")
+		loss.Add(lossTask)
 		return nil
 	case *event.ModelConfigured:
-		loss.Drop("model_configured events", "codex exec names no model")
+		loss.Add(lossModelConfigured)
 		return nil
 	case *event.Unknown:
 		if b.Dialect == Name {
@@ -288,18 +289,18 @@ func (e *Encoder) header(ev *event.Event) error {
 		id = e.opts.Defaults["session_id"]
 	}
 	if ev.Synthetic && b.Source.Dialect != "" {
-		loss.Synthesize("thread.started lines", "the source has no header line; built from its facts")
+		loss.Add(lossHeader)
 	}
 	if b.Model != "" || b.Provider != "" {
-		loss.Drop("models", "codex exec names no model")
+		loss.Add(lossModel)
 	}
 	if b.Agent != nil && b.Agent.Version != "" {
-		loss.Drop("producer versions", "codex's stream has no version")
+		loss.Add(lossProducerVersion)
 	}
 	if b.TaskID != "" || b.Workspace != "" || b.ContextFiles != nil && len(*b.ContextFiles) > 0 || len(b.Skills) > 0 ||
 		len(b.SkillsDirs) > 0 || len(b.Commands) > 0 || len(b.CommandsDirs) > 0 || len(b.MCPServers) > 0 || len(b.MCPFiles) > 0 ||
 		len(b.A2AFiles) > 0 || len(b.A2AAgents) > 0 {
-		loss.Drop("session facts (task, workspace, context files, skills, commands, MCP, A2A)", "codex's thread.started names only the thread")
+		loss.Add(lossSessionFacts)
 	}
 	h := &event.Event{Time: ev.Time, Body: &event.SessionStarted{SessionID: id}}
 	return e.line(h)
@@ -308,7 +309,7 @@ func (e *Encoder) header(ev *event.Event) error {
 // startTurn writes turn.started; synthetic says the source had none.
 func (e *Encoder) startTurn(synthetic bool) error {
 	if synthetic {
-		e.opts.Losses.Synthesize("turn.started lines", "codex items belong to a turn; the source starts none here")
+		e.opts.Losses.Add(lossTurnStarted)
 	}
 	e.f.msgs = 0
 	e.f.round, e.f.haveRound = event.Usage{}, false
@@ -332,7 +333,7 @@ func (e *Encoder) endTurn(status event.Status, reason string, u *event.Usage, sy
 	f := &e.f
 	for _, id := range f.order {
 		if c := e.calls[id]; c != nil && c.started {
-			loss.Synthesize("item.completed lines of calls left open", "the turn ended with the call open; written as failed")
+			loss.Add(lossOpenCall)
 			fin := &event.ToolFinished{CallID: id, Status: event.ToolCancelled, Error: "the turn ended before the call finished"}
 			if c.itemType != "mcp_tool_call" {
 				fin.Error = ""
@@ -345,23 +346,26 @@ func (e *Encoder) endTurn(status event.Status, reason string, u *event.Usage, sy
 	}
 	f.order = f.order[:0]
 	if e.st.todo != "" {
-		loss.Synthesize("item.completed lines of to-do lists", "codex completes the to-do list at the turn's end")
+		loss.Add(lossOpenTodo)
 		if err := e.completeTodo(); err != nil {
 			return err
 		}
 	}
-	if synthetic {
-		loss.Synthesize("turn.completed lines", "the source starts a turn without ending the one before")
+	switch {
+	case synthetic && f.ending:
+		loss.Add(lossRunTurnEnd)
+	case synthetic:
+		loss.Add(lossTurnCompleted)
 	}
 	var err error
 	if status == event.StatusOK {
 		err = e.line(&event.Event{Body: &event.TurnFinished{Status: event.StatusOK, Usage: e.turnUsage(u)}})
 	} else {
 		if status != event.StatusError {
-			loss.Approximate("turn statuses \""+string(status)+"\"", "codex turns complete or fail; written as turn.failed")
+			loss.AddDetail(lossTurnStatus, strconv.Quote(string(status)))
 		}
 		if u != nil || f.haveRound {
-			loss.Drop("usage of failed turns", "codex's turn.failed carries no usage")
+			loss.Add(lossFailedUsage)
 		}
 		if reason == "" {
 			reason = "turn " + string(status)
@@ -386,21 +390,21 @@ func (e *Encoder) turnUsage(u *event.Usage) *event.Usage {
 	}
 	if u != nil {
 		if u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil && u.TotalTokens != nil {
-			loss.Drop("token totals without input and output counts", "codex counts input and output, not a total")
+			loss.Add(lossTotalOnly)
 		}
 		if u.CostUSD != "" {
-			loss.Drop("costs", "codex states no cost")
+			loss.Add(lossCost)
 		}
 		if u.ModelResponses != nil {
-			loss.Drop("model response counts", "codex does not count model calls")
+			loss.Add(lossModelResponses)
 		}
 		f.total.add(wireOf(u))
 		f.haveTotal = true
 	} else if !f.haveTotal {
-		loss.Approximate("turn token counts", "codex's turn.completed requires a usage; the source states none, written as 0")
+		loss.Add(lossZeroUsage)
 	}
 	if f.total.over() {
-		loss.Approximate("token counts beyond 9223372036854775807", "codex's counts are i64; written as the largest i64")
+		loss.Add(lossBeyondI64)
 	}
 	w := f.total
 	cu := &event.Usage{}
@@ -446,13 +450,13 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 	loss := e.opts.Losses
 	f := &e.f
 	if b.StoppedBy != "" {
-		loss.Drop("run bounds (stopped_by)", "codex does not say what ended a run")
+		loss.Add(lossRunBound)
 	}
 	if len(b.StructuredOutput) > 0 {
-		loss.Drop("structured outputs", "codex writes structured output as the agent_message text")
+		loss.Add(lossStructured)
 	}
 	if b.Reasoning != nil && *b.Reasoning != "" && !f.reasons {
-		loss.Drop("final reasoning texts", "codex has no run summary and no reasoning was written")
+		loss.Add(lossFinalReasoning)
 	}
 	if !e.st.turn && f.turns == 0 {
 		if err := e.startTurn(true); err != nil {
@@ -466,7 +470,7 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 				return err
 			}
 		} else {
-			loss.Drop("final answer texts", "codex has no run summary, and the turns are closed")
+			loss.Add(lossFinalAnswer)
 		}
 	}
 	if e.st.turn {
@@ -474,12 +478,13 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 		if !f.haveTotal && !f.haveRound {
 			u = b.Usage // the run's usage is all the source says
 		}
+		f.ending = true
 		if err := e.endTurn(b.Status, b.Message, u, true); err != nil {
 			return err
 		}
 	}
 	if b.Usage != nil && (f.last == nil || wireOf(b.Usage) != wireOf(f.last)) {
-		loss.Drop("run token totals", "codex's only total is the last turn.completed's usage, which differs")
+		loss.Add(lossRunTotals)
 	}
 	f.ended = true
 	return nil
@@ -580,20 +585,20 @@ func (e *Encoder) auditFinish(b *event.ToolFinished) {
 		typ = "command_execution"
 	}
 	if b.Summary != nil && *b.Summary != "" {
-		loss.Drop("tool summaries", "codex items have no summary")
+		loss.Add(lossSummary)
 	}
 	if len(b.Edit) > 0 {
-		loss.Drop("tool edit facts", "codex's file_change is written only for its own patches")
+		loss.Add(lossEdit)
 	}
 	if len(b.Web) > 0 {
-		loss.Drop("tool web details", "codex's web_search is written only for its own searches")
+		loss.Add(lossWeb)
 	}
 	if typ == "command_execution" {
 		if b.Error != "" {
-			loss.Drop("tool error texts", "codex's command_execution has only output and exit code")
+			loss.Add(lossCommandError)
 		}
 	} else if b.Command != "" || b.ExitCode != nil {
-		loss.Drop("tool commands and exit codes", "codex's MCP call has no command or exit code")
+		loss.Add(lossMCPCommand)
 	}
 }
 
