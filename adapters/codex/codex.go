@@ -52,6 +52,11 @@ func (Dialect) Description() string {
 // embedded from this folder.
 func (Dialect) Schema() []byte { return schemaJSON }
 
+// DuplicateKeys implements dialect.DuplicateKeyer: Codex's Rust types
+// flatten a web search's own id next to the item's, so a web_search item
+// can carry "id" twice (the item's first, the search's second).
+func (Dialect) DuplicateKeys() []string { return []string{"/item/id"} }
+
 //go:embed codex.schema.json
 var schemaJSON []byte
 
