@@ -64,6 +64,7 @@ var commands = []func() *cobra.Command{
 	rulesCmd,
 	fingerprintCmd,
 	convertCmd,
+	statsCmd,
 	schemaCmd,
 	dialectsCmd,
 	acpCmd,

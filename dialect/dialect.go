@@ -192,3 +192,13 @@ func (r Reporter) Warnf(ptr, rule, format string, args ...any) {
 func (r Reporter) Unknownf(ptr, rule, format string, args ...any) {
 	r.Report(Finding{Line: r.Line, Pointer: ptr, Severity: Warning, Rule: rule, Message: fmt.Sprintf(format, args...), Unknown: true})
 }
+
+// DuplicateKeyer is implemented by a dialect whose producer is known to
+// write one key twice in one object at some places (Codex flattens a
+// web search's own id next to the item's id). The reading lets a repeated
+// key pass at exactly those JSON pointers, and refuses it everywhere else.
+type DuplicateKeyer interface {
+	// DuplicateKeys lists the pointers of the second values, such as
+	// "/item/id".
+	DuplicateKeys() []string
+}

@@ -174,7 +174,16 @@ func (ls *Losses) List() []*Loss {
 		if out[i].Verb != out[j].Verb {
 			return out[i].Verb < out[j].Verb
 		}
-		return out[i].kind.noun(2, out[i].Detail) < out[j].kind.noun(2, out[j].Detail)
+		ni, nj := out[i].kind.noun(2, out[i].Detail), out[j].kind.noun(2, out[j].Detail)
+		if ni != nj {
+			return ni < nj
+		}
+		// Two kinds may share a noun ("turn end"): the id decides, so
+		// the report is the same bytes every time.
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Detail < out[j].Detail
 	})
 	return out
 }

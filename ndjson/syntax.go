@@ -53,16 +53,32 @@ func Check(line []byte) *SyntaxError { return CheckDepth(line, DefaultMaxDepth) 
 // error), and it reads the line once, in constant memory apart from the
 // keys of the objects it is inside.
 func CheckDepth(line []byte, maxDepth int) *SyntaxError {
+	return CheckWith(line, Options{MaxDepth: maxDepth})
+}
+
+// Options refine Check.
+type Options struct {
+	// MaxDepth bounds nesting; 0 means DefaultMaxDepth.
+	MaxDepth int
+	// DuplicateOK, when set, is asked about each repeated key with the
+	// JSON pointer of its second value; true lets the line pass. It is
+	// for a producer known to write one key twice at one place.
+	DuplicateOK func(pointer string) bool
+}
+
+// CheckWith is Check with options.
+func CheckWith(line []byte, opts Options) *SyntaxError {
+	maxDepth := opts.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
 	s := scanners.Get().(*scanner)
-	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0]}
+	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0], dupOK: opts.DuplicateOK}
 	defer func() {
 		if cap(s.stack) > 1024 || cap(s.keys) > 4096 {
 			return // a freak line: let its memory go
 		}
-		s.b, s.err = nil, nil
+		s.b, s.err, s.dupOK = nil, nil, nil
 		clear(s.keys[:cap(s.keys)]) // keys view the line: drop them
 		clear(s.stack[:cap(s.stack)])
 		scanners.Put(s)
@@ -110,6 +126,7 @@ type scanner struct {
 	stack []frame
 	keys  []seenKey // the keys of every open object, innermost last
 	err   *SyntaxError
+	dupOK func(pointer string) bool
 }
 
 func (s *scanner) fail(k SyntaxKind, off int, msg string) *SyntaxError {
@@ -469,7 +486,7 @@ func (s *scanner) object() {
 		}
 		f := &s.stack[len(s.stack)-1]
 		f.key = k
-		if first, dup := s.seen(f, k, at); dup {
+		if first, dup := s.seen(f, k, at); dup && (s.dupOK == nil || !s.dupOK(s.pointer())) {
 			e := s.fail(DuplicateKey, at, fmt.Sprintf("duplicate key %s (first at column %d)", strconv.Quote(k), utf8.RuneCount(s.b[:first])+1))
 			e.Pointer = s.pointer()
 			return

@@ -73,12 +73,12 @@ func (r *Reader) startPipeline() {
 		stop:  make(chan struct{}),
 	}
 	r.par = p
-	maxDepth, sch := r.opts.MaxDepth, r.sch
+	chk, sch := ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, r.sch
 	for range n {
 		go func() {
 			for b := range p.work {
 				for i := range b.lines {
-					checkLine(b, i, maxDepth, sch)
+					checkLine(b, i, chk, sch)
 				}
 				close(b.done)
 			}
@@ -157,13 +157,13 @@ func (r *Reader) startPipeline() {
 }
 
 // checkLine finds the verdict of line i of b on its own.
-func checkLine(b *batch, i int, maxDepth int, sch *lineSchema) {
+func checkLine(b *batch, i int, chk ndjson.Options, sch *lineSchema) {
 	l := &b.lines[i]
 	if l.tooLong != nil {
 		return
 	}
 	raw := b.raw(i)
-	if se := ndjson.CheckDepth(raw, maxDepth); se != nil {
+	if se := ndjson.CheckWith(raw, chk); se != nil {
 		l.syn = se
 		return
 	}

@@ -170,6 +170,8 @@ type Reader struct {
 	pending []*event.Event
 	ended   bool
 
+	dupOK func(string) bool // the dialect's known repeated keys
+
 	read int64     // input bytes read on the simple path
 	par  *pipeline // the workers, once started
 }
@@ -228,6 +230,14 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 		return err
 	}
 	r.d, r.sch = d, sch
+	r.dupOK = nil
+	if dk, ok := d.(dialect.DuplicateKeyer); ok {
+		allowed := map[string]bool{}
+		for _, p := range dk.DuplicateKeys() {
+			allowed[p] = true
+		}
+		r.dupOK = func(ptr string) bool { return allowed[ptr] }
+	}
 	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance})
 	return nil
 }
@@ -282,7 +292,7 @@ func (r *Reader) ReadLine() (*Line, error) {
 	if pl != nil {
 		se = pl.syn
 	} else {
-		se = ndjson.CheckDepth(raw, r.opts.MaxDepth)
+		se = ndjson.CheckWith(raw, ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK})
 	}
 	if se != nil {
 		l.Diags = append(l.Diags, r.syntaxDiag(n, se))
@@ -294,7 +304,7 @@ func (r *Reader) ReadLine() (*Line, error) {
 		if !ok {
 			return nil, r.fail(&StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
 				File: r.file, Line: n, Severity: diag.Error, Rule: RuleUndetected,
-				Message: "cannot tell the dialect from this line; name it (" + strings.Join(names(), ", ") + ")"}})
+				Message: "cannot tell the dialect from this line; name it (evtool dialects lists them)"}})
 		}
 		if err := r.setDialect(d); err != nil {
 			return nil, r.fail(err)
@@ -358,14 +368,6 @@ func onlyUnknown(evs []*event.Event) bool {
 		}
 	}
 	return true
-}
-
-func names() []string {
-	var out []string
-	for _, d := range dialect.All() {
-		out = append(out, d.Name())
-	}
-	return out
 }
 
 func (r *Reader) syntaxDiag(n int, se *ndjson.SyntaxError) diag.Diagnostic {

@@ -228,10 +228,11 @@ func (f *foreign) encode(ev *event.Event) error {
 		return f.endTurn(ev)
 	case *event.SessionFinished:
 		if f.turn == "" {
-			// A run with no turn (a session that failed before its first
-			// prompt): muse journals every run as a turn's records, and a
-			// journal with none is empty, which muse refuses. The turn is
-			// synthesised, and ended below with the session's outcome.
+			// A run that ended before any turn (it failed before its
+			// prompt, say): muse journals every run as a turn, and a
+			// journal without one is empty, which muse's validator
+			// rejects. The turn is synthesised, and ended below with the
+			// session's outcome.
 			if err := f.beginTurn("", nil); err != nil {
 				return err
 			}

@@ -1,0 +1,237 @@
+package codex_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/canonical"
+	"github.com/evtool/evtool/adapters/codex"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsoneq"
+	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/tidwall/gjson"
+)
+
+// streams returns every valid codex test stream: the shared captures, the
+// streams written from the reference (testdata) and the valid probes.
+func streams(t *testing.T) []string {
+	t.Helper()
+	files := teststreams.Valid(codex.Name)
+	if len(files) < 10 {
+		t.Fatalf("found only %d codex test streams", len(files))
+	}
+	return files
+}
+
+// captures returns the shared real captures.
+func captures(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("../../../shared/dialects-next/captures/codex/*.jsonl")
+	if len(files) < 3 {
+		t.Fatalf("the shared codex captures are needed beside the repository (found %d)", len(files))
+	}
+	return files
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// toCanonical decodes codex lines and writes canonical text.
+func toCanonical(t *testing.T, lines []string) []string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	enc := canonical.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
+	dec := codex.Dialect{}.NewDecoder(dialect.DecodeOptions{})
+	var evs []*event.Event
+	for i, l := range lines {
+		var err error
+		evs, err = dec.Decode(evs[:0], []byte(l), i+1)
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		for _, ev := range evs {
+			if err := enc.Encode(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, ev := range dec.End(nil) {
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	return strings.Split(strings.TrimSpace(buf.String()), "\n")
+}
+
+// fromCanonical parses canonical text and encodes codex lines.
+func fromCanonical(t *testing.T, canon []string) ([]string, *dialect.Losses) {
+	t.Helper()
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	losses := &dialect.Losses{}
+	enc := codex.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
+	for _, cl := range canon {
+		ev, err := event.Parse([]byte(cl))
+		if err != nil {
+			t.Fatalf("canonical line %s: %v", cl, err)
+		}
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	s := strings.TrimSuffix(out.String(), "\n")
+	if s == "" {
+		return nil, losses
+	}
+	return strings.Split(s, "\n"), losses
+}
+
+// byteExact lists the streams whose every line must come back byte for
+// byte: those in the producer's form (compact, serde's escapes, keys in
+// the producer's order). The others hold lines with reordered keys, white
+// space or escapes serde_json does not write, and come back as the same
+// JSON in the producer's form.
+var notByteExact = map[string]bool{
+	"sorted_keys_whitespace.jsonl":  true,
+	"written_strings_unicode.jsonl": true,
+}
+
+// TestRoundTrip reads every codex test stream into canonical text and
+// writes it back: nothing is lost, every line comes back as the same JSON,
+// and byte for byte where the line is in the producer's form.
+func TestRoundTrip(t *testing.T) {
+	for _, f := range streams(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			lines := readLines(t, f)
+			back, losses := fromCanonical(t, toCanonical(t, lines))
+			for _, l := range losses.List() {
+				t.Errorf("codex → canonical → codex lost something: %s", l)
+			}
+			if len(back) != len(lines) {
+				t.Fatalf("got %d lines back, want %d:\n%s", len(back), len(lines), strings.Join(back, "\n"))
+			}
+			for i := range lines {
+				switch {
+				case !jsoneq.Equal(lines[i], back[i]):
+					t.Errorf("line %d is not the same JSON:\n in: %s\nout: %s", i+1, lines[i], back[i])
+				case lines[i] != back[i] && !notByteExact[filepath.Base(f)]:
+					t.Errorf("line %d is not byte-identical:\n in: %s\nout: %s", i+1, lines[i], back[i])
+				}
+			}
+		})
+	}
+}
+
+// TestCapturesHaveNoResidue checks that the real captures need no residue
+// at all: every fact of theirs has a canonical place.
+func TestCapturesHaveNoResidue(t *testing.T) {
+	for _, f := range captures(t) {
+		for i, l := range toCanonical(t, readLines(t, f)) {
+			if gjson.Get(l, "ext").Exists() {
+				t.Errorf("%s: canonical line %d has residue: %s", filepath.Base(f), i+1, l)
+			}
+		}
+	}
+}
+
+// TestStreamsCoverEveryType checks that the test streams hold every event
+// type, item type, status and optional field of the reference, so that the
+// round trip and the cross conversions exercise them.
+func TestStreamsCoverEveryType(t *testing.T) {
+	seen := map[string]bool{}
+	mark := func(k string) { seen[k] = true }
+	for _, f := range streams(t) {
+		for _, l := range readLines(t, f) {
+			r := gjson.Parse(l)
+			typ := r.Get("type").Str
+			mark("type:" + typ)
+			for _, k := range []string{"timestamp", "usage.reasoning_output_tokens", "usage.cache_write_input_tokens"} {
+				if r.Get(k).Exists() {
+					mark(typ + ":" + k)
+				}
+			}
+			it := r.Get("item")
+			if !it.Exists() {
+				if typ == "request_user_input" {
+					q := r.Get("questions.0")
+					for _, k := range []string{"isOther", "isSecret", "options"} {
+						if q.Get(k).Exists() {
+							mark("question:" + k)
+						}
+					}
+				}
+				continue
+			}
+			itype := it.Get("type").Str
+			mark(typ + ":" + itype)
+			if s := it.Get("status"); s.Exists() {
+				mark(itype + ".status:" + s.Str)
+			}
+			for _, k := range []string{"exit_code", "arguments", "result", "error", "action", "prompt", "result.structured_content", "result._meta", "changes.0.diff"} {
+				if v := it.Get(k); v.Exists() {
+					mark(itype + ":" + k + ":" + v.Type.String())
+				}
+			}
+			it.Get("agents_states").ForEach(func(_, s gjson.Result) bool {
+				mark("agent:" + s.Get("status").Str)
+				return true
+			})
+			it.Get("changes").ForEach(func(_, c gjson.Result) bool {
+				mark("change:" + c.Get("kind").Str)
+				return true
+			})
+			it.Get("action").ForEach(func(k, v gjson.Result) bool {
+				if k.Str == "type" {
+					mark("action:" + v.Str)
+				}
+				return true
+			})
+		}
+	}
+	want := []string{
+		"thread.started:timestamp", "turn.completed:usage.reasoning_output_tokens", "turn.completed:usage.cache_write_input_tokens",
+		"type:item.plan.delta", "type:request_user_input", "type:error", "type:turn.failed",
+		"question:isOther", "question:isSecret", "question:options",
+		"command_execution.status:in_progress", "command_execution.status:completed", "command_execution.status:failed", "command_execution.status:declined",
+		"file_change.status:in_progress", "file_change.status:completed", "file_change.status:failed",
+		"mcp_tool_call.status:in_progress", "mcp_tool_call.status:completed", "mcp_tool_call.status:failed",
+		"collab_tool_call.status:in_progress", "collab_tool_call.status:completed",
+		"command_execution:exit_code:Null", "command_execution:exit_code:Number",
+		"mcp_tool_call:arguments:JSON", "mcp_tool_call:arguments:Null", "mcp_tool_call:result:JSON", "mcp_tool_call:result:Null",
+		"mcp_tool_call:error:JSON", "mcp_tool_call:error:Null", "mcp_tool_call:result.structured_content:JSON", "mcp_tool_call:result._meta:JSON",
+		"file_change:changes.0.diff:String", "collab_tool_call:prompt:String", "collab_tool_call:prompt:Null",
+		"agent:pending_init", "agent:running", "agent:completed", "agent:shutdown",
+		"change:add", "change:delete", "change:update",
+		"item.updated:todo_list", "item.updated:file_change", "item.completed:todo_list",
+	}
+	for _, it := range codex.ItemTypes() {
+		want = append(want, "item.completed:"+it)
+	}
+	for _, typ := range codex.Types() {
+		want = append(want, "type:"+typ)
+	}
+	slices.Sort(want)
+	for _, w := range slices.Compact(want) {
+		if !seen[w] {
+			t.Errorf("no test stream has %s", w)
+		}
+	}
+}

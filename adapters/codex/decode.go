@@ -1,0 +1,485 @@
+package codex
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// Decoder reads codex lines into canonical events.
+//
+// Codex names no turn; the decoder numbers them turn-1, turn-2, … A tool
+// item becomes a tool_call when it is first seen, a tool_started on its
+// item.started, a tool_progress on an item.updated and a tool_finished on
+// its item.completed; a collab item's agent states become task_updated
+// events of its subagent threads, before the item's own event. The stream's
+// session_finished is synthesised at its end when its last turn ended
+// (turn.completed or turn.failed); without that the stream is incomplete
+// and stays truncated.
+//
+// After building a line's events the decoder derives the line the encoder
+// would write from them (with the same state, see state.go) and keeps the
+// difference to the real line as the residue, on the event that writes the
+// line.
+type Decoder struct {
+	opts  dialect.DecodeOptions
+	enc   *Encoder // derives lines, in step with the stream
+	begun bool
+	turns int
+	turn  string          // the open turn's id, "" between turns
+	calls map[string]bool // tool items announced and not completed
+
+	ended  bool // the last turn ended
+	status event.Status
+	reason string
+	usage  *event.Usage
+	answer *string // the last agent message of the last turn
+}
+
+func newDecoder(opts dialect.DecodeOptions) *Decoder {
+	return &Decoder{opts: opts, enc: newMirror(), calls: map[string]bool{}}
+}
+
+// reader reads typed values of one line, keeping the first error.
+type reader struct{ err error }
+
+func (r *reader) fail(ptr, msg string) {
+	if r.err == nil {
+		r.err = &DecodeError{Pointer: ptr, Msg: msg}
+	}
+}
+
+// str reads a string; absent reads as "" (the schema says whether it may
+// be absent).
+func (r *reader) str(v gjson.Result, ptr string) string {
+	if !v.Exists() {
+		return ""
+	}
+	if v.Type != gjson.String {
+		r.fail(ptr, "got "+jsonobj.TypeName(v)+", want a string")
+		return ""
+	}
+	return v.Str
+}
+
+// optStr reads an Option<String>: absent and null are None.
+func (r *reader) optStr(v gjson.Result, ptr string) (string, bool) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", false
+	}
+	return r.str(v, ptr), r.err == nil
+}
+
+// Decode implements dialect.Decoder.
+func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return out, &DecodeError{Msg: "a codex line must be a JSON object"}
+	}
+	tv := root.Get("type")
+	if !tv.Exists() || tv.Type != gjson.String {
+		// Kept whole, like every line the decoder cannot read.
+		d.enc.commit(line)
+		err := &DecodeError{Pointer: "/type", Msg: "missing event type"}
+		if tv.Exists() {
+			err.Msg = "got " + jsonobj.TypeName(tv) + ", want a string"
+		}
+		return append(out, d.unknown("", line)...), err
+	}
+	typ := tv.Str
+	if !d.begun {
+		d.begun = true
+		if typ != "thread.started" {
+			// A stream cut at its head still begins a canonical one.
+			out = append(out, &event.Event{Synthetic: true, Body: d.header("")})
+		}
+	}
+	evs, writer, err := d.events(root, typ, line)
+	if err != nil {
+		// The line is kept whole, as a line the decoder cannot read.
+		evs, writer = d.unknown(typ, line), -1
+	}
+	if writer >= 0 {
+		d.residue(evs, writer, line, typ)
+	}
+	d.enc.commit(line)
+	for _, ev := range evs {
+		if d.opts.Provenance && !ev.Synthetic {
+			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}
+		}
+	}
+	return append(out, evs...), err
+}
+
+// residue derives the line from its events and puts what the real line
+// has beyond it on the event that writes it.
+func (d *Decoder) residue(evs []*event.Event, writer int, line []byte, typ string) {
+	enc := d.enc
+	enc.wrote = false
+	for _, ev := range evs {
+		if !ev.Synthetic {
+			enc.line(ev) // a mirror never fails
+		}
+	}
+	if !enc.wrote {
+		return
+	}
+	itemLine := strings.HasPrefix(typ, "item.") && typ != "item.plan.delta"
+	res := diffLine(line, enc.got, itemLine)
+	if res == nil {
+		return
+	}
+	w := evs[writer]
+	w.Ext = event.Ext{Name: res}
+	// The residue must rebuild the line; if it cannot, the line is kept
+	// whole.
+	enc.line(w)
+	if diffLine(line, enc.got, itemLine) != nil {
+		w.Ext = event.Ext{Name: fallback(line)}
+	}
+}
+
+// header is the session_started of a codex stream.
+func (d *Decoder) header(thread string) *event.SessionStarted {
+	return &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}, Agent: &event.Agent{Name: Name}, SessionID: thread}
+}
+
+// events returns the events of one line and the index of the one that
+// writes it back (-1 for none).
+func (d *Decoder) events(root gjson.Result, typ string, line []byte) (evs []*event.Event, writer int, err error) {
+	r := &reader{}
+	at := func(b event.Body) *event.Event { return &event.Event{TurnID: d.turn, Body: b} }
+	switch typ {
+	case "thread.started":
+		s := d.header(r.str(root.Get("thread_id"), "/thread_id"))
+		ev := &event.Event{Body: s}
+		if ts, ok := r.optStr(root.Get("timestamp"), "/timestamp"); ok {
+			ev.Time = canonicalTime(ts)
+		}
+		evs = append(evs, ev)
+	case "turn.started":
+		d.turns++
+		d.turn = "turn-" + strconv.Itoa(d.turns)
+		d.ended, d.answer = false, nil
+		evs = append(evs, at(&event.TurnStarted{}))
+	case "turn.completed", "turn.failed":
+		if d.turn == "" {
+			// A turn that ends without a start still ends a turn.
+			d.turns++
+			d.turn = "turn-" + strconv.Itoa(d.turns)
+			evs = append(evs, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{}})
+		}
+		b := &event.TurnFinished{Status: event.StatusOK}
+		if typ == "turn.completed" {
+			u := root.Get("usage")
+			if u.Exists() && !u.IsObject() {
+				r.fail("/usage", "got "+jsonobj.TypeName(u)+", want an object")
+			} else if u.Exists() {
+				b.Usage, err = readUsage(u)
+				if err != nil {
+					return nil, -1, err
+				}
+				d.usage = b.Usage
+			}
+		} else {
+			b.Status = event.StatusError
+			if e := root.Get("error"); e.IsObject() {
+				b.Reason = r.str(e.Get("message"), "/error/message")
+			} else if e.Exists() {
+				r.fail("/error", "got "+jsonobj.TypeName(e)+", want an object")
+			}
+		}
+		evs = append(evs, at(b))
+		d.turn, d.ended, d.status, d.reason = "", true, b.Status, b.Reason
+	case "error":
+		evs = append(evs, at(&event.Error{Message: r.str(root.Get("message"), "/message")}))
+	case "item.plan.delta":
+		evs = append(evs, at(&event.MessageDelta{Text: r.str(root.Get("delta"), "/delta"), MessageID: r.str(root.Get("item_id"), "/item_id")}))
+	case "request_user_input":
+		b := &event.PermissionRequested{RequestID: r.str(root.Get("id"), "/id"), CallID: r.str(root.Get("call_id"), "/call_id"), Tool: "request_user_input"}
+		if q := root.Get("questions"); q.IsArray() {
+			b.Preview = json.RawMessage(q.Raw)
+			var texts []string
+			q.ForEach(func(_, v gjson.Result) bool {
+				if t := v.Get("question"); t.Type == gjson.String {
+					texts = append(texts, t.Str)
+				}
+				return true
+			})
+			b.Description = strings.Join(texts, "\n")
+		} else if q.Exists() {
+			r.fail("/questions", "got "+jsonobj.TypeName(q)+", want an array")
+		}
+		evs = append(evs, at(b))
+	case "item.started", "item.updated", "item.completed":
+		item := root.Get("item")
+		if !item.IsObject() {
+			if !item.Exists() {
+				return nil, -1, &DecodeError{Pointer: "/item", Msg: "missing item"}
+			}
+			return nil, -1, &DecodeError{Pointer: "/item", Msg: "got " + jsonobj.TypeName(item) + ", want an object"}
+		}
+		itemType := itemTypeField(item)
+		if _, known := itemFields[itemType]; !known {
+			return d.unknown(typ+"/"+itemType, line), -1, nil
+		}
+		evs, err = d.item(r, typ, itemType, item)
+		if err != nil {
+			return nil, -1, err
+		}
+	default:
+		return d.unknown(typ, line), -1, nil
+	}
+	if r.err != nil {
+		return nil, -1, r.err
+	}
+	// The last event of a line is the one that writes it.
+	return evs, len(evs) - 1, nil
+}
+
+// itemTypeField returns an item's type; items of Codex before 0.44 named
+// it item_type, and called an agent message assistant_message.
+func itemTypeField(item gjson.Result) string {
+	if t := item.Get("type"); t.Exists() {
+		return t.String()
+	}
+	t := item.Get("item_type").String()
+	if t == "assistant_message" {
+		return "agent_message"
+	}
+	return t
+}
+
+// unknown keeps a line of a type evtool does not know whole.
+func (d *Decoder) unknown(typ string, line []byte) []*event.Event {
+	return []*event.Event{{TurnID: d.turn, Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}}}
+}
+
+// item returns the events of an item line.
+func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([]*event.Event, error) {
+	id, id2, has2 := itemID(item)
+	if v := item.Get("id"); v.Exists() && v.Type != gjson.String {
+		r.fail("/item/id", "got "+jsonobj.TypeName(v)+", want a string")
+	}
+	at := func(b event.Body) *event.Event { return &event.Event{TurnID: d.turn, Body: b} }
+	get := func(k string) gjson.Result { return item.Get(gjson.Escape(k)) }
+	str := func(k string) string { return r.str(get(k), "/item/"+k) }
+	var evs []*event.Event
+	switch itemType {
+	case "agent_message", "plan":
+		text := str("text")
+		if itemType == "agent_message" {
+			d.answer = &text
+		}
+		return append(evs, at(&event.Message{Text: text, MessageID: id})), r.err
+	case "reasoning":
+		return append(evs, at(&event.Reasoning{Text: str("text")})), r.err
+	case "error":
+		return append(evs, at(&event.Notice{Severity: event.SeverityWarning, Message: str("message")})), r.err
+	case "todo_list":
+		b := &event.PlanUpdated{Entries: []event.PlanEntry{}}
+		items := get("items")
+		if items.Exists() && !items.IsArray() {
+			r.fail("/item/items", "got "+jsonobj.TypeName(items)+", want an array")
+		}
+		i := 0
+		items.ForEach(func(_, t gjson.Result) bool {
+			ptr := "/item/items/" + strconv.Itoa(i)
+			p := event.PlanEntry{Content: r.str(t.Get("text"), ptr+"/text"), Status: "pending"}
+			if c := t.Get("completed"); c.Exists() && !c.IsBool() {
+				r.fail(ptr+"/completed", "got "+jsonobj.TypeName(c)+", want a boolean")
+			} else if c.Bool() {
+				p.Status = "completed"
+			}
+			b.Entries = append(b.Entries, p)
+			i++
+			return true
+		})
+		return append(evs, at(b)), r.err
+	}
+
+	// A tool item.
+	var name, title string
+	var kind event.ToolKind
+	var input json.RawMessage
+	fin := &event.ToolFinished{CallID: id}
+	var tasks []*event.Event
+	switch itemType {
+	case "command_execution":
+		cmd := str("command")
+		name, title, kind = toolShell, cmd, event.KindExecute
+		input = jsonenc.String([]byte(`{"command":`), cmd)
+		input = append(input, '}')
+		out := str("aggregated_output")
+		fin.Output, fin.Command = &out, cmd
+		if v := get("exit_code"); v.Exists() && v.Type != gjson.Null {
+			n, msg := jsonobj.ParseInt(v, jsonobj.I32)
+			if msg != "" {
+				return nil, &DecodeError{Pointer: "/item/exit_code", Msg: msg}
+			}
+			fin.ExitCode = &n
+		}
+	case "file_change":
+		changes := get("changes")
+		var paths, kinds []string
+		if changes.Exists() && !changes.IsArray() {
+			r.fail("/item/changes", "got "+jsonobj.TypeName(changes)+", want an array")
+		}
+		i := 0
+		changes.ForEach(func(_, c gjson.Result) bool {
+			ptr := "/item/changes/" + strconv.Itoa(i)
+			paths = append(paths, r.str(c.Get("path"), ptr+"/path"))
+			kinds = append(kinds, r.str(c.Get("kind"), ptr+"/kind"))
+			i++
+			return true
+		})
+		name, title, kind = toolPatch, strings.Join(paths, ", "), changeKind(kinds)
+		raw := changes.Raw
+		if raw == "" {
+			raw = "[]"
+		}
+		input = json.RawMessage(`{"changes":` + raw + `}`)
+		fin.Edit = input
+	case "mcp_tool_call":
+		server, tool := str("server"), str("tool")
+		name, title, kind = tool, server+"/"+tool, mcpKind(tool)
+		if a := get("arguments"); a.Exists() && a.Type != gjson.Null {
+			input = json.RawMessage(a.Raw)
+		}
+		if res := get("result"); res.IsObject() {
+			var texts []string
+			any := false
+			res.Get("content").ForEach(func(_, c gjson.Result) bool {
+				if c.Get("type").Str == "text" && c.Get("text").Type == gjson.String {
+					texts = append(texts, c.Get("text").Str)
+					any = true
+				}
+				return true
+			})
+			if any {
+				s := strings.Join(texts, "\n")
+				fin.Output = &s
+			}
+		} else if res.Exists() && res.Type != gjson.Null {
+			r.fail("/item/result", "got "+jsonobj.TypeName(res)+", want an object or null")
+		}
+		if e := get("error"); e.IsObject() {
+			fin.Error = r.str(e.Get("message"), "/item/error/message")
+		} else if e.Exists() && e.Type != gjson.Null {
+			r.fail("/item/error", "got "+jsonobj.TypeName(e)+", want an object or null")
+		}
+	case "web_search":
+		query := str("query")
+		action := get("action")
+		name, title, kind = toolWebSearch, query, webKind(action.Get("type").Str)
+		if title == "" {
+			title = action.Get("url").Str
+		}
+		in := []byte{'{'}
+		first := true
+		if has2 {
+			in = jsonenc.Key(in, &first, "id")
+			in = append(in, id2...)
+		}
+		if q := get("query"); q.Exists() {
+			in = jsonenc.Key(in, &first, "query")
+			in = append(in, q.Raw...)
+		}
+		if action.Exists() {
+			in = jsonenc.Key(in, &first, "action")
+			in = append(in, action.Raw...)
+		}
+		input = append(in, '}')
+		fin.Web, fin.Status = input, event.ToolSuccess
+	case "collab_tool_call":
+		tool := str("tool")
+		name, title, kind = tool, tool, event.KindOther
+		in := []byte{'{'}
+		first := true
+		for _, k := range []string{"sender_thread_id", "receiver_thread_ids", "prompt"} {
+			if v := get(k); v.Exists() {
+				in = jsonenc.Key(in, &first, k)
+				in = append(in, v.Raw...)
+			}
+		}
+		input = append(in, '}')
+		prompt, _ := r.optStr(get("prompt"), "/item/prompt")
+		states := get("agents_states")
+		if states.Exists() && !states.IsObject() {
+			r.fail("/item/agents_states", "got "+jsonobj.TypeName(states)+", want an object")
+		}
+		states.ForEach(func(k, v gjson.Result) bool {
+			ptr := "/item/agents_states/" + k.Str
+			t := &event.TaskUpdated{TaskID: k.Str, Kind: event.TaskSubagent, Status: event.TaskRunning, Title: prompt, ParentTaskID: id}
+			if s, ok := agentStatuses[r.str(v.Get("status"), ptr+"/status")]; ok {
+				t.Status = s
+			}
+			t.Detail, _ = r.optStr(v.Get("message"), ptr+"/message")
+			tasks = append(tasks, at(t))
+			return true
+		})
+	}
+	if st := get("status"); st.Exists() && itemType != "web_search" {
+		w := r.str(st, "/item/status")
+		if s, ok := finalStatuses[w]; ok {
+			fin.Status = s
+		} else {
+			fin.Status = event.ToolError // a newer word; the residue keeps it
+		}
+	}
+	if fin.Status == "" {
+		fin.Status = event.ToolSuccess
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if !d.calls[id] {
+		d.calls[strings.Clone(id)] = true
+		evs = append(evs, at(&event.ToolCall{CallID: id, Name: name, Title: title, Kind: kind, Input: input}))
+	} else if itemType == "web_search" && evType == "item.completed" && kind != d.enc.callKind(id) {
+		fin.Kind = kind // the search's action is known only now
+	}
+	evs = append(evs, tasks...)
+	switch evType {
+	case "item.started":
+		evs = append(evs, at(&event.ToolStarted{CallID: id, Name: name}))
+	case "item.updated":
+		evs = append(evs, at(&event.ToolProgress{CallID: id, Name: name, Message: title}))
+	default:
+		delete(d.calls, id)
+		fin.Name = name
+		evs = append(evs, at(fin))
+	}
+	return evs, nil
+}
+
+// End implements dialect.Decoder: a stream whose last turn ended finishes
+// with that turn's status and the thread's usage; one that stops inside a
+// turn, or before any, is incomplete and gets no session_finished.
+func (d *Decoder) End(out []*event.Event) []*event.Event {
+	if !d.ended || d.turn != "" {
+		return out
+	}
+	b := &event.SessionFinished{Status: d.status, Message: d.reason, Usage: d.usage, Text: d.answer}
+	if b.Status == event.StatusOK {
+		b.Message = ""
+	}
+	return append(out, &event.Event{Synthetic: true, Body: b})
+}
+
+// canonicalTime renders an RFC 3339 time in the canonical form (UTC,
+// microseconds); a text that is not one gives "" (the residue keeps it).
+func canonicalTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
+}

@@ -1,0 +1,214 @@
+package codex_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/codex"
+	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/validate"
+)
+
+// fit encodes canonical lines (without seq: it is added) as codex, checks
+// that evtool's validator accepts the output without errors, and returns
+// the output and the loss lines.
+func fit(t *testing.T, canon ...string) (out []string, losses map[string]int) {
+	t.Helper()
+	var in []string
+	for i, l := range canon {
+		in = append(in, `{"seq":`+itoa(i)+`,`+strings.TrimPrefix(l, "{"))
+	}
+	from, _ := dialect.Lookup("canonical")
+	var buf bytes.Buffer
+	res, err := convert.Run(strings.NewReader(strings.Join(in, "\n")+"\n"), &buf, "in", convert.Options{From: from, To: codex.Dialect{}},
+		func(le *convert.LineError) { t.Errorf("input: %v", le) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	losses = map[string]int{}
+	for _, l := range res.Losses.List() {
+		losses[l.ID] += l.Count
+	}
+	var diags []string
+	sum, err := validate.Stream(bytes.NewReader(buf.Bytes()), "out", validate.Options{Dialect: codex.Dialect{}}, func(d validate.Diagnostic) {
+		diags = append(diags, d.String())
+	})
+	if err != nil || sum.Errors > 0 {
+		t.Fatalf("the codex output does not validate (%v):\n%s\noutput:\n%s", err, strings.Join(diags, "\n"), buf.String())
+	}
+	return strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n"), losses
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// checkLosses requires the counts of the given loss kinds.
+func checkLosses(t *testing.T, got map[string]int, want map[string]int) {
+	t.Helper()
+	for id, n := range want {
+		if got[id] != n {
+			t.Errorf("loss %s counted %d times, want %d (all: %v)", id, got[id], n, got)
+		}
+	}
+}
+
+func checkLines(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("output\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+const ss = `{"type":"session_started","schema":1,"source":{"dialect":"basis","version":2},"session_id":"s1"}`
+
+// TestFitTurnAndItems writes another dialect's turn: streamed text joined,
+// a command with its output chunks, a refused command, an MCP-like tool,
+// usage summed from rounds into the cumulative total.
+func TestFitTurnAndItems(t *testing.T) {
+	out, losses := fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1","prompt":"go"}`,
+		`{"type":"message_delta","turn_id":"t1","text":"Let me "}`,
+		`{"type":"message_delta","turn_id":"t1","text":"look."}`,
+		`{"type":"tool_call","call_id":"c1","name":"bash","kind":"execute","input":{"command":"ls"}}`,
+		`{"type":"tool_started","call_id":"c1"}`,
+		`{"type":"tool_output","call_id":"c1","chunk":"a\n"}`,
+		`{"type":"tool_output","call_id":"c1","chunk":"b\n"}`,
+		`{"type":"tool_finished","call_id":"c1","status":"success","exit_code":0}`,
+		`{"type":"tool_call","call_id":"c2","name":"bash","kind":"execute","input":{"command":"rm -rf /"}}`,
+		`{"type":"tool_finished","call_id":"c2","status":"rejected"}`,
+		`{"type":"tool_call","call_id":"item_2","name":"read_file","kind":"read","input":{"path":"a.txt"}}`,
+		`{"type":"tool_started","call_id":"item_2"}`,
+		`{"type":"tool_finished","call_id":"item_2","status":"cancelled","output":"partial"}`,
+		`{"type":"usage","input_tokens":100,"output_tokens":10,"cache_read_tokens":50,"reasoning_tokens":4}`,
+		`{"type":"usage","input_tokens":20,"output_tokens":5,"thoughts_tokens":3}`,
+		`{"type":"message","text":"Done."}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+		`{"type":"session_finished","status":"ok"}`,
+	)
+	checkLines(t, out, []string{
+		`{"type":"thread.started","thread_id":"s1"}`,
+		`{"type":"turn.started"}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"Let me look."}}`,
+		`{"type":"item.started","item":{"id":"c1","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"c1","type":"command_execution","command":"ls","aggregated_output":"a\nb\n","exit_code":0,"status":"completed"}}`,
+		`{"type":"item.completed","item":{"id":"c2","type":"command_execution","command":"rm -rf /","aggregated_output":"","exit_code":null,"status":"declined"}}`,
+		`{"type":"item.started","item":{"id":"item_2","type":"mcp_tool_call","server":"","tool":"read_file","arguments":{"path":"a.txt"},"result":null,"error":null,"status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"","tool":"read_file","arguments":{"path":"a.txt"},"result":{"content":[{"type":"text","text":"partial"}],"structured_content":null},"error":null,"status":"failed"}}`,
+		`{"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"Done."}}`,
+		`{"type":"turn.completed","usage":{"input_tokens":170,"cached_input_tokens":50,"output_tokens":18,"reasoning_output_tokens":7}}`,
+	})
+	checkLosses(t, losses, map[string]int{
+		"codex/message-delta": 2, "codex/output-chunk": 2, "codex/tool-status": 1, "codex/usage": 2, "codex/turn-prompt": 1,
+	})
+}
+
+// TestFitCumulativeUsage: Codex's usage is the thread's running total, so
+// the second turn writes the sum of both turns.
+func TestFitCumulativeUsage(t *testing.T) {
+	out, _ := fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"ok","usage":{"input_tokens":10,"output_tokens":2,"cache_read_tokens":5,"cache_creation_tokens":1}}`,
+		`{"type":"turn_started","turn_id":"t2"}`,
+		`{"type":"turn_finished","turn_id":"t2","status":"ok","usage":{"input_tokens":20,"output_tokens":3,"cache_read_tokens":7,"cache_creation_tokens":0}}`,
+		`{"type":"session_finished","status":"ok"}`,
+	)
+	checkLines(t, out, []string{
+		`{"type":"thread.started","thread_id":"s1"}`,
+		`{"type":"turn.started"}`,
+		`{"type":"turn.completed","usage":{"input_tokens":16,"cached_input_tokens":5,"cache_write_input_tokens":1,"output_tokens":2}}`,
+		`{"type":"turn.started"}`,
+		`{"type":"turn.completed","usage":{"input_tokens":43,"cached_input_tokens":12,"cache_write_input_tokens":1,"output_tokens":5}}`,
+	})
+}
+
+// TestFitSynthesis: a run without turns gets one; a turn left open, with a
+// call and a to-do list open, is closed at the run's end; a cancelled run
+// is a failed turn; nothing follows the end.
+func TestFitSynthesis(t *testing.T) {
+	out, losses := fit(t,
+		`{"type":"notice","severity":"info","message":"hello"}`,
+		`{"type":"plan_updated","entries":[{"content":"a","status":"in_progress"}]}`,
+		`{"type":"tool_call","call_id":"k","name":"grep","kind":"search","title":"grep foo"}`,
+		`{"type":"tool_started","call_id":"k"}`,
+		`{"type":"session_finished","status":"cancelled","usage":{"input_tokens":3,"output_tokens":1}}`,
+		`{"type":"message","text":"late"}`,
+	)
+	checkLines(t, out, []string{
+		`{"type":"thread.started","thread_id":""}`,
+		`{"type":"turn.started"}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"error","message":"hello"}}`,
+		`{"type":"item.started","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false}]}}`,
+		`{"type":"item.started","item":{"id":"k","type":"mcp_tool_call","server":"","tool":"grep","arguments":null,"result":null,"error":null,"status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"k","type":"mcp_tool_call","server":"","tool":"grep","arguments":null,"result":null,"error":{"message":"the turn ended before the call finished"},"status":"failed"}}`,
+		`{"type":"item.completed","item":{"id":"item_1","type":"todo_list","items":[{"text":"a","completed":false}]}}`,
+		`{"type":"turn.failed","error":{"message":"turn cancelled"}}`,
+	})
+	checkLosses(t, losses, map[string]int{
+		"codex/synthesized-thread-started-defaults": 1, "codex/synthesized-turn-started": 1, "codex/synthesized-call-completion": 1,
+		"codex/synthesized-todo-completion": 1, "codex/synthesized-run-turn-end": 1, "codex/synthesized-turn-end": 0,
+		"codex/turn-status": 1, "codex/notice-severity": 1, "codex/plan-status": 1, "codex/after-run-finished": 1,
+		"codex/mcp-title": 1, "codex/failed-turn-usage": 1,
+	})
+}
+
+// TestFitEveryDialect converts every test stream of every other dialect to
+// codex: the output validates without errors (the cross tests of
+// cmd/evtool check this too, with the loss goldens).
+func TestFitEveryDialect(t *testing.T) {
+	for _, d := range dialect.All() {
+		if d.Name() == codex.Name {
+			continue
+		}
+		for _, f := range streamsOf(d.Name()) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := convert.Run(bytes.NewReader(data), &buf, f, convert.Options{From: d, To: codex.Dialect{}}, func(*convert.LineError) {}); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			var diags []string
+			sum, err := validate.Stream(bytes.NewReader(buf.Bytes()), f, validate.Options{Dialect: codex.Dialect{}}, func(d validate.Diagnostic) {
+				diags = append(diags, d.String())
+			})
+			if err != nil || sum.Errors > 0 {
+				t.Errorf("%s → codex does not validate (%v):\n%s", f, err, strings.Join(diags, "\n"))
+			}
+		}
+	}
+}
+
+// streamsOf returns a dialect's test streams.
+func streamsOf(d string) []string { return teststreams.Valid(d) }
+
+// TestLineFallback: a line kept whole in ext.codex["@line"] (the decoder's
+// safety net) is written as it is.
+func TestLineFallback(t *testing.T) {
+	canon := []string{
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"codex"},"session_id":"t"}`,
+		`{"seq":1,"type":"message","text":"x","message_id":"item_0","ext":{"codex":{"@line":{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"y","odd":[1]}}}}}`,
+	}
+	back, losses := fromCanonical(t, canon)
+	want := []string{`{"type":"thread.started","thread_id":"t"}`, `{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"y","odd":[1]}}`}
+	checkLines(t, back, want)
+	if !losses.Empty() {
+		t.Errorf("losses %v", losses.List())
+	}
+}
+
+// TestLossCatalogue checks the encoder's loss catalogue: ids unique and
+// under codex/, every kind worded for one and for many.
+func TestLossCatalogue(t *testing.T) {
+	if err := dialect.CheckLossKinds("codex/", codex.Dialect{}.LossKinds()); err != nil {
+		t.Error(err)
+	}
+}

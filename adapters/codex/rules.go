@@ -1,0 +1,321 @@
+package codex
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
+
+// Rule ids of codex's stream rules. docs/dialects/codex.md describes each.
+const (
+	RuleFirstLine       = "codex/first-line"
+	RuleThreadRepeated  = "codex/thread-started-repeated"
+	RuleTurnStarted     = "codex/turn-started-twice"
+	RuleTurnNotStarted  = "codex/turn-not-started"
+	RuleTruncated       = "codex/truncated"
+	RuleOutsideTurn     = "codex/outside-turn"
+	RuleItemStarted     = "codex/item-started-twice"
+	RuleItemClosed      = "codex/item-closed"
+	RuleItemType        = "codex/item-type-changed"
+	RuleItemUnfinished  = "codex/item-unfinished"
+	RuleItemStatus      = "codex/item-status"
+	RuleUsageNested     = "codex/usage-nested"
+	RuleUsageDecreasing = "codex/usage-decreasing"
+	RuleUnknownType     = "codex/unknown-type"
+	RuleUnknownItemType = "codex/unknown-item-type"
+	RuleUnknownField    = "codex/unknown-field"
+)
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.ErrorRule(RuleFirstLine, "the first line is thread.started"),
+		dialect.ErrorRule(RuleThreadRepeated, "thread.started appears only as the first line (one process, one stream)"),
+		dialect.ErrorRule(RuleTurnStarted, "turn.started comes only when no turn is open"),
+		dialect.ErrorRule(RuleTurnNotStarted, "turn.completed and turn.failed end a turn that turn.started opened"),
+		dialect.ErrorRule(RuleTruncated, "the stream's last turn ends with turn.completed or turn.failed; without it (an interrupted or killed run) the stream is incomplete"),
+		dialect.WarningRule(RuleOutsideTurn, "item events come inside a turn"),
+		dialect.ErrorRule(RuleItemStarted, "an item starts once"),
+		dialect.ErrorRule(RuleItemClosed, "nothing follows an item's item.completed (item ids are unique within a run)"),
+		dialect.ErrorRule(RuleItemType, "an item keeps its type from start to end"),
+		dialect.WarningRule(RuleItemUnfinished, "an item started in a turn completes before the turn ends"),
+		dialect.WarningRule(RuleItemStatus, "an item is in_progress until item.completed gives its final status"),
+		dialect.WarningRule(RuleUsageNested, "usage counts are not negative, cached and cache-write input lie within input_tokens, reasoning within output_tokens"),
+		dialect.WarningRule(RuleUsageDecreasing, "usage is the thread's running total: no count falls from one turn.completed to the next"),
+		dialect.WarningRule(RuleUnknownType, "the type is one Codex is known to write (error under --strict)"),
+		dialect.WarningRule(RuleUnknownItemType, "the item type is one Codex is known to write (error under --strict)"),
+		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+	}
+}
+
+// item is an open item: started or updated, not completed.
+type item struct {
+	typ   string
+	first int // line of its first event
+	turn  int // the turn it began in, 0 outside any
+}
+
+// checker keeps state for open items only; a completed item leaves its id
+// in done, with the line of its item.completed and its type's index.
+type checker struct {
+	lines    int
+	turn     int // the open turn's number, 0 when none is open
+	turns    int
+	turnLine int // line of the open turn's turn.started
+	ended    bool
+	open     map[string]*item
+	done     idset.Set
+	usage    [5]int64
+	hasUsage [5]bool
+}
+
+func newChecker() *checker { return &checker{open: map[string]*item{}} }
+
+// itemTypes numbers the item types for done's values.
+var itemTypes = []string{"agent_message", "reasoning", "plan", "command_execution", "file_change", "mcp_tool_call",
+	"web_search", "todo_list", "error", "collab_tool_call"}
+
+func pack(line int, typ string) uint64 {
+	return idset.Line(line)<<8 | uint64(slices.Index(itemTypes, typ)+1)
+}
+
+func unpack(v uint64) (line int, typ string) {
+	t := int(v&0xff) - 1
+	if t >= 0 && t < len(itemTypes) {
+		typ = itemTypes[t]
+	}
+	return int(v >> 8), typ
+}
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return
+	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	typ := r.Get("type").Str
+	if c.lines == 1 && typ != "thread.started" {
+		rep.Errorf("/type", RuleFirstLine, "the first line is %q, want thread.started", typ)
+	}
+	if c.lines > 1 && typ == "thread.started" {
+		rep.Errorf("/type", RuleThreadRepeated, "thread.started may only be the first line: each `codex exec` process writes its own stream")
+	}
+	if _, known := fields[typ]; !known {
+		if typ != "" {
+			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+		}
+		return
+	}
+	unknownFields(rep, r, "", func(k string) bool { return knownField(typ, k) })
+	switch typ {
+	case "turn.started":
+		if c.turn > 0 {
+			rep.Errorf("/type", RuleTurnStarted, "turn.started while the turn started on line %d is open", c.turnLine)
+			c.endTurn(n, report)
+		}
+		c.turns++
+		c.turn, c.turnLine, c.ended = c.turns, n, false
+	case "turn.completed", "turn.failed":
+		if c.turn == 0 {
+			rep.Errorf("/type", RuleTurnNotStarted, "%s without an open turn", typ)
+		}
+		c.endTurn(n, report)
+		c.ended = true
+		if typ == "turn.completed" {
+			c.checkUsage(rep, r.Get("usage"))
+		}
+	case "item.started", "item.updated", "item.completed":
+		c.item(rep, typ, r.Get("item"))
+	case "request_user_input":
+		r.Get("questions").ForEach(func(i, q gjson.Result) bool {
+			ptr := "/questions/" + strconv.Itoa(int(i.Int()))
+			unknownFields(rep, q, ptr, func(k string) bool { return slices.Contains(nestedFields["question"], k) })
+			q.Get("options").ForEach(func(j, o gjson.Result) bool {
+				unknownFields(rep, o, ptr+"/options/"+strconv.Itoa(int(j.Int())), func(k string) bool { return slices.Contains(nestedFields["option"], k) })
+				return true
+			})
+			return true
+		})
+	}
+	if typ == "turn.failed" {
+		unknownFields(rep, r.Get("error"), "/error", func(k string) bool { return k == "message" })
+	}
+}
+
+// item checks one item event.
+func (c *checker) item(rep dialect.Reporter, ev string, it gjson.Result) {
+	if !it.IsObject() {
+		return
+	}
+	id, _, _ := itemID(it)
+	typ := itemTypeField(it)
+	if _, known := itemFields[typ]; !known {
+		if typ != "" {
+			rep.Unknownf("/item/type", RuleUnknownItemType, "unknown item type %q (kept as opaque data)", typ)
+		}
+	} else {
+		c.itemFields(rep, typ, it)
+	}
+	if c.turn == 0 {
+		rep.Warnf("/type", RuleOutsideTurn, "%s of item %q outside a turn", ev, id)
+	}
+	if v, closed := c.done.Get(id); closed {
+		line, _ := unpack(v)
+		rep.Errorf("/item/id", RuleItemClosed, "%s for item %q, which completed on line %d", ev, id, line)
+		return
+	}
+	o := c.open[id]
+	if o != nil && o.typ != typ {
+		rep.Errorf("/item/type", RuleItemType, "item %q is %s here and %s on line %d", id, typ, o.typ, o.first)
+	}
+	if st := it.Get("status"); st.Type == gjson.String && toolItems[typ] {
+		switch {
+		case ev != "item.completed" && st.Str != "in_progress":
+			rep.Warnf("/item/status", RuleItemStatus, "%s of item %q has status %q; an item is in_progress until it completes", ev, id, st.Str)
+		case ev == "item.completed" && st.Str == "in_progress":
+			rep.Warnf("/item/status", RuleItemStatus, "item %q completes with status in_progress", id)
+		}
+	}
+	switch ev {
+	case "item.started":
+		if o != nil {
+			rep.Errorf("/item/id", RuleItemStarted, "item %q already started on line %d", id, o.first)
+			return
+		}
+		c.open[strings.Clone(id)] = &item{typ: strings.Clone(typ), first: rep.Line, turn: c.turn}
+	case "item.updated":
+		if o == nil {
+			c.open[strings.Clone(id)] = &item{typ: strings.Clone(typ), first: rep.Line, turn: c.turn}
+		}
+	case "item.completed":
+		delete(c.open, id)
+		c.done.Add(id, pack(rep.Line, typ))
+	}
+}
+
+// itemFields reports the unknown fields of a known item type, and of its
+// nested objects.
+func (c *checker) itemFields(rep dialect.Reporter, typ string, it gjson.Result) {
+	unknownFields(rep, it, "/item", func(k string) bool { return knownItemField(typ, k) || k == "item_type" })
+	nested := func(k, shape string) {
+		v := it.Get(k)
+		each := func(ptr string, o gjson.Result) {
+			unknownFields(rep, o, ptr, func(k string) bool { return slices.Contains(nestedFields[shape], k) })
+		}
+		switch {
+		case v.IsArray():
+			i := 0
+			v.ForEach(func(_, o gjson.Result) bool {
+				each("/item/"+k+"/"+strconv.Itoa(i), o)
+				i++
+				return true
+			})
+		case v.IsObject() && k == "agents_states":
+			v.ForEach(func(t, o gjson.Result) bool {
+				each("/item/agents_states/"+jsonptr.Escape(t.Str), o)
+				return true
+			})
+		case v.IsObject():
+			each("/item/"+k, v)
+		}
+	}
+	switch typ {
+	case "file_change":
+		nested("changes", "change")
+	case "todo_list":
+		nested("items", "todo")
+	case "mcp_tool_call":
+		nested("result", "result")
+		nested("error", "error")
+	case "web_search":
+		nested("action", "action")
+	case "collab_tool_call":
+		nested("agents_states", "agent_state")
+	}
+}
+
+// unknownFields reports the keys of an object that known rejects.
+func unknownFields(rep dialect.Reporter, o gjson.Result, ptr string, known func(string) bool) {
+	if !o.IsObject() {
+		return
+	}
+	o.ForEach(func(k, _ gjson.Result) bool {
+		if !known(k.Str) {
+			rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q", k.Str)
+		}
+		return true
+	})
+}
+
+// checkUsage checks a turn.completed's usage: nested within itself, and
+// not below the thread's total of an earlier turn in the stream.
+func (c *checker) checkUsage(rep dialect.Reporter, u gjson.Result) {
+	if !u.IsObject() {
+		return
+	}
+	unknownFields(rep, u, "/usage", func(k string) bool { return slices.Contains(usageFields, k) })
+	if msg := nested(u); msg != "" {
+		rep.Warnf("/usage", RuleUsageNested, "%s: Codex's counts are nested (cached and cache-write within input, reasoning within output)", msg)
+	}
+	for i, k := range usageFields {
+		v := u.Get(k)
+		n, msg := jsonobj.ParseInt(v, jsonobj.I64)
+		if !v.Exists() || msg != "" {
+			continue
+		}
+		if c.hasUsage[i] && n < c.usage[i] {
+			rep.Warnf("/usage/"+k, RuleUsageDecreasing, "%s fell from %d to %d: usage is the thread's running total", k, c.usage[i], n)
+		}
+		c.usage[i], c.hasUsage[i] = n, true
+	}
+}
+
+// endTurn closes the open turn: the items it started and left open are
+// reported and forgotten.
+func (c *checker) endTurn(n int, report func(dialect.Finding)) {
+	if c.turn == 0 {
+		return
+	}
+	c.reportOpen(func(o *item) bool { return o.turn == c.turn }, report)
+	c.turn = 0
+}
+
+func (c *checker) reportOpen(in func(*item) bool, report func(dialect.Finding)) {
+	var ids []string
+	for id, o := range c.open {
+		if in(o) {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(c.open[a].first, c.open[b].first) })
+	for _, id := range ids {
+		o := c.open[id]
+		report(dialect.Finding{Line: o.first, Pointer: "/item/id", Severity: dialect.Warning, Rule: RuleItemUnfinished,
+			Message: fmt.Sprintf("%s item %q never completed in its turn", o.typ, id)})
+		delete(c.open, id)
+	}
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want thread.started first"})
+		return
+	}
+	switch {
+	case c.turn > 0:
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: fmt.Sprintf("the stream ends inside the turn started on line %d, without turn.completed or turn.failed: it is incomplete (an interrupted or killed run)", c.turnLine)})
+	case !c.ended:
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: "the stream ends before any turn ended: it is incomplete"})
+	}
+}

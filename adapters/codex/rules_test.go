@@ -1,0 +1,72 @@
+package codex_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/codex"
+	"github.com/evtool/evtool/internal/ruletest"
+)
+
+const (
+	head     = `{"type":"thread.started","thread_id":"t"}`
+	turn     = `{"type":"turn.started"}`
+	done     = `{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":2}}`
+	failed   = `{"type":"turn.failed","error":{"message":"boom"}}`
+	messages = `{"type":"item.completed","item":{"id":"item_9","type":"agent_message","text":"hi"}}`
+)
+
+func cmdStarted(id string) string {
+	return fmt.Sprintf(`{"type":"item.started","item":{"id":%q,"type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}`, id)
+}
+
+func cmdDone(id, status string) string {
+	return fmt.Sprintf(`{"type":"item.completed","item":{"id":%q,"type":"command_execution","command":"ls","aggregated_output":"","exit_code":0,"status":%q}}`, id, status)
+}
+
+func usage(in, cached, out int) string {
+	return fmt.Sprintf(`{"type":"turn.completed","usage":{"input_tokens":%d,"cached_input_tokens":%d,"output_tokens":%d}}`, in, cached, out)
+}
+
+func TestRules(t *testing.T) {
+	w := func(line int, rule string) ruletest.Want { return ruletest.Want{Line: line, Rule: rule} }
+	ruletest.Run(t, codex.Dialect{}, []ruletest.Case{
+		{Name: "valid", Lines: []string{head, turn, cmdStarted("a"), cmdDone("a", "completed"), messages, done}},
+		{Name: "valid failed turn", Lines: []string{head, turn, `{"type":"error","message":"limit"}`, failed}},
+		{Name: "valid completed-only items", Lines: []string{head, turn, cmdDone("a", "failed"), messages, done}},
+		{Name: "valid two turns", Lines: []string{head, turn, usage(10, 4, 2), turn, usage(30, 8, 5)}},
+		{Name: "empty", Want: []ruletest.Want{w(0, codex.RuleFirstLine)}},
+		{Name: "first line", Lines: []string{turn, done}, Want: []ruletest.Want{w(1, codex.RuleFirstLine)}},
+		{Name: "thread started again", Lines: []string{head, turn, head, done}, Want: []ruletest.Want{w(3, codex.RuleThreadRepeated)}},
+		{Name: "turn started twice", Lines: []string{head, turn, turn, done}, Want: []ruletest.Want{w(3, codex.RuleTurnStarted)}},
+		{Name: "turn not started", Lines: []string{head, done}, Want: []ruletest.Want{w(2, codex.RuleTurnNotStarted)}},
+		{Name: "interrupted inside a turn", Lines: []string{head, turn, cmdStarted("a")}, Want: []ruletest.Want{w(3, codex.RuleTruncated)}},
+		{Name: "fatal error before a turn ends", Lines: []string{head, `{"type":"error","message":"fatal"}`}, Want: []ruletest.Want{w(2, codex.RuleTruncated)}},
+		{Name: "item outside a turn", Lines: []string{head, messages, turn, done}, Want: []ruletest.Want{w(2, codex.RuleOutsideTurn)}},
+		{Name: "item started twice", Lines: []string{head, turn, cmdStarted("a"), cmdStarted("a"), cmdDone("a", "completed"), done},
+			Want: []ruletest.Want{w(4, codex.RuleItemStarted)}},
+		{Name: "item completed twice", Lines: []string{head, turn, cmdDone("a", "completed"), cmdDone("a", "completed"), done},
+			Want: []ruletest.Want{w(4, codex.RuleItemClosed)}},
+		{Name: "item type changed", Lines: []string{head, turn, cmdStarted("a"),
+			`{"type":"item.completed","item":{"id":"a","type":"mcp_tool_call","server":"s","tool":"t","status":"completed"}}`, done},
+			Want: []ruletest.Want{w(4, codex.RuleItemType)}},
+		{Name: "item unfinished", Lines: []string{head, turn, cmdStarted("a"), done}, Want: []ruletest.Want{w(3, codex.RuleItemUnfinished)}},
+		{Name: "item status", Lines: []string{head, turn,
+			`{"type":"item.started","item":{"id":"a","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"completed"}}`,
+			cmdDone("a", "in_progress"), done},
+			Want: []ruletest.Want{w(3, codex.RuleItemStatus), w(4, codex.RuleItemStatus)}},
+		{Name: "usage nested", Lines: []string{head, turn, usage(10, 11, 2)}, Want: []ruletest.Want{w(3, codex.RuleUsageNested)}},
+		{Name: "usage reasoning beyond output", Lines: []string{head, turn,
+			`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":2,"reasoning_output_tokens":3}}`},
+			Want: []ruletest.Want{w(3, codex.RuleUsageNested)}},
+		{Name: "usage decreasing", Lines: []string{head, turn, usage(30, 8, 5), turn, usage(10, 8, 6)}, Want: []ruletest.Want{w(5, codex.RuleUsageDecreasing)}},
+		{Name: "unknown type", Lines: []string{head, turn, `{"type":"turn.plan.updated"}`, done}, Want: []ruletest.Want{w(3, codex.RuleUnknownType)}},
+		{Name: "unknown item type", Lines: []string{head, turn, `{"type":"item.completed","item":{"id":"x","type":"image_view","path":"a.png"}}`, done},
+			Want: []ruletest.Want{w(3, codex.RuleUnknownItemType)}},
+		{Name: "unknown fields", Lines: []string{head + "", turn,
+			`{"type":"item.completed","item":{"id":"item_9","type":"agent_message","text":"hi","phase":"final"},"seq":3}`,
+			`{"type":"item.completed","item":{"id":"c","type":"file_change","changes":[{"path":"a","kind":"add","move_path":null}],"status":"completed"}}`,
+			`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":2,"total_tokens":12}}`},
+			Want: []ruletest.Want{w(3, codex.RuleUnknownField), w(3, codex.RuleUnknownField), w(4, codex.RuleUnknownField), w(5, codex.RuleUnknownField)}},
+	})
+}

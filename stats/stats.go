@@ -1,0 +1,440 @@
+// Package stats sums up what coding-agent runs used: per stream, its
+// dialect, models, turns, model rounds, tool calls by kind and by status,
+// token counts and cost, where the producer states them; and totals over
+// many streams.
+//
+// It works on canonical events only, read through package stream, so it
+// knows no dialect: whatever an adapter reads into canonical events is
+// counted the same way.
+//
+// # Usage without double counting
+//
+// A stream may state its token usage at several levels at once: per model
+// round (usage events, round_finished.usage), per turn
+// (turn_finished.usage) and per session (session_finished.usage). Adding
+// them all would count the same tokens two or three times. A Run takes the
+// most aggregated level the stream states and only that one:
+//
+//  1. the usage of session_finished (LevelSession);
+//  2. else the sum of the turns' usage (LevelTurns);
+//  3. else the sum of round_finished usage (LevelRounds);
+//  4. else the sum of usage events (LevelUsageEvents).
+//
+// The usage of round_finished and usage events are two ways of saying the
+// same round; where a stream has both, the rounds win. A level is stated when at
+// least one of its events carries a usage with at least one count or a
+// cost. Within the level chosen, each count is the sum of the values
+// stated: a count no event of the level states is absent, not 0.
+//
+// Counts are uint64 and a sum that would exceed 2^64-1 stops there: the
+// Run (or Totals) says which counts saturated. Costs are added as exact
+// decimals, never through float64.
+package stats
+
+import (
+	"errors"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/stream"
+)
+
+// Level names the events a Run's token counts and cost come from.
+type Level string
+
+// The levels of usage, most aggregated first.
+const (
+	LevelSession     Level = "session"      // session_finished.usage
+	LevelTurns       Level = "turns"        // the sum of turn_finished.usage
+	LevelRounds      Level = "rounds"       // the sum of round_finished.usage
+	LevelUsageEvents Level = "usage_events" // the sum of usage events
+)
+
+// Levels lists the levels in the order a Run prefers them.
+func Levels() []Level { return []Level{LevelSession, LevelTurns, LevelRounds, LevelUsageEvents} }
+
+// Tool call statuses beyond event.ToolStatus.
+const (
+	// Unfinished is the status of a call the stream never finished.
+	Unfinished = "unfinished"
+	// Unstated is the kind of a call whose kind the stream never states.
+	Unstated = "unstated"
+)
+
+// Token names one token count, as the JSON document spells it.
+type Token string
+
+// The token counts, in the order they are printed.
+const (
+	Input      Token = "input"       // input_tokens: uncached input
+	Output     Token = "output"      // output_tokens
+	CacheRead  Token = "cache_read"  // cache_read_tokens
+	CacheWrite Token = "cache_write" // cache_creation_tokens
+	Reasoning  Token = "reasoning"   // reasoning_tokens
+	Thoughts   Token = "thoughts"    // thoughts_tokens
+	Total      Token = "total"       // total_tokens, as the producer states it
+)
+
+// tokens are the token counts with where each comes from in a usage.
+var tokens = [...]struct {
+	name Token
+	get  func(*event.Usage) *uint64
+}{
+	{Input, func(u *event.Usage) *uint64 { return u.InputTokens }},
+	{Output, func(u *event.Usage) *uint64 { return u.OutputTokens }},
+	{CacheRead, func(u *event.Usage) *uint64 { return u.CacheReadTokens }},
+	{CacheWrite, func(u *event.Usage) *uint64 { return u.CacheCreationTokens }},
+	{Reasoning, func(u *event.Usage) *uint64 { return u.ReasoningTokens }},
+	{Thoughts, func(u *event.Usage) *uint64 { return u.ThoughtsTokens }},
+	{Total, func(u *event.Usage) *uint64 { return u.TotalTokens }},
+}
+
+// Tokens lists the token counts in the order they are printed.
+func Tokens() []Token {
+	out := make([]Token, len(tokens))
+	for i, t := range tokens {
+		out[i] = t.name
+	}
+	return out
+}
+
+// Usage is token counts and a cost. A count or cost that is not stated is
+// absent from the maps (or ""), never 0.
+type Usage struct {
+	// Tokens holds the stated counts.
+	Tokens map[Token]uint64
+	// CostUSD is the cost in US dollars as an exact decimal text, "" when
+	// not stated.
+	CostUSD string
+	// Saturated lists the counts whose sum exceeded 2^64-1 and stopped
+	// there, in the order of Tokens().
+	Saturated []Token
+}
+
+// ToolCalls counts tool calls.
+type ToolCalls struct {
+	Total uint64
+	// ByKind counts calls by event.ToolKind, or Unstated.
+	ByKind map[string]uint64
+	// ByStatus counts calls by event.ToolStatus, or Unfinished.
+	ByStatus map[string]uint64
+}
+
+func (t *ToolCalls) count(kind event.ToolKind, status string) {
+	k := string(kind)
+	if k == "" {
+		k = Unstated
+	}
+	if status == "" {
+		status = Unstated
+	}
+	if t.ByKind == nil {
+		t.ByKind, t.ByStatus = map[string]uint64{}, map[string]uint64{}
+	}
+	t.Total = satAdd(t.Total, 1, nil)
+	t.ByKind[k] = satAdd(t.ByKind[k], 1, nil)
+	t.ByStatus[status] = satAdd(t.ByStatus[status], 1, nil)
+}
+
+func (t *ToolCalls) add(x ToolCalls) {
+	if x.ByKind == nil {
+		return
+	}
+	if t.ByKind == nil {
+		t.ByKind, t.ByStatus = map[string]uint64{}, map[string]uint64{}
+	}
+	t.Total = satAdd(t.Total, x.Total, nil)
+	for k, n := range x.ByKind {
+		t.ByKind[k] = satAdd(t.ByKind[k], n, nil)
+	}
+	for k, n := range x.ByStatus {
+		t.ByStatus[k] = satAdd(t.ByStatus[k], n, nil)
+	}
+}
+
+// Run is what one stream used.
+type Run struct {
+	// File names the stream.
+	File string
+	// Dialect is the dialect the stream was read as ("" when it could not
+	// be told).
+	Dialect string
+	// SourceDialect is session_started.source.dialect when it differs from
+	// Dialect: the dialect a canonical stream was read from.
+	SourceDialect string
+	// Models are the models session_started and model_configured name, in
+	// the order they first appear.
+	Models []string
+	// Status is session_finished.status; "" when the stream has no
+	// session_finished (it was cut short).
+	Status event.Status
+	// Lines is the number of non-blank lines read; BadLines those with
+	// problems (each reported as a *stream.LineError).
+	Lines, BadLines uint64
+	// Turns counts user turns: turn_started or turn_finished events,
+	// whichever are more; nil when the stream has neither.
+	Turns *uint64
+	// Rounds counts round_finished events; nil when there are none.
+	Rounds *uint64
+	// ToolCalls counts the calls, each once, by the kind its tool_call
+	// (else its tool_finished) states and the status its tool_finished
+	// states, or Unfinished.
+	ToolCalls ToolCalls
+	// UsageFrom is the level Usage comes from; "" when the stream states
+	// no usage.
+	UsageFrom Level
+	// Usage is the stream's tokens and cost, from UsageFrom alone.
+	Usage Usage
+	// Notes say what a reader of the figures must know: a cost that could
+	// not be added, say.
+	Notes []string
+	// Err is the error that ended the reading early: the stream's dialect
+	// could not be told, or a read failed. The figures are those of the
+	// lines before it.
+	Err error
+}
+
+// Options configure Read.
+type Options struct {
+	// Stream configures the reading (the dialect, workers, line limit).
+	Stream stream.Options
+	// LineError, when set, is called with each line that has problems;
+	// the reading goes on after it.
+	LineError func(*stream.LineError)
+}
+
+// Read reads a stream to its end and returns what it used. A line with
+// problems is counted in BadLines and passed to opts.LineError; what could
+// be read of it still counts. An error that ends the reading (the dialect
+// cannot be told, a read fails) is returned and kept in Run.Err, beside
+// the figures of the lines before it.
+func Read(r io.Reader, file string, opts Options) (*Run, error) {
+	rd := stream.NewReader(r, file, opts.Stream)
+	defer rd.Close()
+	c := NewCounter()
+	var bad uint64
+	var err error
+	for {
+		var ev *event.Event
+		ev, err = rd.Next()
+		if err == io.EOF {
+			err = nil
+			break
+		}
+		var le *stream.LineError
+		if errors.As(err, &le) {
+			bad++
+			if opts.LineError != nil {
+				opts.LineError(le)
+			}
+			continue
+		}
+		if err != nil {
+			break
+		}
+		c.Add(ev)
+	}
+	run := c.Run()
+	run.File, run.Err = file, err
+	if d := rd.Dialect(); d != nil {
+		run.Dialect = d.Name()
+	}
+	if run.SourceDialect == run.Dialect {
+		run.SourceDialect = ""
+	}
+	run.Lines, run.BadLines = uint64(rd.Lines()), bad
+	return run, err
+}
+
+// Counter adds up canonical events, in stream order, into a Run.
+type Counter struct {
+	source        string
+	models        []string
+	status        event.Status
+	turnsStarted  uint64
+	turnsFinished uint64
+	rounds        uint64
+	calls         ToolCalls                 // the finished calls
+	open          map[string]event.ToolKind // calls begun and not finished, by call_id
+	levels        [4]sum                    // by Levels() order
+	notes         []string
+	badCostNoted  bool
+}
+
+// Indexes of Counter.levels, in the order of Levels().
+const (
+	atSession = iota
+	atTurns
+	atRounds
+	atUsageEvents
+)
+
+// NewCounter returns an empty Counter.
+func NewCounter() *Counter {
+	return &Counter{open: map[string]event.ToolKind{}}
+}
+
+// Add counts one event.
+func (c *Counter) Add(ev *event.Event) {
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		if c.source == "" {
+			c.source = b.Source.Dialect
+		}
+		c.model(b.Model)
+	case *event.ModelConfigured:
+		c.model(b.Model)
+	case *event.SessionFinished:
+		c.status = b.Status
+		c.usage(atSession, b.Usage)
+	case *event.TurnStarted:
+		c.turnsStarted++
+	case *event.TurnFinished:
+		c.turnsFinished++
+		c.usage(atTurns, b.Usage)
+	case *event.RoundFinished:
+		c.rounds++
+		c.usage(atRounds, b.Usage)
+	case *event.Usage:
+		c.usage(atUsageEvents, b)
+	case *event.ToolCall:
+		if k, ok := c.open[b.CallID]; ok {
+			// The same call made known again: its kind, if it had none.
+			if k == "" {
+				c.open[b.CallID] = b.Kind
+			}
+			return
+		}
+		c.open[b.CallID] = b.Kind
+	case *event.ToolStarted:
+		c.touch(b.CallID)
+	case *event.ToolProgress:
+		c.touch(b.CallID)
+	case *event.ToolOutput:
+		c.touch(b.CallID)
+	case *event.ToolFinished:
+		k, ok := c.open[b.CallID]
+		if ok {
+			delete(c.open, b.CallID)
+		}
+		// A call that was never made known, or finished before, is
+		// still a call that ended: count it.
+		if k == "" {
+			k = b.Kind
+		}
+		c.calls.count(k, string(b.Status))
+	}
+}
+
+// touch opens a call that an event names before any tool_call did.
+func (c *Counter) touch(id string) {
+	if _, ok := c.open[id]; !ok {
+		c.open[id] = ""
+	}
+}
+
+func (c *Counter) model(m string) {
+	if m != "" && !slices.Contains(c.models, m) {
+		c.models = append(c.models, m)
+	}
+}
+
+func (c *Counter) usage(level int, u *event.Usage) {
+	if u == nil {
+		return
+	}
+	if err := c.levels[level].add(u); err != nil && !c.badCostNoted {
+		c.badCostNoted = true
+		c.notes = append(c.notes, "a cost_usd that cannot be added exactly was left out: "+err.Error())
+	}
+}
+
+// Run returns the figures of the events added so far. Calls still open
+// count as Unfinished.
+func (c *Counter) Run() *Run {
+	r := &Run{SourceDialect: c.source, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
+	if n := max(c.turnsStarted, c.turnsFinished); n > 0 {
+		r.Turns = &n
+	}
+	if c.rounds > 0 {
+		n := c.rounds
+		r.Rounds = &n
+	}
+	r.ToolCalls.add(c.calls)
+	for _, k := range c.open {
+		r.ToolCalls.count(k, Unfinished)
+	}
+	for i, l := range Levels() {
+		if c.levels[i].n > 0 {
+			r.UsageFrom = l
+			r.Usage = c.levels[i].usage()
+			break
+		}
+	}
+	return r
+}
+
+// sum adds usages of one level.
+type sum struct {
+	n     int // usages with at least one count or a cost
+	v     [len(tokens)]uint64
+	set   [len(tokens)]bool
+	sat   [len(tokens)]bool
+	cost  decimal
+	costs int
+}
+
+// add adds u; a cost that is not an exact decimal within reach is left
+// out and returned as the error.
+func (s *sum) add(u *event.Usage) error {
+	stated := false
+	for i, t := range tokens {
+		if p := t.get(u); p != nil {
+			stated = true
+			s.set[i] = true
+			s.v[i] = satAdd(s.v[i], *p, &s.sat[i])
+		}
+	}
+	var err error
+	if u.CostUSD != "" {
+		var d decimal
+		if d, err = parseDecimal(string(u.CostUSD)); err == nil {
+			stated = true
+			s.cost.add(&d)
+			s.costs++
+		}
+	}
+	if stated {
+		s.n++
+	}
+	return err
+}
+
+func (s *sum) usage() Usage {
+	u := Usage{Tokens: map[Token]uint64{}}
+	for i, t := range tokens {
+		if s.set[i] {
+			u.Tokens[t.name] = s.v[i]
+		}
+		if s.sat[i] {
+			u.Saturated = append(u.Saturated, t.name)
+		}
+	}
+	if s.costs > 0 {
+		u.CostUSD = s.cost.String()
+	}
+	return u
+}
+
+// satAdd returns a+b, or 2^64-1 when that is more, and then sets *sat.
+func satAdd(a, b uint64, sat *bool) uint64 {
+	if a > math.MaxUint64-b {
+		if sat != nil {
+			*sat = true
+		}
+		return math.MaxUint64
+	}
+	return a + b
+}
