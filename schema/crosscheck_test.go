@@ -14,6 +14,7 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/evtool/evtool/validate"
 )
 
@@ -60,9 +61,46 @@ var broken = map[string][]string{
 	},
 }
 
-// TestCrossCheck validates the bundled basis streams, the reference
-// examples, and the canonical output of every stream with python-jsonschema,
-// and proves broken lines fail there too.
+// checked returns the dialects whose schema TestCrossCheck judges a
+// dialect's own streams against, from the registry so that every dialect
+// added is covered: all but canonical, whose schema judges the reading of
+// every stream, and acp, whose output acp_test.go checks against the
+// official ACP schema (and which has no test streams of its own).
+func checked() []string {
+	var out []string
+	for _, d := range dialect.All() {
+		if d.Name() != "canonical" && d.Name() != "acp" {
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}
+
+// referenceExamples returns the example lines of a dialect's wire
+// reference beside the repository (shared/dialects, or shared/dialects-next
+// for the dialects added later).
+func referenceExamples(t *testing.T, d string) []string {
+	t.Helper()
+	ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
+	if os.IsNotExist(err) {
+		ref, err = os.ReadFile("../../shared/dialects-next/" + d + ".md")
+	}
+	if err != nil {
+		t.Fatalf("the %s reference is needed beside the repository: %v", d, err)
+	}
+	var ex []string
+	for _, l := range strings.Split(string(ref), "\n") {
+		if strings.HasPrefix(l, `{"seq":`) || strings.HasPrefix(l, `{"type":`) || strings.HasPrefix(l, `{"schema_version":`) {
+			ex = append(ex, l)
+		}
+	}
+	return ex
+}
+
+// TestCrossCheck validates every registered dialect's test streams
+// (teststreams.Valid), the reference examples, the canonical output of
+// every stream and every stream converted to each other dialect with
+// python-jsonschema, and proves broken lines fail there too.
 func TestCrossCheck(t *testing.T) {
 	name := os.Getenv("EVTOOL_PYTHON") // set by make test
 	if name == "" {
@@ -106,12 +144,10 @@ func TestCrossCheck(t *testing.T) {
 	canonical := func(f string, prov bool) string { return conv(f, toCanon, prov) }
 	lines := 0
 	examples := 0
-	for _, d := range []string{"basis", "mermaid", "muse"} {
+	dialects := checked()
+	for _, d := range dialects {
 		sch := abs(d + ".schema.json")
-		files, _ := filepath.Glob("../testdata/streams/" + d + "/*.jsonl")
-		if d == "muse" {
-			files, _ = filepath.Glob("../../shared/corpus/muse/*.jsonl") // real captures, read in place
-		}
+		files := teststreams.Valid(d) // real captures are read in place
 		if len(files) == 0 {
 			t.Fatalf("no %s streams", d)
 		}
@@ -125,7 +161,7 @@ func TestCrossCheck(t *testing.T) {
 				crossCase{canonSchema, write(base+".canonical.jsonl", strings.Split(strings.TrimSpace(c), "\n")), "valid"},
 				crossCase{canonSchema, write(base+".provenance.jsonl", strings.Split(strings.TrimSpace(canonical(f, true)), "\n")), "valid"})
 			// The stream converted to each other dialect validates there too.
-			for _, other := range []string{"basis", "mermaid", "muse"} {
+			for _, other := range dialects {
 				if other == d {
 					continue
 				}
@@ -134,21 +170,16 @@ func TestCrossCheck(t *testing.T) {
 				cases = append(cases, crossCase{abs(other + ".schema.json"), write(base+".to-"+other+".jsonl", out), "valid"})
 			}
 		}
-		ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
-		if err != nil {
-			t.Fatalf("the %s reference is needed beside the repository: %v", d, err)
-		}
-		var ex []string
-		for _, l := range strings.Split(string(ref), "\n") {
-			if strings.HasPrefix(l, `{"seq":`) || strings.HasPrefix(l, `{"type":`) || strings.HasPrefix(l, `{"schema_version":`) {
-				ex = append(ex, l)
-			}
-		}
+		ex := referenceExamples(t, d)
 		examples += len(ex)
 		if len(ex) > 0 {
 			cases = append(cases, crossCase{sch, write(d+".reference.jsonl", ex), "valid"})
 		}
-		cases = append(cases, crossCase{sch, write(d+".broken.jsonl", broken[d]), "invalid"})
+		// A dialect added later keeps its refused lines in its own
+		// folder's cross-check (adapters/<d>/crosscheck_test.go).
+		if len(broken[d]) > 0 {
+			cases = append(cases, crossCase{sch, write(d+".broken.jsonl", broken[d]), "invalid"})
+		}
 	}
 	cases = append(cases, crossCase{canonSchema, write("broken.canonical.jsonl", broken["canonical"]), "invalid"})
 	manifest, _ := json.Marshal(cases)
@@ -164,7 +195,10 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("no summary from the cross-check:\n%s", out)
 	}
 	passed, _ := strconv.Atoi(string(m[1]))
-	want := examples + len(broken["basis"]) + len(broken["mermaid"]) + len(broken["muse"]) + len(broken["canonical"]) + 2*lines
+	want := examples + 2*lines
+	for _, lines := range broken {
+		want += len(lines)
+	}
 	if passed < want {
 		t.Errorf("only %d lines checked, expected at least %d", passed, want)
 	}
@@ -173,7 +207,8 @@ func TestCrossCheck(t *testing.T) {
 
 // TestSchemasAreValidJSON checks the embedded files parse and carry $id.
 func TestSchemasAreValidJSON(t *testing.T) {
-	for _, name := range []string{"basis.schema.json", "mermaid.schema.json", "muse.schema.json", "canonical.schema.json"} {
+	for _, d := range dialect.All() {
+		name := d.Name() + ".schema.json"
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
