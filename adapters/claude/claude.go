@@ -198,13 +198,13 @@ func Kinds() []string {
 }
 
 // opensTurn reports whether a line of this kind belongs to a turn and so
-// begins one when none is open: the lines of the conversation itself.
-// Notices, tasks, hooks and protocol lines may come between turns (a
-// background task can end after a result) and attach to the open turn, if
-// any.
+// begins one when none is open: the lines of the conversation itself and
+// of its API calls (a rate_limit_event answers one). Notices, tasks,
+// hooks and protocol lines may come between turns (a background task can
+// end after a result) and attach to the open turn, if any.
 func opensTurn(kind string) bool {
 	switch kind {
-	case "assistant", "user", "stream_event", "tool_progress", "tool_use_summary", "result",
+	case "assistant", "user", "stream_event", "tool_progress", "tool_use_summary", "result", "rate_limit_event",
 		"system/thinking_tokens", "system/api_retry":
 		return true
 	}

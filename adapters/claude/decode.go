@@ -43,7 +43,8 @@ const maxHeld = 64
 //	@kind   the kind of line ("type" or "system/<subtype>") the event is
 //	        written as, when it is not the event's usual one
 //	@more   the line has another event after this one
-//	@after  on session_started: system/init came after this many lines
+//	@after  on session_started: system/init (and the lines it carries)
+//	        came after this many lines
 //	before  whole lines to write before this event's own
 type Decoder struct {
 	opts dialect.DecodeOptions
@@ -62,6 +63,7 @@ type Decoder struct {
 	closed   map[string]string // thread → the message id of its last closed round
 	curMsg   map[string]string // thread → message id of the streamed message
 	tasks    map[string]event.TaskKind
+	titles   map[string]string // task → its description at task_started
 	statuses map[string]event.TaskStatus
 	perms    map[string]permInfo
 	before   [][]byte
@@ -89,7 +91,7 @@ type permInfo struct{ call, tool string }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
 	return &Decoder{opts: opts, st: newWireState(), calls: map[string]*call{}, rounds: map[string]*round{},
-		closed: map[string]string{}, curMsg: map[string]string{}, tasks: map[string]event.TaskKind{},
+		closed: map[string]string{}, curMsg: map[string]string{}, tasks: map[string]event.TaskKind{}, titles: map[string]string{},
 		statuses: map[string]event.TaskStatus{}, perms: map[string]permInfo{}}
 }
 
@@ -218,13 +220,15 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 		return out, l.err
 	}
 	var evs []*event.Event
+	carried := len(d.before)
 	if rideAlong {
 		d.before = append(d.before, append([]byte(nil), raw...))
+		carried = 0
 	} else {
 		evs = d.finish(l, raw)
 	}
 	d.st.observe(raw)
-	return d.flow(out, l, evs), nil
+	return d.flow(out, l, evs, carried), nil
 }
 
 // finish gives the line's events their turn, agent and residue.
@@ -296,14 +300,17 @@ func addExt(ev *event.Event, k string, v []byte) {
 
 // flow passes events on, holding back the start of the stream until
 // system/init, so that session_started has the session's facts.
-func (d *Decoder) flow(out []*event.Event, l *line, evs []*event.Event) []*event.Event {
+//
+// carried is the number of ride-along lines the line's first event
+// carries: held lines too, but written with init, just before it.
+func (d *Decoder) flow(out []*event.Event, l *line, evs []*event.Event, carried int) []*event.Event {
 	if d.started {
 		return append(out, evs...)
 	}
 	if l.kind == "system/init" && len(evs) > 0 {
 		if _, ok := evs[0].Body.(*event.SessionStarted); ok {
 			ss := evs[0]
-			if lines := d.heldLines; lines > 0 {
+			if lines := d.heldLines - carried; lines > 0 {
 				addExt(ss, keyAfter, jsonenc.Uint(nil, uint64(lines)))
 			}
 			d.started = true
@@ -1008,6 +1015,11 @@ func (l *line) task() {
 	}
 	if b.Kind == "" {
 		b.Kind = d.tasks[id]
+	}
+	if b.Title == "" {
+		b.Title = d.titles[id] // what the task is, as its start said
+	} else if l.kind == "system/task_started" {
+		d.titles[strings.Clone(id)] = b.Title
 	}
 	l.group = append(l.group, &event.Event{Body: b})
 }

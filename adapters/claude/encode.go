@@ -76,9 +76,7 @@ func (e *Encoder) writeLine(b []byte) error {
 	e.st.observe(b)
 	if e.deferred != nil {
 		if e.deferN--; e.deferN <= 0 {
-			ev := e.deferred
-			e.deferred = nil
-			return e.render([]*event.Event{ev})
+			return e.writeDeferred()
 		}
 	}
 	return nil
@@ -121,15 +119,15 @@ func ext(ev *event.Event) gjson.Result {
 // nativeEvent writes an event of a stream read from Claude Code.
 func (e *Encoder) nativeEvent(ev *event.Event) error {
 	x := ext(ev)
-	if before := x.Get("before"); before.IsArray() {
-		var err error
-		before.ForEach(func(_, l gjson.Result) bool {
-			err = e.writeLine(compact(l.Raw))
-			return err == nil
-		})
-		if err != nil {
-			return err
+	if s, ok := ev.Body.(*event.SessionStarted); ok && !ev.Synthetic {
+		if n := x.Get(keyAfter); n.Type == gjson.Number && n.Int() > 0 {
+			// system/init came after the lines the next events write.
+			e.deferred, e.deferN = &event.Event{Body: s, Ext: ev.Ext, Time: ev.Time}, int(n.Int())
+			return nil
 		}
+	}
+	if err := e.writeBefore(x); err != nil {
+		return err
 	}
 	if u, ok := ev.Body.(*event.Unknown); ok {
 		if u.Dialect != Name {
@@ -141,12 +139,6 @@ func (e *Encoder) nativeEvent(ev *event.Event) error {
 	if _, ok := ev.Body.(*event.ToolStarted); ok || ev.Synthetic {
 		return nil // a tool_use means the call runs; synthesised events stand for no line
 	}
-	if s, ok := ev.Body.(*event.SessionStarted); ok {
-		if n := x.Get(keyAfter); n.Type == gjson.Number && n.Int() > 0 {
-			e.deferred, e.deferN = &event.Event{Body: s, Ext: ev.Ext, Time: ev.Time}, int(n.Int())
-			return nil
-		}
-	}
 	e.group = append(e.group, ev)
 	if x.Get(keyMore).Type == gjson.True {
 		return nil
@@ -154,6 +146,27 @@ func (e *Encoder) nativeEvent(ev *event.Event) error {
 	g := e.group
 	e.group = nil
 	return e.render(g)
+}
+
+// writeBefore writes the lines that rode along on an event.
+func (e *Encoder) writeBefore(x gjson.Result) error {
+	var err error
+	x.Get("before").ForEach(func(_, l gjson.Result) bool {
+		err = e.writeLine(compact(l.Raw))
+		return err == nil
+	})
+	return err
+}
+
+// writeDeferred writes a session_started whose init waited for the lines
+// before it: the lines it carries, then init.
+func (e *Encoder) writeDeferred() error {
+	ev := e.deferred
+	e.deferred = nil
+	if err := e.writeBefore(ext(ev)); err != nil {
+		return err
+	}
+	return e.render([]*event.Event{ev})
 }
 
 // render writes the line of a group: derived, then its residue applied.
@@ -186,9 +199,7 @@ func (e *Encoder) Close() error {
 		}
 	}
 	if e.deferred != nil {
-		ev := e.deferred
-		e.deferred = nil
-		if err := e.render([]*event.Event{ev}); err != nil {
+		if err := e.writeDeferred(); err != nil {
 			return err
 		}
 	}
