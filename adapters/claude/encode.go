@@ -52,7 +52,10 @@ type Encoder struct {
 	lastText          *string // the turn's last assistant text
 	prompt            bool    // a turn prompt waits for a user message
 	requests          int
+	asked             []asked // permission requests written and not yet answered, in order
 }
+
+type asked struct{ request, call string }
 
 type ecall struct {
 	name     string
@@ -319,6 +322,12 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		return e.toolResult(ev, b)
 	case *event.PermissionRequested:
 		c := *b
+		for _, a := range e.asked {
+			if c.RequestID != "" && a.request == c.RequestID {
+				loss.Drop("repeated permission requests", "Claude Code asks once per request id")
+				return nil
+			}
+		}
 		if c.RequestID == "" {
 			e.requests++
 			c.RequestID = "evtool-request-" + strconv.Itoa(e.requests)
@@ -327,6 +336,7 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		if c.Description != "" || c.Risk != "" {
 			loss.Drop("permission descriptions and risks", "Claude Code's can_use_tool request names the tool and its input")
 		}
+		e.asked = append(e.asked, asked{c.RequestID, c.CallID})
 		if len(c.Preview) > 0 && !gjson.ParseBytes(c.Preview).IsObject() {
 			loss.Approximate("permission previews that are not objects", "Claude Code's request input is an object; wrapped as {\"input\": …}")
 		}
@@ -335,11 +345,24 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		if b.Scope != "" {
 			loss.Drop("permission scopes", "Claude Code's control_response says allow or deny")
 		}
-		if b.RequestID == "" && b.Outcome != event.Denied {
-			loss.Drop("permission outcomes without a request", "Claude Code states an allowed call only as the answer to its request")
+		// An answer goes to its request, or to the call's latest open one.
+		i := -1
+		for j, a := range e.asked {
+			if (b.RequestID != "" && a.request == b.RequestID) || (b.RequestID == "" && a.call == b.CallID) {
+				i = j
+			}
+		}
+		if i < 0 {
+			if b.RequestID == "" && b.Outcome == event.Denied {
+				return e.line("system/permission_denied", ev)
+			}
+			loss.Drop("permission outcomes without an open request", "Claude Code answers each of its requests once")
 			return nil
 		}
-		return e.line(defaultKind(ev), ev)
+		c := *b
+		c.RequestID = e.asked[i].request
+		e.asked = append(e.asked[:i], e.asked[i+1:]...)
+		return e.line("control_response", &event.Event{Body: &c})
 	case *event.PlanUpdated:
 		loss.Drop("plan updates", "Claude Code states a plan only as the input of a TodoWrite tool call")
 		return nil

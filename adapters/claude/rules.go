@@ -53,6 +53,9 @@ func (Dialect) Rules() []dialect.Rule {
 	}
 }
 
+// resultSubtypes are the result subtypes of SDK 0.3.333.
+var resultSubtypes = []string{"success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"}
+
 // checker keeps the open tool calls in full and the answered ones as
 // digests (idset), the main-thread usage of the open turn by message id,
 // and the open permission requests.
@@ -128,6 +131,9 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	case "user":
 		c.user(r, rep)
 	case "result":
+		if sub := r.Get("subtype").Str; !slices.Contains(resultSubtypes, sub) {
+			rep.Unknownf("/subtype", RuleUnknownType, "unknown result subtype %q (read as an error)", sub)
+		}
 		c.result(r, n, rep)
 	case "control_request":
 		if r.Get("request.subtype").Str == "can_use_tool" {
