@@ -55,7 +55,6 @@ var brokenLines = []string{
 	`{"type":"user","message":{"role":"user","content":"x"},"parent_tool_use_id":null,"isReplay":true}`,
 	`{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"stop_reason":null,"session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"permission_denials":[],"uuid":"u"}`,
 	`{"type":"result","subtype":"success","is_error":"no","duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":"","session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"permission_denials":[],"uuid":"u"}`,
-	`{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":"","session_id":"s","total_cost_usd":-1,"usage":{"input_tokens":0,"output_tokens":0},"permission_denials":[],"uuid":"u"}`,
 	`{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":"","session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"permission_denials":[],"terminal_reason":"bored","uuid":"u"}`,
 	`{"type":"rate_limit_event","rate_limit_info":{"status":"maybe"},"uuid":"u","session_id":"s"}`,
 	`{"type":"tool_progress","tool_use_id":"t","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":"3","uuid":"u","session_id":"s"}`,
