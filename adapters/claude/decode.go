@@ -715,6 +715,17 @@ func (l *line) assistant() {
 	if len(l.group) == 0 {
 		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Message{Text: "", MessageID: id}})
 	}
+	l.stamp()
+}
+
+// stamp gives the line's events its timestamp (user lines, and assistant
+// lines since CLI 2.1.226), as canonical time.
+func (l *line) stamp() {
+	if t, ok := canonicalTime(l.str("timestamp")); ok {
+		for _, ev := range l.group {
+			ev.Time = t
+		}
+	}
 }
 
 func (l *line) toolUse(b gjson.Result, agent string, i int, r *round) {
@@ -878,11 +889,7 @@ func (l *line) user() {
 	if len(l.group) == 0 {
 		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.UserMessage{Text: ""}})
 	}
-	if t, ok := canonicalTime(l.str("timestamp")); ok {
-		for _, ev := range l.group {
-			ev.Time = t
-		}
-	}
+	l.stamp()
 }
 
 func (l *line) streamEvent() bool {
