@@ -9,6 +9,8 @@
 #   RUNS     runs per command; the median is reported (default 5)
 #   SIZE_MB  size of the generated basis stream in MB of 10^6 bytes (default 100)
 #   SEED     generator seed (default 1)
+#   EXTRA    1 to also measure linear growth (a stream 10× SIZE_MB) and
+#            peak RSS on a stream of CALLS tool calls (default 2,000,000)
 #   EVTOOL   an evtool binary to measure (default: built from this tree)
 #   KEEP     a file to keep the generated stream in (default: a temp dir)
 #
@@ -92,8 +94,11 @@ measure() {
 
 echo "measuring, $RUNS runs each ..." >&2
 measure "evtool validate" "$EVTOOL" validate --dialect basis -q "$IN"
+measure "evtool validate -j 1" "$EVTOOL" validate --dialect basis -q -j 1 "$IN"
 measure "evtool convert --to canonical" "$EVTOOL" convert --from basis --to canonical "$IN"
+measure "evtool convert --to canonical -j 1" "$EVTOOL" convert --from basis --to canonical -j 1 "$IN"
 measure "evtool convert --to acp" "$EVTOOL" convert --from basis --to acp "$IN"
+measure "evtool convert --to acp -j 1" "$EVTOOL" convert --from basis --to acp -j 1 "$IN"
 measure "ajv (node, per line)" node bench/ajv-lines.mjs schema/basis.schema.json "$IN"
 measure "jq -c ." jq -c . "$IN"
 
@@ -114,7 +119,52 @@ done
 echo
 echo "throughput ratios (above 1: evtool is faster):"
 for n in "evtool validate" "evtool convert --to canonical" "evtool convert --to acp"; do
-	printf '  %-30s %5.2f× ajv   %5.2f× jq\n' "$n" \
+	printf '  %-30s %5.2f× ajv   %5.2f× jq   %5.2f× itself with -j 1\n' "$n" \
 		"$(echo "${SECS["ajv (node, per line)"]} / ${SECS[$n]}" | bc -l)" \
-		"$(echo "${SECS["jq -c ."]} / ${SECS[$n]}" | bc -l)"
+		"$(echo "${SECS["jq -c ."]} / ${SECS[$n]}" | bc -l)" \
+		"$(echo "${SECS["$n -j 1"]} / ${SECS[$n]}" | bc -l)"
+done
+
+# The workers must not change a byte of the output.
+for to in canonical acp; do
+	"$EVTOOL" convert --from basis --to "$to" -j 1 "$IN" 2>/dev/null | sha256sum >"$TMP/one"
+	"$EVTOOL" convert --from basis --to "$to" -j "$(nproc)" "$IN" 2>/dev/null | sha256sum >"$TMP/all"
+	if cmp -s "$TMP/one" "$TMP/all"; then
+		echo "  --to $to: -j 1 and -j $(nproc) write identical bytes"
+	else
+		die "--to $to: -j 1 and -j $(nproc) write different bytes"
+	fi
+done
+
+[[ ${EXTRA:-0} == 1 ]] || exit 0
+
+# peak RSS (KiB) and wall time of one run
+once() {
+	/usr/bin/time -f '%e %M' -o "$TMP/once" "$@" >/dev/null 2>"$TMP/err" || { cat "$TMP/err" >&2; die "$* failed"; }
+	cat "$TMP/once"
+}
+longest() { awk '{ if (length($0) > m) m = length($0) } END { print m }' "$1"; }
+
+echo
+BIG=$TMP/big.jsonl
+echo "generating a $((SIZE_MB * 10)) MB basis stream ..." >&2
+$GO run ./bench/gen -dialect basis -mb "$((SIZE_MB * 10))" -seed "$SEED" >"$BIG"
+echo "linear growth and memory, $((SIZE_MB * 10)) MB against $SIZE_MB MB (one run each):"
+for cmd in "validate --dialect basis -q" "convert --from basis --to canonical" "convert --from basis --to acp"; do
+	read -r t1 m1 < <(once "$EVTOOL" $cmd "$IN")
+	read -r t10 m10 < <(once "$EVTOOL" $cmd "$BIG")
+	printf '  %-38s %6.2f s / %6.2f s = %5.2f×   peak RSS %4.0f MiB / %4.0f MiB\n' "$cmd" "$t10" "$t1" \
+		"$(echo "$t10 / $t1" | bc -l)" "$(echo "$m10/1024" | bc -l)" "$(echo "$m1/1024" | bc -l)"
+done
+echo "  longest line: $(longest "$BIG") bytes"
+rm -f "$BIG"
+
+CALLS=${CALLS:-2000000}
+MANY=$TMP/calls.jsonl
+echo "generating a basis stream of $CALLS tool calls ..." >&2
+$GO run ./bench/gen -dialect basis -mb 0 -lean -calls "$CALLS" -seed "$SEED" >"$MANY"
+echo "a stream of $CALLS tool calls ($(stat -c %s "$MANY") bytes, longest line $(longest "$MANY") bytes):"
+for cmd in "validate --dialect basis -q" "convert --from basis --to canonical" "convert --from basis --to acp"; do
+	read -r t m < <(once "$EVTOOL" $cmd "$MANY")
+	printf '  %-38s %6.2f s   peak RSS %4.0f MiB\n' "$cmd" "$t" "$(echo "$m/1024" | bc -l)"
 done

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -49,21 +50,32 @@ func Append(dst []byte, e *Event) ([]byte, error) {
 		dst = jsonenc.Key(dst, &first, "synthetic")
 		dst = append(dst, "true"...)
 	}
-	body, err := marshalBody(e.Body)
-	if err != nil {
-		return dst, fmt.Errorf("%s: %w", e.Body.Type(), err)
-	}
-	if len(body) > 2 { // not "{}"
-		dst = append(dst, ',')
-		dst = append(dst, body[1:len(body)-1]...)
+	if out, ok := appendBody(dst, e.Body, &first); ok {
+		dst = out
+	} else {
+		// A Body type from outside the model: encoding/json's way.
+		body, err := marshalBody(e.Body)
+		if err != nil {
+			return dst, fmt.Errorf("%s: %w", e.Body.Type(), err)
+		}
+		if len(body) > 2 { // not "{}"
+			dst = append(dst, ',')
+			dst = append(dst, body[1:len(body)-1]...)
+		}
 	}
 	if e.Src != nil {
 		dst = jsonenc.Key(dst, &first, "src")
-		b, err := json.Marshal(e.Src)
-		if err != nil {
-			return dst, err
+		f := true
+		dst = append(dst, '{')
+		dst = jsonenc.Key(dst, &f, "dialect")
+		dst = jsonenc.String(dst, e.Src.Dialect)
+		dst = jsonenc.Key(dst, &f, "line")
+		dst = jsonenc.Int(dst, int64(e.Src.Line))
+		if e.Src.Type != "" {
+			dst = jsonenc.Key(dst, &f, "type")
+			dst = jsonenc.String(dst, e.Src.Type)
 		}
-		dst = append(dst, b...)
+		dst = append(dst, '}')
 	}
 	if len(e.Ext) > 0 {
 		dst = jsonenc.Key(dst, &first, "ext")
@@ -90,6 +102,108 @@ func appendExt(dst []byte, ext Ext) []byte {
 	}
 	return append(dst, '}')
 }
+
+//go:generate go run ./internal/gencodec
+
+// The readers the generated parse functions use. Each reads one value e at
+// pointer ptr, or reports why it cannot.
+
+func readString(p *string, e gjson.Result, ptr string) error {
+	if e.Type != gjson.String {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want a string"}
+	}
+	*p = e.Str
+	return nil
+}
+
+func readUint(p *uint64, e gjson.Result, ptr string) error {
+	n, msg := jsonobj.ParseUint(e, jsonobj.U64)
+	if msg != "" {
+		return &FieldError{Pointer: ptr, Msg: msg}
+	}
+	*p = n
+	return nil
+}
+
+func readInt(p *int64, e gjson.Result, ptr string) error {
+	n, msg := jsonobj.ParseInt(e, jsonobj.I64)
+	if msg != "" {
+		return &FieldError{Pointer: ptr, Msg: msg}
+	}
+	*p = n
+	return nil
+}
+
+func readBool(p *bool, e gjson.Result, ptr string) error {
+	if !e.IsBool() {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want a boolean"}
+	}
+	*p = e.Bool()
+	return nil
+}
+
+func readRaw(p *json.RawMessage, e gjson.Result) error {
+	*p = json.RawMessage(e.Raw)
+	return nil
+}
+
+func readNumber(p *json.Number, e gjson.Result, ptr string) error {
+	if e.Type != gjson.Number {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want a number"}
+	}
+	*p = json.Number(e.Raw)
+	return nil
+}
+
+func readObject(e gjson.Result, ptr string, read func() error) error {
+	if !e.IsObject() {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want an object"}
+	}
+	return read()
+}
+
+func readArray(e gjson.Result, ptr string, make func(n int), read func(i int, a gjson.Result, ptr string) error) error {
+	if !e.IsArray() {
+		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want an array"}
+	}
+	n := 0
+	e.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+	make(n)
+	i := 0
+	var err error
+	e.ForEach(func(_, a gjson.Result) bool {
+		err = read(i, a, ptr+"/"+strconv.Itoa(i))
+		i++
+		return err == nil
+	})
+	return err
+}
+
+// appendRaw appends a raw JSON value without the white space between its
+// tokens, as encoding/json writes a json.RawMessage. The value is trusted to
+// be JSON: it comes from a line the syntax check passed, or from an
+// encoder of evtool's.
+func appendRaw(dst []byte, raw json.RawMessage) []byte {
+	start := 0
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; c {
+		case '"':
+			i = jsonenc.SkipString(raw, i)
+		case ' ', '\t', '\n', '\r':
+			dst = append(dst, raw[start:i]...)
+			for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+				i++
+			}
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(dst, raw[start:]...)
+}
+
+// appendNumber appends a number as its text.
+func appendNumber(dst []byte, n json.Number) []byte { return append(dst, n...) }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -199,7 +313,13 @@ func Parse(line []byte) (*Event, error) {
 	if ferr != nil {
 		return nil, ferr
 	}
-	if err := json.Unmarshal(line, body); err != nil {
+	if err, ok := parseBody(body, root); ok {
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
+	if err := json.Unmarshal(line, body); err != nil { // a body from outside the model
 		return nil, bodyError(err)
 	}
 	return e, nil

@@ -17,7 +17,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"seq":1,"type":"message","text":"x","synthetic":"yes"}`, "/synthetic"},
 		{`{"seq":1,"type":"message","text":"x","ext":[]}`, "/ext"},
 		{`{"seq":1,"type":"usage","input_tokens":"12"}`, "/input_tokens"},
-		{`{"seq":1,"type":"plan_updated","entries":[{"content":"a","status":"pending","elapsed_secs":-1}]}`, "/entries/elapsed_secs"},
+		{`{"seq":1,"type":"plan_updated","entries":[{"content":"a","status":"pending","elapsed_secs":-1}]}`, "/entries/0/elapsed_secs"},
 		{`[]`, ""},
 	}
 	for _, tt := range tests {

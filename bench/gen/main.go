@@ -18,9 +18,10 @@ func main() {
 	mb := flag.Int64("mb", 100, "approximate size in MB (10^6 bytes)")
 	calls := flag.Int("calls", 0, "stop after this many tool calls (0: no limit)")
 	seed := flag.Int64("seed", 1, "the seed; the same seed gives the same bytes")
+	lean := flag.Bool("lean", false, "nothing but short tool calls (with -calls: per-call state)")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
-	err := gen.Write(w, *dialect, gen.Options{Seed: *seed, Bytes: *mb * 1e6, Calls: *calls})
+	err := gen.Write(w, *dialect, gen.Options{Seed: *seed, Bytes: *mb * 1e6, Calls: *calls, Lean: *lean})
 	if err == nil {
 		err = w.Flush()
 	}

@@ -43,6 +43,10 @@ type Options struct {
 	Bytes int64
 	// Calls is the number of tool calls after which the stream ends.
 	Calls int
+	// Lean makes one turn of nothing but short tool calls (a small input,
+	// start, a line of output, finish), to measure the state a reader
+	// keeps per call on runs of millions of calls.
+	Lean bool
 }
 
 // Dialects lists the dialects Write can write.
@@ -70,7 +74,13 @@ func Write(w io.Writer, dialectName string, opts Options) error {
 		return err
 	}
 	for turn := 1; ; turn++ {
-		if err := g.turn(turn); err != nil {
+		var err error
+		if opts.Lean {
+			err = g.leanCall()
+		} else {
+			err = g.turn(turn)
+		}
+		if err != nil {
 			return err
 		}
 		written := cw.n + int64(bw.Buffered())
@@ -340,6 +350,36 @@ func (g *generator) toolCall() error {
 		fin.ExitCode, fin.Command = &code, "bash"
 	}
 	return g.emit(&event.Event{Body: fin})
+}
+
+// leanCall is one short tool call, in a turn begun by the first.
+func (g *generator) leanCall() error {
+	if g.calls == 0 {
+		g.turnID = "turn-1"
+		prompt := "run the checks"
+		for _, ev := range []*event.Event{
+			{Body: &event.TurnStarted{Prompt: &prompt, CommandID: g.turnID}},
+			{Body: &event.UserMessage{Text: prompt}},
+		} {
+			if err := g.emit(ev); err != nil {
+				return err
+			}
+		}
+	}
+	g.calls++
+	id := "call_" + strconv.Itoa(g.calls)
+	out := "ok " + strconv.Itoa(g.calls)
+	for _, ev := range []*event.Event{
+		{Body: &event.ToolCall{CallID: id, Name: "read_file", Kind: event.KindRead, Mutability: event.ReadOnly, Input: []byte(`{"path":"/srv/repo/a.go"}`)}},
+		{Body: &event.ToolStarted{CallID: id, Name: "read_file"}},
+		{Body: &event.ToolOutput{CallID: id, Name: "read_file", Chunk: out}},
+		{Body: &event.ToolFinished{CallID: id, Name: "read_file", Status: event.ToolSuccess, Output: &out}},
+	} {
+		if err := g.emit(ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func isBoundary(b byte) bool { return b&0xC0 != 0x80 }
