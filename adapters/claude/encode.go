@@ -52,6 +52,8 @@ type Encoder struct {
 	lastText          *string // the turn's last assistant text
 	prompt            bool    // a turn prompt waits for a user message
 	requests          int
+	lastStatus        event.Status // the last result's status and reason
+	lastReason        string
 	asked             []asked // permission requests written and not yet answered, in order
 }
 
@@ -93,13 +95,13 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.native = s.Source.Dialect == Name
 			if !e.native {
 				if ev.Synthetic {
-					e.loss.Synthesize("system/init lines", "the source has no header line; built from its facts")
+					e.loss.Add(lossSynthesizedInit)
 				}
 				e.loss.Foreign(ev.Ext, Name)
 				return e.foreignInit(s)
 			}
 		} else {
-			e.loss.Synthesize("system/init lines", "the source stream has no header; built from defaults")
+			e.loss.Add(lossInitFromDefaults)
 			if err := e.foreignInit(&event.SessionStarted{Schema: event.SchemaVersion}); err != nil {
 				return err
 			}
@@ -134,7 +136,7 @@ func (e *Encoder) nativeEvent(ev *event.Event) error {
 	}
 	if u, ok := ev.Body.(*event.Unknown); ok {
 		if u.Dialect != Name {
-			e.loss.Drop("unknown "+u.Dialect+" events", "Claude Code cannot carry another dialect's unknown lines")
+			e.loss.AddDetail(lossUnknownEvent, u.Dialect)
 			return nil
 		}
 		return e.writeLine(u.Raw)
@@ -180,7 +182,7 @@ func (e *Encoder) render(g []*event.Event) error {
 		kind = defaultKind(g[0])
 	}
 	if kind == "" {
-		e.loss.Drop(string(g[0].Type())+" events", "Claude Code has no such line")
+		e.loss.AddDetail(lossNoSuchLine, string(g[0].Type()))
 		return nil
 	}
 	derived := derive(kind, g, e.st, hints{})
@@ -225,16 +227,17 @@ func (e *Encoder) foreign(ev *event.Event) error {
 	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
-		loss.Drop("repeated session starts", "Claude Code states a session once, in system/init")
+		loss.Add(lossRepeatedSessionStart)
 		return nil
 	case *event.TurnStarted:
 		e.prompt = b.Prompt != nil && *b.Prompt != ""
+		loss.Add(lossTurnStarted)
 		return nil
 	case *event.UserMessage:
 		e.prompt = false
 		c := *b
 		if c.ImageCount != nil && *c.ImageCount > 0 {
-			loss.Drop("user images", "the source has only their count; Claude Code writes the image data")
+			loss.Add(lossImageCount)
 			c.ImageCount = nil
 		}
 		return e.line("user", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &c})
@@ -254,7 +257,7 @@ func (e *Encoder) foreign(ev *event.Event) error {
 			e.text.Reset()
 		}
 		e.text.WriteString(b.Text)
-		loss.Approximate("message deltas", "Claude Code's print mode writes assembled text blocks; the deltas are joined")
+		loss.Add(lossMessageDelta)
 		return nil
 	case *event.Message:
 		if e.inThought {
@@ -277,7 +280,7 @@ func (e *Encoder) foreign(ev *event.Event) error {
 			e.thought.Reset()
 		}
 		e.thought.WriteString(b.Text)
-		loss.Approximate("reasoning deltas", "Claude Code's print mode writes assembled thinking blocks; the deltas are joined")
+		loss.Add(lossReasoningDelta)
 		return nil
 	case *event.Reasoning:
 		if e.inText {
@@ -286,11 +289,10 @@ func (e *Encoder) foreign(ev *event.Event) error {
 			}
 		}
 		e.inThought = false
-		loss.Approximate("reasoning signatures", "Claude Code's thinking blocks carry an API signature the source has not; written empty")
 		return e.assistant(ev, b)
 	case *event.ToolCall:
 		if c := e.calls[b.CallID]; c != nil {
-			loss.Drop("repeated tool_call events", "Claude Code states a tool call once, as its tool_use block")
+			loss.Add(lossRepeatedToolCall)
 			return nil
 		}
 		return e.toolUse(ev, b)
@@ -304,10 +306,12 @@ func (e *Encoder) foreign(ev *event.Event) error {
 			return err
 		}
 		if e.calls[b.CallID].finished {
-			loss.Drop("tool progress after the result", "Claude Code reports progress of running calls only")
+			loss.Add(lossProgressAfterResult)
 			return nil
 		}
-		loss.Approximate("tool progress messages", "Claude Code's tool_progress states the elapsed time only; written as 0 s")
+		if b.Message != "" {
+			loss.Add(lossToolProgressMessage)
+		}
 		return e.line("tool_progress", ev)
 	case *event.ToolOutput:
 		if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
@@ -316,7 +320,7 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		c := e.calls[b.CallID]
 		c.output.WriteString(b.Chunk)
 		c.chunks = true
-		loss.Approximate("tool output chunks", "Claude Code writes a call's output once, in its tool_result")
+		loss.Add(lossToolOutputChunk)
 		return nil
 	case *event.ToolFinished:
 		return e.toolResult(ev, b)
@@ -324,26 +328,26 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		c := *b
 		for _, a := range e.asked {
 			if c.RequestID != "" && a.request == c.RequestID {
-				loss.Drop("repeated permission requests", "Claude Code asks once per request id")
+				loss.Add(lossRepeatedPermissionRequest)
 				return nil
 			}
 		}
 		if c.RequestID == "" {
 			e.requests++
 			c.RequestID = "evtool-request-" + strconv.Itoa(e.requests)
-			loss.Synthesize("permission request ids", "Claude Code's control_request needs one")
+			loss.Add(lossPermissionRequestID)
 		}
 		if c.Description != "" || c.Risk != "" {
-			loss.Drop("permission descriptions and risks", "Claude Code's can_use_tool request names the tool and its input")
+			loss.Add(lossPermissionDescriptionRisk)
 		}
 		e.asked = append(e.asked, asked{c.RequestID, c.CallID})
 		if len(c.Preview) > 0 && !gjson.ParseBytes(c.Preview).IsObject() {
-			loss.Approximate("permission previews that are not objects", "Claude Code's request input is an object; wrapped as {\"input\": …}")
+			loss.Add(lossPermissionPreview)
 		}
-		return e.line("control_request", &event.Event{Body: &c})
+		return e.line("control_request", &event.Event{Time: ev.Time, Body: &c})
 	case *event.PermissionResolved:
 		if b.Scope != "" {
-			loss.Drop("permission scopes", "Claude Code's control_response says allow or deny")
+			loss.Add(lossPermissionScope)
 		}
 		// An answer goes to its request, or to the call's latest open one.
 		i := -1
@@ -356,63 +360,70 @@ func (e *Encoder) foreign(ev *event.Event) error {
 			if b.RequestID == "" && b.Outcome == event.Denied {
 				return e.line("system/permission_denied", ev)
 			}
-			loss.Drop("permission outcomes without an open request", "Claude Code answers each of its requests once")
+			loss.Add(lossPermissionOutcomeUnasked)
 			return nil
 		}
 		c := *b
 		c.RequestID = e.asked[i].request
 		e.asked = append(e.asked[:i], e.asked[i+1:]...)
-		return e.line("control_response", &event.Event{Body: &c})
+		return e.line("control_response", &event.Event{Time: ev.Time, Body: &c})
 	case *event.PlanUpdated:
-		loss.Drop("plan updates", "Claude Code states a plan only as the input of a TodoWrite tool call")
+		loss.Add(lossPlanUpdate)
 		return nil
 	case *event.TaskUpdated:
 		if b.Kind != "" || b.Detail != "" || b.ParentTaskID != "" {
-			loss.Drop("task kinds, details and parents", "Claude Code's task_updated patch has a status, a description and an error")
+			loss.Add(lossTaskKindDetailParent)
 		}
 		return e.line("system/task_updated", ev)
 	case *event.Usage:
 		e.addUsage(b)
-		loss.Drop("usage events", "Claude Code states usage on assistant lines, written before it is known, and in result")
+		loss.Add(lossUsageEvent)
 		return nil
 	case *event.RoundFinished:
 		if b.Usage != nil {
 			e.addUsage(b.Usage)
 		}
-		loss.Drop("round_finished events", "Claude Code states round usage on assistant lines, written before it is known")
+		loss.Add(lossRoundFinished)
 		return nil
 	case *event.TurnFinished:
 		return e.result(ev, b)
 	case *event.SessionFinished:
-		if ev.Synthetic {
-			loss.Synthesize("session ends", "the source has no such line")
+		reason := b.Message
+		if b.Errors != nil && len(*b.Errors) > 0 {
+			reason = strings.Join(*b.Errors, "; ")
 		}
 		if !e.activity && e.results > 0 {
+			// The last result ended the run in Claude Code's terms; what
+			// the session's end says beyond it has no line.
+			if b.Status != e.lastStatus || (reason != "" && reason != e.lastReason) || b.StoppedBy != "" || len(b.StructuredOutput) > 0 {
+				loss.Add(lossRunOutcome)
+			}
 			return nil
 		}
-		t := &event.TurnFinished{Status: b.Status, Text: b.Text, Usage: b.Usage, Reason: b.Message}
-		if b.Errors != nil && len(*b.Errors) > 0 {
-			t.Reason = strings.Join(*b.Errors, "; ")
-		}
+		t := &event.TurnFinished{Status: b.Status, Text: b.Text, Usage: b.Usage, Reason: reason}
 		if b.StoppedBy != "" {
-			loss.Drop("run bounds (stopped_by)", "Claude Code's result says only that the turn failed")
+			loss.Add(lossRunBounds)
 		}
-		loss.Synthesize("result lines", "the run ended without a turn's result; built from the session's end")
-		return e.result(&event.Event{Body: t}, t)
+		if len(b.StructuredOutput) > 0 {
+			loss.Add(lossStructuredOutput)
+		}
+		loss.Add(lossSynthesizedResult)
+		return e.result(&event.Event{Time: ev.Time, Body: t}, t)
 	case *event.Notice:
 		if b.Severity == event.SeverityError {
-			loss.Approximate("error notices", "Claude Code's informational levels end at warning")
+			loss.Add(lossErrorNotice)
 		}
 		return e.line("system/informational", ev)
 	case *event.Retry:
 		if errorWord(b.Error) != b.Error {
-			loss.Approximate("retry errors", "Claude Code's api_retry names the error with one of its words; written as unknown")
+			loss.Add(lossRetryError)
 		}
 		return e.line("system/api_retry", ev)
 	case *event.Error:
 		if b.Recoverable != nil {
-			loss.Drop("error recoverability", "Claude Code's assistant error names the error only")
+			loss.Add(lossErrorRecoverable)
 		}
+		loss.Add(lossErrorAsText)
 		e.activity = true
 		return e.line("assistant", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &event.Message{Text: b.Message}},
 			&event.Event{Body: &event.Error{Message: "unknown"}})
@@ -420,34 +431,36 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		return e.line("system/status", ev)
 	case *event.CompactionFinished:
 		if *b != (event.CompactionFinished{}) {
-			loss.Drop("compaction figures", "Claude Code's compact_boundary has its own token figures")
+			loss.Add(lossCompactionFigures)
 		}
-		loss.Approximate("compaction token counts", "Claude Code's compact_boundary states pre_tokens; written as 0")
+		loss.Add(lossCompactionTokens)
 		return e.line("system/compact_boundary", ev)
 	case *event.ModelConfigured:
-		loss.Drop("model changes", "Claude Code states the model in system/init and on each assistant message")
+		loss.Add(lossModelChange)
 		return nil
 	case *event.Unknown:
 		if b.Dialect == Name {
 			return e.writeLine(b.Raw)
 		}
-		loss.Drop("unknown "+b.Dialect+" events", "Claude Code cannot carry another dialect's unknown lines")
+		loss.AddDetail(lossUnknownEvent, b.Dialect)
 		return nil
 	}
-	loss.Drop(string(ev.Type())+" events", "Claude Code has no such line")
+	loss.AddDetail(lossNoSuchLine, string(ev.Type()))
 	return nil
 }
 
 // line writes a group of another dialect's events as a line of kind.
 func (e *Encoder) line(kind string, g ...*event.Event) error {
 	if g[0].Time != "" && kind != "user" && kind != "assistant" {
-		e.loss.Drop("event times", "Claude Code dates user and assistant lines only")
+		e.loss.Add(lossEventTime)
 	}
 	if opensTurn(kind) {
 		e.activity = true
 	}
 	derived := derive(kind, g, e.st, hints{msgID: e.msgID[g[0].AgentID]})
-	e.loss.Synthesize("uuids", "every Claude Code line has one; the source has none, so each is a placeholder")
+	if kind != "control_request" && kind != "control_response" {
+		e.loss.Add(lossUUID) // control messages have no uuid
+	}
 	if kind != "assistant" && kind != "stream_event" {
 		delete(e.msgID, g[0].AgentID) // the next assistant line is a new message
 	}
@@ -463,9 +476,12 @@ func (e *Encoder) assistant(ev *event.Event, body event.Body) error {
 	if e.msgID[agent] == "" {
 		e.msgs++
 		e.msgID[agent] = "msg_evtool_" + strconv.Itoa(e.msgs)
-		e.loss.Synthesize("message ids", "Claude Code names each API message; the source does not")
+		e.loss.Add(lossMessageID)
 	}
-	e.loss.Approximate("assistant usage", "Claude Code states usage on each assistant line, before the source states it; written as 0")
+	e.loss.Add(lossAssistantUsage)
+	if _, ok := body.(*event.Reasoning); ok {
+		e.loss.Add(lossReasoningSignature) // assembled from deltas or not
+	}
 	id := e.msgID[agent]
 	err := e.line("assistant", &event.Event{AgentID: agent, Time: ev.Time, Body: body})
 	e.msgID[agent] = id
@@ -490,15 +506,15 @@ func (e *Encoder) flush() error {
 func (e *Encoder) toolUse(ev *event.Event, b *event.ToolCall) error {
 	e.calls[b.CallID] = &ecall{name: b.Name}
 	if b.Title != "" || b.Mutability != "" {
-		e.loss.Drop("tool titles and mutability", "Claude Code's tool_use block has a name and an input")
+		e.loss.Add(lossToolTitleMutability)
 	}
 	c := *b
 	if len(c.Input) > 0 && !gjson.ParseBytes(c.Input).IsObject() {
-		e.loss.Approximate("tool inputs that are not objects", "Claude Code's tool_use input is an object; wrapped as {\"input\": …}")
+		e.loss.Add(lossToolInputNotObject)
 	}
 	if c.Name == "" {
 		c.Name = "tool"
-		e.loss.Approximate("tool names", "the source names no tool; Claude Code's tool_use needs a name")
+		e.loss.Add(lossToolName)
 	}
 	return e.assistant(ev, &c)
 }
@@ -508,7 +524,7 @@ func (e *Encoder) ensureCall(ev *event.Event, id, name string) error {
 	if e.calls[id] != nil {
 		return nil
 	}
-	e.loss.Synthesize("tool_use blocks", "Claude Code shows every call as a tool_use before its result")
+	e.loss.Add(lossSynthesizedToolUse)
 	return e.toolUse(&event.Event{AgentID: ev.AgentID}, &event.ToolCall{CallID: id, Name: name})
 }
 
@@ -519,7 +535,7 @@ func (e *Encoder) toolResult(ev *event.Event, b *event.ToolFinished) error {
 	}
 	c := e.calls[b.CallID]
 	if c.finished {
-		loss.Drop("repeated tool results", "Claude Code answers a tool_use once")
+		loss.Add(lossRepeatedToolResult)
 		return nil
 	}
 	c.finished = true
@@ -528,15 +544,15 @@ func (e *Encoder) toolResult(ev *event.Event, b *event.ToolFinished) error {
 	case b.Output != nil:
 		out = *b.Output
 		if c.chunks {
-			loss.Drop("tool output chunks", "the call's stated output is written")
+			loss.Add(lossStreamedToolOutput)
 		}
 		if b.Summary != nil && *b.Summary != "" {
-			loss.Drop("tool summaries", "Claude Code's tool_result has one content")
+			loss.Add(lossToolSummary)
 		}
 	case c.chunks:
 		out = c.output.String()
 		if b.Summary != nil && *b.Summary != "" {
-			loss.Drop("tool summaries", "Claude Code's tool_result has one content")
+			loss.Add(lossToolSummary)
 		}
 	case b.Summary != nil:
 		out = *b.Summary
@@ -544,15 +560,15 @@ func (e *Encoder) toolResult(ev *event.Event, b *event.ToolFinished) error {
 		out = b.Error
 	}
 	if b.Error != "" && out != b.Error && !strings.Contains(out, b.Error) {
-		loss.Drop("tool error texts", "Claude Code's tool_result has one content and an is_error flag")
+		loss.Add(lossToolErrorText)
 	}
 	switch b.Status {
 	case event.ToolSuccess, event.ToolError:
 	default:
-		loss.Approximate("tool statuses "+strconv.Quote(string(b.Status)), "Claude Code's tool_result is an error or not; written as an error")
+		loss.AddDetail(lossToolStatus, strconv.Quote(string(b.Status)))
 	}
 	if b.ExitCode != nil || b.Command != "" || len(b.Edit) > 0 || len(b.Web) > 0 {
-		loss.Drop("tool result details (exit code, command, edit, web)", "Claude Code keeps them in tool_use_result, whose shape is each tool's own")
+		loss.Add(lossToolResultDetails)
 	}
 	f := &event.ToolFinished{CallID: b.CallID, Status: b.Status, Output: &out}
 	return e.line("user", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: f})
@@ -586,31 +602,32 @@ func (e *Encoder) result(ev *event.Event, b *event.TurnFinished) error {
 	if t.Usage == nil && e.haveUsage {
 		u := e.turnUsage
 		t.Usage = &u
-		loss.Approximate("turn usage", "Claude Code's result states the turn's total; summed from the rounds")
+		loss.Add(lossTurnUsage)
 	}
 	if t.Usage != nil && (t.Usage.ReasoningTokens != nil || t.Usage.ThoughtsTokens != nil || t.Usage.TotalTokens != nil || t.Usage.ModelResponses != nil) {
-		loss.Drop("token counts Claude Code has no field for (reasoning, thoughts, total, responses)", "Claude Code's usage counts input, output and cache tokens")
+		loss.Add(lossUsageCounts)
 	}
 	if t.Text == nil && t.Status == event.StatusOK {
 		t.Text = e.lastText
 	}
 	if t.Status != event.StatusOK && t.Text != nil && *t.Text != "" {
-		loss.Drop("texts of failed turns", "Claude Code's error results carry errors, not a result text")
+		loss.Add(lossFailedTurnText)
 	}
 	if e.prompt {
-		loss.Drop("turn prompts", "Claude Code's print mode does not echo the prompt")
+		loss.Add(lossTurnPrompt)
 	}
 	switch t.StopReason {
 	case "", event.StopEndTurn, event.StopToolUse, event.StopMaxTokens, event.StopRefusal:
 	case event.StopMaxTurnRequests:
 		if t.Status == event.StatusOK {
-			loss.Approximate("stop reasons \"max_turn_requests\"", "Claude Code states it only as an error_max_turns result")
+			loss.Add(lossStopMaxTurnRequests)
 		}
 	default:
-		loss.Approximate("stop reasons "+strconv.Quote(string(t.StopReason)), "Claude Code has no such stop reason; written as null")
+		loss.AddDetail(lossStopReason, strconv.Quote(string(t.StopReason)))
 	}
-	loss.Approximate("result timings", "Claude Code's result states durations the source has not; written as 0")
-	err := e.line("result", &event.Event{Body: &t})
+	loss.Add(lossResultDurations)
+	err := e.line("result", &event.Event{Time: ev.Time, Body: &t})
+	e.lastStatus, e.lastReason = t.Status, t.Reason
 	e.activity, e.prompt, e.haveUsage, e.lastText = false, false, false, nil
 	e.turnUsage = event.Usage{}
 	e.results++
@@ -626,12 +643,15 @@ func (e *Encoder) foreignInit(s *event.SessionStarted) error {
 	if c.Model == "" {
 		c.Model = e.opts.Defaults["model"]
 	}
+	if c.Workspace == "" {
+		c.Workspace = e.opts.Defaults["workspace"]
+	}
 	if c.Agent != nil && c.Agent.Name != agentName && c.Agent.Version != "" {
-		e.loss.Drop("producer versions", "Claude Code's claude_code_version names a Claude Code version")
+		e.loss.Add(lossProducerVersion)
 	}
 	if c.Provider != "" || c.TaskID != "" || (c.ContextFiles != nil && len(*c.ContextFiles) > 0) || len(c.SkillsDirs) > 0 ||
 		len(c.CommandsDirs) > 0 || len(c.MCPFiles) > 0 || len(c.A2AFiles) > 0 || len(c.A2AAgents) > 0 {
-		e.loss.Drop("session facts (provider, task, context files, directories, A2A)", "Claude Code's system/init has no place for them")
+		e.loss.Add(lossSessionFacts)
 	}
 	described := false
 	for _, k := range c.Skills {
@@ -641,12 +661,12 @@ func (e *Encoder) foreignInit(s *event.SessionStarted) error {
 		described = described || k.Description != "" || k.Hint != ""
 	}
 	if described {
-		e.loss.Drop("skill and command descriptions", "Claude Code's system/init lists names only")
+		e.loss.Add(lossSkillCommandDescriptions)
 	}
 	if len(c.MCPServers) > 0 {
-		e.loss.Approximate("MCP server statuses", "the source lists names only; written as connected")
+		e.loss.Add(lossMCPServerStatuses)
 	}
-	e.loss.Approximate("session settings (permissionMode, apiKeySource, output_style)", "the source states none; written as Claude Code's defaults")
-	e.loss.Synthesize("uuids", "every Claude Code line has one; the source has none, so each is a placeholder")
+	e.loss.Add(lossSessionSettings)
+	e.loss.Add(lossUUID)
 	return e.writeLine(derive("system/init", []*event.Event{{Body: &c}}, e.st, hints{}).bytes(nil))
 }
