@@ -155,9 +155,12 @@ func reorder(data []byte, o jsonkeys.Order) []byte {
 // stream and the same stream with its keys reordered, in the key order of
 // some objects: acp copies a tool call's input and output objects as the
 // source wrote them, and canonical keeps the source's residue (and such
-// objects) as written. Every other target writes every object in its own
-// producer's order, so its output is byte for byte the same.
-var keyOrderOnly = map[string]bool{"acp": true, "canonical": true}
+// objects) as written. basis, mermaid and claude copy a tool call's input
+// (and claude a permission preview) as the source's raw JSON, because that
+// object is the tool's own, not the writer's: its key order is the
+// source's. Every other target writes every object in its own producer's
+// order, so its output is byte for byte the same.
+var keyOrderOnly = map[string]bool{"acp": true, "basis": true, "canonical": true, "claude": true, "mermaid": true}
 
 // sameOutput reports how the output of a reordered stream (b) differs from
 // that of the original (a), or "" when it differs only as TestCrossConversions
