@@ -3,6 +3,8 @@ package schema_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/evtool/evtool/validate"
 )
 
@@ -49,6 +52,21 @@ var broken = map[string][]string{
 		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"run.terminal.completed","payload_schema_version":1,"payload":{"kind":"run_terminal","command_id":"c","run_stream":{"kind":"run","id":"c"},"terminal":7}}`,
 		`{"schema_version":1,"id":"x","sequence":1}`,
 	},
+	"codex": {
+		`{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"true","aggregated_output":"","exit_code":0,"status":"done"}}`,
+		`{"type":"item.completed","item":{"id":"item_9","type":"file_change","changes":[{"path":"a","kind":"modify"}],"status":"completed"}}`,
+		`{"type":"turn.completed","usage":"lots"}`,
+		`{"type":"item.started","item":{"id":"item_9","type":"collab_tool_call","tool":"wait","sender_thread_id":"a","receiver_thread_ids":["b"],"prompt":null,"agents_states":{"b":{"status":"sleeping","message":null}},"status":"in_progress"}}`,
+	},
+	"claude": {
+		`{"type":"system","subtype":"init","cwd":"/w","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","tools":"Bash","mcp_servers":[],"model":"claude-sonnet-4-6","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"00000000-0000-4000-8000-000000000001"}`,
+		`{"type":"system","subtype":"init","cwd":"/w","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","tools":["Bash"],"mcp_servers":[],"model":"claude-sonnet-4-6","permissionMode":"yolo","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"00000000-0000-4000-8000-000000000001"}`,
+		`{"type":"assistant","message":{"model":"claude-sonnet-4-6","id":"msg_p1","type":"message","role":"assistant","content":[{"type":"text","text":"x"}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":-3,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","uuid":"00000000-0000-4000-8000-000000000002"}`,
+		`{"type":"result","subtype":"success","is_error":"false","duration_ms":10,"duration_api_ms":9,"num_turns":1,"result":"hi","stop_reason":"end_turn","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","total_cost_usd":0.001,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":5},"modelUsage":{"claude-sonnet-4-6":{"inputTokens":3,"outputTokens":5,"cacheReadInputTokens":100,"cacheCreationInputTokens":0,"webSearchRequests":0,"costUSD":0.001}},"permission_denials":[],"uuid":"00000000-0000-4000-8000-000000000004"}`,
+		`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_p1","type":"tool_result","content":"a\nb","is_error":"yes"}]},"parent_tool_use_id":null,"session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","uuid":"00000000-0000-4000-8000-000000000003"}`,
+		`{"type":5,"uuid":"u","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b"}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"maybe"},"uuid":"u","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b"}`,
+	},
 	"canonical": {
 		`{"seq":1,"type":"tool_call","name":"shell"}`,
 		`{"seq":1,"type":"martian"}`,
@@ -60,9 +78,26 @@ var broken = map[string][]string{
 	},
 }
 
-// TestCrossCheck validates the bundled basis streams, the reference
-// examples, and the canonical output of every stream with python-jsonschema,
-// and proves broken lines fail there too.
+// wireDialects returns the registered dialects whose lines are a
+// producer's own wire format: every one but canonical (the target the
+// streams are converted to, checked as such) and acp (a projection, whose
+// messages acp_test.go checks against the official ACP schema).
+func wireDialects() []string {
+	var out []string
+	for _, d := range dialect.All() {
+		if n := d.Name(); n != "canonical" && n != "acp" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestCrossCheck validates every wire dialect's test streams
+// (teststreams.Valid), the examples of its wire reference, the canonical
+// output of every stream and the stream converted into every other wire
+// dialect with python-jsonschema, and proves broken lines fail there too.
+// It loops over the registry, so a new dialect is covered once it has
+// streams, a reference and broken lines.
 func TestCrossCheck(t *testing.T) {
 	name := os.Getenv("EVTOOL_PYTHON") // set by make test
 	if name == "" {
@@ -106,12 +141,10 @@ func TestCrossCheck(t *testing.T) {
 	canonical := func(f string, prov bool) string { return conv(f, toCanon, prov) }
 	lines := 0
 	examples := 0
-	for _, d := range []string{"basis", "mermaid", "muse"} {
+	wire := wireDialects()
+	for _, d := range wire {
 		sch := abs(d + ".schema.json")
-		files, _ := filepath.Glob("../testdata/streams/" + d + "/*.jsonl")
-		if d == "muse" {
-			files, _ = filepath.Glob("../../shared/corpus/muse/*.jsonl") // real captures, read in place
-		}
+		files := teststreams.Valid(d)
 		if len(files) == 0 {
 			t.Fatalf("no %s streams", d)
 		}
@@ -125,7 +158,7 @@ func TestCrossCheck(t *testing.T) {
 				crossCase{canonSchema, write(base+".canonical.jsonl", strings.Split(strings.TrimSpace(c), "\n")), "valid"},
 				crossCase{canonSchema, write(base+".provenance.jsonl", strings.Split(strings.TrimSpace(canonical(f, true)), "\n")), "valid"})
 			// The stream converted to each other dialect validates there too.
-			for _, other := range []string{"basis", "mermaid", "muse"} {
+			for _, other := range wire {
 				if other == d {
 					continue
 				}
@@ -135,6 +168,9 @@ func TestCrossCheck(t *testing.T) {
 			}
 		}
 		ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
+		if errors.Is(err, fs.ErrNotExist) {
+			ref, err = os.ReadFile("../../shared/dialects-next/" + d + ".md")
+		}
 		if err != nil {
 			t.Fatalf("the %s reference is needed beside the repository: %v", d, err)
 		}
@@ -147,6 +183,9 @@ func TestCrossCheck(t *testing.T) {
 		examples += len(ex)
 		if len(ex) > 0 {
 			cases = append(cases, crossCase{sch, write(d+".reference.jsonl", ex), "valid"})
+		}
+		if len(broken[d]) == 0 {
+			t.Errorf("no broken %s lines: add lines its schema must reject to broken", d)
 		}
 		cases = append(cases, crossCase{sch, write(d+".broken.jsonl", broken[d]), "invalid"})
 	}
@@ -164,7 +203,10 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("no summary from the cross-check:\n%s", out)
 	}
 	passed, _ := strconv.Atoi(string(m[1]))
-	want := examples + len(broken["basis"]) + len(broken["mermaid"]) + len(broken["muse"]) + len(broken["canonical"]) + 2*lines
+	want := examples + 2*lines
+	for _, b := range broken {
+		want += len(b)
+	}
 	if passed < want {
 		t.Errorf("only %d lines checked, expected at least %d", passed, want)
 	}
@@ -173,7 +215,8 @@ func TestCrossCheck(t *testing.T) {
 
 // TestSchemasAreValidJSON checks the embedded files parse and carry $id.
 func TestSchemasAreValidJSON(t *testing.T) {
-	for _, name := range []string{"basis.schema.json", "mermaid.schema.json", "muse.schema.json", "canonical.schema.json"} {
+	for _, d := range dialect.All() {
+		name := d.Name() + ".schema.json"
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
