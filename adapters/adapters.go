@@ -8,4 +8,5 @@ import (
 	_ "github.com/evtool/evtool/adapters/canonical" // evtool's own model
 	_ "github.com/evtool/evtool/adapters/mermaid"   // mermaid run --format ndjson
 	_ "github.com/evtool/evtool/adapters/muse"      // muse exec --json
+	_ "github.com/evtool/evtool/adapters/opencode"  // opencode run --format json (and its server bus)
 )
