@@ -395,7 +395,10 @@ func (e *Encoder) textPart(p *obj, text, messageID string) {
 	}
 	e.ids(p, "text", messageID)
 	p.str("text", text)
+	p.opt("synthetic")
+	p.opt("ignored")
 	e.span(p)
+	p.opt("metadata")
 	e.turnText = true
 }
 
@@ -412,6 +415,7 @@ func (e *Encoder) span(p *obj) {
 func (e *Encoder) reasoningPart(p *obj, text string) {
 	e.ids(p, "reasoning", "")
 	p.str("text", text)
+	p.opt("metadata")
 	e.span(p)
 }
 
