@@ -7,8 +7,11 @@ FUZZTIME ?= 60s
 
 all: build
 
+# The version is stamped from git describe; a binary built otherwise reads
+# its version from the build information (evtool --version).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 build:
-	$(GO) build -o bin/evtool ./cmd/evtool
+	$(GO) build -ldflags "-X github.com/evtool/evtool/cli.version=$(VERSION)" -o bin/evtool ./cmd/evtool
 
 # The test command CI runs: formatting, vet, and every test, including the
 # python-jsonschema cross-check of the published schemas and a real ACP
@@ -18,6 +21,15 @@ test: check clients/acp/node_modules
 
 clients/acp/node_modules: clients/acp/package-lock.json
 	npm ci --prefix clients/acp --no-audit --no-fund
+	@touch $@
+
+# The ajv differential (internal/ajvdiff): ajv's draft 2020-12 build, pinned
+# in its lock file, judges every line of every test stream against every
+# schema/*.schema.json and must agree with evtool.
+test: internal/ajvdiff/testdata/node_modules
+
+internal/ajvdiff/testdata/node_modules: internal/ajvdiff/testdata/package-lock.json
+	npm ci --prefix internal/ajvdiff/testdata --no-audit --no-fund
 	@touch $@
 
 check:

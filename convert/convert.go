@@ -4,19 +4,58 @@
 // It is a thin layer over package stream, which judges each line once for
 // convert and validate alike: a line validate accepts converts without a
 // diagnostic, and a line with problems is reported with the same
-// diagnostic validate gives it.
+// diagnostic validate gives it. What convert adds is what to do with such
+// a line (Options.OnError), the torn last line of a producer that stopped
+// mid-line, the input with nothing to convert, and the loss accounting of
+// the target's encoder.
 package convert
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/stream"
 )
+
+// OnError says what becomes of an input line with problems.
+type OnError int
+
+// What becomes of a line with problems. Each such line is reported and
+// counted whatever the choice.
+const (
+	// Keep passes on whatever could be read of the line: its events, or
+	// an unknown event that keeps it whole (a JSON object the decoder
+	// cannot read), or, for a line that is not JSON at all, an unknown
+	// event of dialect UnreadableDialect that holds its text. Targets that
+	// cannot carry an unknown event count it as a loss.
+	Keep OnError = iota
+	// Skip passes on nothing of the line.
+	Skip
+	// Fail stops the conversion at the line (Run returns *FailError).
+	Fail
+)
+
+// OnErrors maps the --on-error words to their values.
+var OnErrors = map[string]OnError{"keep": Keep, "skip": Skip, "fail": Fail}
+
+// UnreadableDialect is the dialect of the unknown event that keeps a line
+// that is not JSON; no adapter is named so, so every target but canonical
+// counts it as an unknown event it cannot carry.
+const UnreadableDialect = "evtool"
+
+// UnreadableType is the source_type of such an event.
+const UnreadableType = "unreadable-line"
+
+// RuleTorn is the rule id of the warning for a torn last line.
+const RuleTorn = "convert/torn-last-line"
 
 // Options configure a conversion.
 type Options struct {
@@ -30,14 +69,34 @@ type Options struct {
 	Defaults map[string]string
 	// Params are options of the target dialect.
 	Params map[string]string
+	// OnError says what becomes of a line with problems (default Keep).
+	OnError OnError
+	// Progress, when set, is called after each line with the number of
+	// input lines and bytes read so far.
+	Progress func(lines int, bytes int64)
+	// Workers and MaxLineBytes are stream.Options's: how many goroutines
+	// check lines ahead of decoding, and the longest line read.
+	Workers, MaxLineBytes int
 }
 
 // Result says what a conversion did.
 type Result struct {
 	From   string // the source dialect
 	Lines  int    // non-blank input lines
+	Bytes  int64  // input bytes read
 	Events int    // canonical events passed to the target
-	Errors int    // input lines with problems
+	// Errors counts the input lines with problems, the torn last line
+	// aside; BadLines lists their numbers.
+	Errors   int
+	BadLines []int
+	// Kept and Skipped count the lines with problems that went on (as far
+	// as they could be read) and that were left out.
+	Kept, Skipped int
+	// Torn is the number of the last line when it is torn: it has no
+	// newline at its end and is not JSON, as a producer that stopped
+	// mid-line leaves it. It is reported as a warning, not counted in
+	// Errors; 0 when the last line is whole.
+	Torn   int
 	Losses *dialect.Losses
 }
 
@@ -48,25 +107,75 @@ type LineError = diag.Diagnostic
 // ErrUndetected means the source dialect could not be told from the first line.
 var ErrUndetected = stream.ErrUndetected
 
+// ErrEmpty means the input has no line to convert: it is empty, or holds
+// only blank lines. Nothing was written.
+var ErrEmpty = errors.New("nothing to convert")
+
+// EmptyError is an input with no line to convert. It wraps ErrEmpty.
+type EmptyError struct {
+	File  string
+	Bytes int64 // 0 for an empty input, else it held only blank lines
+}
+
+func (e *EmptyError) Error() string {
+	if e.Bytes == 0 {
+		return e.File + ": nothing to convert: the input is empty"
+	}
+	return fmt.Sprintf("%s: nothing to convert: the input holds only blank lines (%d bytes)", e.File, e.Bytes)
+}
+
+func (e *EmptyError) Unwrap() error { return ErrEmpty }
+
+// UTF16Error is an input that looks like UTF-16, which evtool does not
+// read: every line of it would be reported as broken.
+type UTF16Error struct {
+	File string
+	Why  string // "a UTF-16LE byte order mark", …
+}
+
+func (e *UTF16Error) Error() string {
+	return fmt.Sprintf("%s: the input looks like UTF-16 (%s); evtool reads UTF-8: convert it first, e.g. with iconv -f UTF-16 -t UTF-8", e.File, e.Why)
+}
+
+// FailError is the line at which --on-error fail stopped the conversion.
+type FailError struct {
+	File string
+	Line int
+}
+
+func (e *FailError) Error() string {
+	return fmt.Sprintf("%s:%d: stopped at the first line with problems (--on-error fail)", e.File, e.Line)
+}
+
 // Run converts r to w. Every problem of a line is passed to report, and
-// whatever could be read of the line is converted; the lines around it
+// what becomes of the line is opts.OnError's choice; the lines around it
 // are converted too. Output is flushed whenever the input has nothing
 // more buffered, so a live pipe sees every event as soon as its line
-// arrives. The error is non-nil only for read or write failures, and for
-// a stream whose dialect cannot be told or is not the one named (a
-// *stream.StreamError).
+// arrives. The error is non-nil for read or write failures, for a stream
+// whose dialect cannot be told or is not the one named (a
+// *stream.StreamError), for an input with nothing to convert
+// (*EmptyError: nothing is written), for UTF-16 input (*UTF16Error), and
+// for a line that stops the conversion under Fail (*FailError).
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
 	res := Result{Losses: &dialect.Losses{}}
-	rd := stream.NewReader(r, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance})
+	in := &tracker{r: r, terminated: true}
+	rd := stream.NewReader(in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes})
+	defer rd.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params})
+	var enc dialect.Encoder
 	if opts.From != nil {
 		res.From = opts.From.Name()
 	}
 	for {
 		l, err := rd.ReadLine()
+		res.Bytes = in.n
 		if err == io.EOF {
 			break
+		}
+		if err == nil && res.Lines == 0 {
+			if why := in.utf16(); why != "" {
+				err = &UTF16Error{File: file, Why: why}
+			}
 		}
 		if err != nil {
 			bw.Flush()
@@ -80,20 +189,57 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 		if rd.Dialect() != nil {
 			res.From = rd.Dialect().Name()
 		}
+		if enc == nil {
+			// The encoder is made at the first line, so that an input
+			// with nothing to convert writes nothing at all.
+			enc = opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params})
+		}
+		res.Losses.SetLine(l.N)
+		evs := l.Events
 		if !l.OK() {
-			res.Errors++
+			torn := !l.JSON && in.eof && !in.terminated && rd.Buffered() == 0
 			for _, d := range l.Diags {
+				if torn {
+					d.Severity = diag.Warning
+					d.Rule = RuleTorn
+					d.Message = "torn last line (no newline at the end of the input: the producer may have stopped mid-line): " + d.Message
+				}
 				report(&d)
 			}
+			if torn {
+				res.Torn = l.N
+			} else {
+				res.Errors++
+				res.BadLines = append(res.BadLines, l.N)
+			}
+			switch opts.OnError {
+			case Fail:
+				bw.Flush()
+				return res, &FailError{File: file, Line: l.N}
+			case Skip:
+				res.Skipped++
+				evs = nil
+			default:
+				res.Kept++
+				if !l.JSON {
+					evs = append(evs[:0:0], unreadable(l, rd.Dialect(), opts.Provenance))
+				}
+			}
 		}
-		if err := encode(enc, l.Events, &res); err != nil {
+		if err := encode(enc, evs, &res); err != nil {
 			return res, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(res.Lines, in.n)
 		}
 		if rd.Buffered() == 0 {
 			if err := bw.Flush(); err != nil {
 				return res, err
 			}
 		}
+	}
+	if enc == nil {
+		return res, &EmptyError{File: file, Bytes: in.n}
 	}
 	if err := encode(enc, rd.End(), &res); err != nil {
 		return res, err
@@ -104,6 +250,18 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 	return res, bw.Flush()
 }
 
+// unreadable is the unknown event that keeps a line that is not JSON: its
+// text (invalid UTF-8 written as U+FFFD) under raw.text.
+func unreadable(l *stream.Line, d dialect.Dialect, provenance bool) *event.Event {
+	text, _ := json.Marshal(strings.ToValidUTF8(string(l.Raw), "\uFFFD"))
+	raw := slices.Concat([]byte(`{"text":`), text, []byte("}"))
+	ev := &event.Event{Body: &event.Unknown{Dialect: UnreadableDialect, SourceType: UnreadableType, Raw: raw}}
+	if provenance && d != nil {
+		ev.Src = &event.Source{Dialect: d.Name(), Line: l.N}
+	}
+	return ev
+}
+
 func encode(enc dialect.Encoder, evs []*event.Event, res *Result) error {
 	for _, ev := range evs {
 		res.Events++
@@ -112,4 +270,57 @@ func encode(enc dialect.Encoder, evs []*event.Event, res *Result) error {
 		}
 	}
 	return nil
+}
+
+// tracker counts the input's bytes and remembers what the reading of a
+// line cannot tell: whether the input ended, whether its last non-blank
+// byte is followed by a newline (a torn last line is not), and its first
+// bytes (UTF-16 has a tell-tale start).
+type tracker struct {
+	r          io.Reader
+	n          int64
+	eof        bool
+	terminated bool
+	head       []byte
+}
+
+func (t *tracker) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.n += int64(n)
+		if len(t.head) < 4 {
+			t.head = append(t.head, p[:min(n, 4-len(t.head))]...)
+		}
+		for i := n - 1; i >= 0; i-- {
+			c := p[i]
+			if c == '\n' {
+				t.terminated = true
+				break
+			}
+			if c != ' ' && c != '\t' && c != '\r' {
+				t.terminated = false
+				break
+			}
+		}
+	}
+	if err == io.EOF {
+		t.eof = true
+	}
+	return n, err
+}
+
+// utf16 says why the input looks like UTF-16, or "".
+func (t *tracker) utf16() string {
+	h := t.head
+	switch {
+	case len(h) >= 2 && h[0] == 0xFF && h[1] == 0xFE:
+		return "it starts with a UTF-16LE byte order mark"
+	case len(h) >= 2 && h[0] == 0xFE && h[1] == 0xFF:
+		return "it starts with a UTF-16BE byte order mark"
+	case len(h) >= 4 && h[0] != 0 && h[1] == 0 && h[2] != 0 && h[3] == 0:
+		return "every other byte is NUL, as in UTF-16LE"
+	case len(h) >= 4 && h[0] == 0 && h[1] != 0 && h[2] == 0 && h[3] != 0:
+		return "every other byte is NUL, as in UTF-16BE"
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,13 +57,69 @@ func TestBadLinesAreReportedAndKept(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	// The line that is JSON but cannot be read is kept whole, as an
-	// unknown event; the broken ones cannot be.
-	if len(lines) != 4 || !strings.Contains(lines[1], `"type":"unknown","dialect":"basis","source_type":"","raw":{"seq":3,`) ||
-		!strings.Contains(lines[2], "still here") || !strings.Contains(lines[3], "session_finished") {
-		t.Fatalf("the good lines must all be converted, and the unreadable object kept:\n%s", out.String())
+	// unknown event of its dialect; the lines that are not JSON are kept as
+	// unknown events that hold their text.
+	if len(lines) != 6 || !strings.Contains(lines[3], `"type":"unknown","dialect":"basis","source_type":"","raw":{"seq":3,`) ||
+		!strings.Contains(lines[1], `"type":"unknown","dialect":"evtool","source_type":"unreadable-line","raw":{"text":"{\"seq\":1,`) ||
+		!strings.Contains(lines[2], `"raw":{"text":"{\"seq\":2,\"type\":\"assistant_delta\",\"text\":\"�\"}"}`) ||
+		!strings.Contains(lines[4], "still here") || !strings.Contains(lines[5], "session_finished") {
+		t.Fatalf("the good lines must all be converted, and the bad ones kept:\n%s", out.String())
 	}
-	if res.From != "basis" || res.Lines != 6 {
+	if res.From != "basis" || res.Lines != 6 || res.Kept != 3 || res.Skipped != 0 || res.Torn != 0 || !slices.Equal(res.BadLines, []int{2, 3, 4}) {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// TestOnError runs each --on-error choice, the torn last line and the
+// inputs with nothing to convert.
+func TestOnError(t *testing.T) {
+	good := head + "\n" + `{"seq":1,"type":"user_message","text":"a"}` + "\n"
+	bad := `{"seq":2,"type":"user_message","text":"b"` // not JSON
+	tail := `{"seq":3,"type":"run_finished","status":"ok"}` + "\n"
+	for _, c := range []struct {
+		name, in string
+		onError  convert.OnError
+		err      string // substring of the error, "" for none
+		lines    int    // canonical lines written
+		errors   int
+		torn     int
+		diag     string // the reported diagnostic's prefix
+	}{
+		{"keep", good + bad + "\n" + tail, convert.Keep, "", 5, 1, 0, "in:3:42: error: invalid JSON"},
+		{"skip", good + bad + "\n" + tail, convert.Skip, "", 4, 1, 0, "in:3:42: error: invalid JSON"},
+		{"fail", good + bad + "\n" + tail, convert.Fail, "in:3: stopped at the first line with problems", 3, 1, 0, "in:3:42: error:"},
+		{"torn", good + bad, convert.Keep, "", 4, 0, 3, "in:3:42: warning: torn last line"},
+		{"torn skipped", good + bad, convert.Skip, "", 3, 0, 3, "in:3:42: warning: torn last line"},
+		{"torn then blanks", good + bad + "  \r", convert.Keep, "", 4, 0, 3, "in:3:44: warning: torn last line"},
+		{"bad last line with a newline", good + bad + "\n", convert.Keep, "", 4, 1, 0, "in:3:42: error:"},
+		{"bad line then blank lines", good + bad + "\n\n  \n", convert.Keep, "", 4, 1, 0, "in:3:42: error:"},
+		{"whole last line without newline", good + strings.TrimSuffix(tail, "\n"), convert.Keep, "", 4, 0, 0, ""},
+		{"empty", "", convert.Keep, "in: nothing to convert: the input is empty", 0, 0, 0, ""},
+		{"blank", "\n  \r\n\t\n", convert.Keep, "in: nothing to convert: the input holds only blank lines (7 bytes)", 0, 0, 0, ""},
+		{"utf-16le bom", "\xff\xfe{\x00}\x00\n\x00", convert.Keep, "looks like UTF-16 (it starts with a UTF-16LE byte order mark)", 0, 0, 0, ""},
+		{"utf-16le", "{\x00\"\x00", convert.Keep, "looks like UTF-16 (every other byte is NUL, as in UTF-16LE)", 0, 0, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			var diags []string
+			res, err := convert.Run(strings.NewReader(c.in), &out, "in", convert.Options{From: lookup(t, "basis"), To: lookup(t, "canonical"), OnError: c.onError},
+				func(le *convert.LineError) { diags = append(diags, le.Error()) })
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("error %v, want %q", err, c.err)
+			}
+			if n := strings.Count(out.String(), "\n"); n != c.lines {
+				t.Errorf("%d lines written, want %d:\n%s", n, c.lines, out.String())
+			}
+			if res.Errors != c.errors || res.Torn != c.torn {
+				t.Errorf("errors %d torn %d, want %d and %d", res.Errors, res.Torn, c.errors, c.torn)
+			}
+			if c.diag == "" && len(diags) > 0 || c.diag != "" && (len(diags) != 1 || !strings.HasPrefix(diags[0], c.diag)) {
+				t.Errorf("diagnostics %q, want one starting %q", diags, c.diag)
+			}
+		})
 	}
 }
 
@@ -126,9 +183,9 @@ func TestLossesAreCounted(t *testing.T) {
 		got = append(got, l.String())
 	}
 	want := []string{
-		`approximated 1 tool statuses "cancelled" (basis says only is_error)`,
+		`approximated 1 tool status "cancelled" (basis says only is_error)`,
 		"dropped 2 plan_updated events (basis has no such event)",
-		"dropped 1 turn_started events (basis has no turn events; a turn begins at its user_message)",
+		"dropped 1 turn_started event (basis has no turn events; a turn begins at its user_message)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("losses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

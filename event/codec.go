@@ -49,21 +49,32 @@ func Append(dst []byte, e *Event) ([]byte, error) {
 		dst = jsonenc.Key(dst, &first, "synthetic")
 		dst = append(dst, "true"...)
 	}
-	body, err := marshalBody(e.Body)
-	if err != nil {
-		return dst, fmt.Errorf("%s: %w", e.Body.Type(), err)
-	}
-	if len(body) > 2 { // not "{}"
-		dst = append(dst, ',')
-		dst = append(dst, body[1:len(body)-1]...)
+	if out, ok := appendBody(dst, e.Body, &first); ok {
+		dst = out
+	} else {
+		// A Body type from outside the model: encoding/json's way.
+		body, err := marshalBody(e.Body)
+		if err != nil {
+			return dst, fmt.Errorf("%s: %w", e.Body.Type(), err)
+		}
+		if len(body) > 2 { // not "{}"
+			dst = append(dst, ',')
+			dst = append(dst, body[1:len(body)-1]...)
+		}
 	}
 	if e.Src != nil {
 		dst = jsonenc.Key(dst, &first, "src")
-		b, err := json.Marshal(e.Src)
-		if err != nil {
-			return dst, err
+		f := true
+		dst = append(dst, '{')
+		dst = jsonenc.Key(dst, &f, "dialect")
+		dst = jsonenc.String(dst, e.Src.Dialect)
+		dst = jsonenc.Key(dst, &f, "line")
+		dst = jsonenc.Int(dst, int64(e.Src.Line))
+		if e.Src.Type != "" {
+			dst = jsonenc.Key(dst, &f, "type")
+			dst = jsonenc.String(dst, e.Src.Type)
 		}
-		dst = append(dst, b...)
+		dst = append(dst, '}')
 	}
 	if len(e.Ext) > 0 {
 		dst = jsonenc.Key(dst, &first, "ext")
@@ -90,6 +101,34 @@ func appendExt(dst []byte, ext Ext) []byte {
 	}
 	return append(dst, '}')
 }
+
+//go:generate go run ./internal/gencodec
+
+// appendRaw appends a raw JSON value without the white space between its
+// tokens, as encoding/json writes a json.RawMessage. The value is trusted to
+// be JSON: it comes from a line the syntax check passed, or from an
+// encoder of evtool's.
+func appendRaw(dst []byte, raw json.RawMessage) []byte {
+	start := 0
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; c {
+		case '"':
+			i = jsonenc.SkipString(raw, i)
+		case ' ', '\t', '\n', '\r':
+			dst = append(dst, raw[start:i]...)
+			for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+				i++
+			}
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(dst, raw[start:]...)
+}
+
+// appendNumber appends a number as its text.
+func appendNumber(dst []byte, n json.Number) []byte { return append(dst, n...) }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 

@@ -1,7 +1,8 @@
 // Package ndjson reads newline-delimited JSON the way real producers write it.
 //
 // A Reader hands out one logical line at a time together with its physical
-// line number. It has no line-length cap, strips a trailing CR (CRLF files),
+// line number. It has no line-length cap unless one is set (SetMaxLineBytes),
+// strips a trailing CR (CRLF files),
 // a UTF-8 byte order mark on the first line, and skips lines that hold only
 // white space. A last line without a newline is still a line. It does not
 // parse JSON: syntax is the caller's business, so a broken line never stops
@@ -12,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -29,6 +31,29 @@ type Reader struct {
 	phys  int    // physical lines consumed so far
 	err   error
 	first bool
+	max   int // longest line returned; 0: no limit
+}
+
+// LineTooLongError reports a line longer than the Reader's limit. The line
+// was skipped without being held in memory; reading goes on with the next.
+type LineTooLongError struct {
+	Line  int   // its 1-based physical line number
+	Bytes int64 // its length without the terminator
+	Max   int   // the limit
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is %d bytes long, over the limit of %d bytes; skipped", e.Line, e.Bytes, e.Max)
+}
+
+// SetMaxLineBytes makes the Reader refuse lines longer than n bytes with a
+// *LineTooLongError, holding no more than about n bytes of such a line;
+// n <= 0 means no limit.
+func (r *Reader) SetMaxLineBytes(n int) {
+	if n < 0 {
+		n = 0
+	}
+	r.max = n
 }
 
 // NewReader returns a Reader that reads from r.
@@ -38,7 +63,8 @@ func NewReader(r io.Reader) *Reader {
 
 // Next returns the next non-blank line without its line terminator, and its
 // 1-based physical line number. The slice is valid until the next call. At the
-// end of the input it returns io.EOF; any other error is a read error of the
+// end of the input it returns io.EOF; a *LineTooLongError is about one line
+// and the next call goes on; any other error is a read error of the
 // underlying reader.
 func (r *Reader) Next() (line []byte, n int, err error) {
 	for {
@@ -46,6 +72,13 @@ func (r *Reader) Next() (line []byte, n int, err error) {
 			return nil, r.line, r.err
 		}
 		b, err := r.readPhysical()
+		if tl, ok := err.(*LineTooLongError); ok {
+			r.phys++
+			r.line = r.phys
+			tl.Line = r.line
+			r.first = false
+			return nil, r.line, tl
+		}
 		if err != nil {
 			if err == io.EOF && len(b) == 0 {
 				r.err = io.EOF
@@ -86,23 +119,65 @@ func (r *Reader) Buffered() int { return r.br.Buffered() }
 func (r *Reader) readPhysical() ([]byte, error) {
 	b, err := r.br.ReadSlice('\n')
 	if err == nil {
+		if r.max > 0 && len(b)-1 > r.max {
+			return nil, r.tooLong(int64(len(b) - 1))
+		}
 		return b[:len(b)-1], nil
 	}
 	if !errors.Is(err, bufio.ErrBufferFull) {
+		if r.max > 0 && len(b) > r.max {
+			r.err = err
+			return nil, r.tooLong(int64(len(b)))
+		}
 		return b, err
 	}
 	// Longer than the buffer: collect the pieces.
 	r.long = append(r.long[:0], b...)
 	for {
+		if r.max > 0 && len(r.long) > r.max+1 { // +1: a '\n' may end it
+			return nil, r.skip(int64(len(r.long)))
+		}
 		b, err = r.br.ReadSlice('\n')
 		r.long = append(r.long, b...)
 		if err == nil {
+			if r.max > 0 && len(r.long)-1 > r.max {
+				return nil, r.tooLong(int64(len(r.long) - 1))
+			}
 			return r.long[:len(r.long)-1], nil
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
+			if r.max > 0 && len(r.long) > r.max {
+				r.err = err // the input ends inside the long line
+				return nil, r.tooLong(int64(len(r.long)))
+			}
 			return r.long, err
 		}
 	}
+}
+
+// skip reads past the rest of a line that is over the limit, of which
+// have bytes were read already, and reports it.
+func (r *Reader) skip(have int64) error {
+	n := have
+	for {
+		b, err := r.br.ReadSlice('\n')
+		n += int64(len(b))
+		if err == nil {
+			return r.tooLong(n - 1)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			r.err = err // EOF or a read error, after this line
+			return r.tooLong(n)
+		}
+	}
+}
+
+func (r *Reader) tooLong(n int64) error {
+	// The assembly buffer has grown to the limit; let it go.
+	if cap(r.long) > DefaultBufferSize {
+		r.long = nil
+	}
+	return &LineTooLongError{Bytes: n, Max: r.max}
 }
 
 func isBlank(b []byte) bool {

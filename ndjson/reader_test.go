@@ -3,7 +3,9 @@ package ndjson
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -116,5 +118,48 @@ func TestReadError(t *testing.T) {
 	}
 	if _, _, err := rd.Next(); !errors.Is(err, boom) {
 		t.Fatalf("the error must stick, got %v", err)
+	}
+}
+
+func TestMaxLineBytes(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // beyond the read buffer
+	for _, tc := range []struct {
+		name, in string
+		max      int
+		want     []string // lines, or "!N" for a line of N bytes refused
+	}{
+		{"short lines pass", "ab\ncd\n", 2, []string{"ab", "cd"}},
+		{"a short line over the limit", "abc\nde\n", 2, []string{"!3", "de"}},
+		{"a long line over the limit", "a\n" + long + "\nb\n", 1 << 10, []string{"a", "!204800", "b"}},
+		{"a long last line without newline", "a\n" + long, 1 << 10, []string{"a", "!204800"}},
+		{"a long line within the limit", long + "\n", 300 << 10, []string{long}},
+		{"CRLF counts the CR as the line's", "ab\r\n", 2, []string{"!3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tc.in))
+			r.SetMaxLineBytes(tc.max)
+			var seen []string
+			for {
+				b, n, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				var tl *LineTooLongError
+				if errors.As(err, &tl) {
+					if tl.Line != n || tl.Max != tc.max {
+						t.Fatalf("error %+v at line %d", tl, n)
+					}
+					seen = append(seen, fmt.Sprintf("!%d", tl.Bytes))
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen = append(seen, string(b))
+			}
+			if !slices.Equal(seen, tc.want) {
+				t.Errorf("got %.40q, want %.40q", seen, tc.want)
+			}
+		})
 	}
 }

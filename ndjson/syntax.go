@@ -2,9 +2,12 @@ package ndjson
 
 import (
 	"fmt"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/evtool/evtool/internal/jsonptr"
 )
@@ -53,7 +56,17 @@ func CheckDepth(line []byte, maxDepth int) *SyntaxError {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	s := scanner{b: line, max: maxDepth}
+	s := scanners.Get().(*scanner)
+	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0]}
+	defer func() {
+		if cap(s.stack) > 1024 || cap(s.keys) > 4096 {
+			return // a freak line: let its memory go
+		}
+		s.b, s.err = nil, nil
+		clear(s.keys[:cap(s.keys)]) // keys view the line: drop them
+		clear(s.stack[:cap(s.stack)])
+		scanners.Put(s)
+	}()
 	s.ws()
 	if s.i >= len(s.b) {
 		return s.fail(BadJSON, s.i, "invalid JSON: the line holds no value")
@@ -67,6 +80,10 @@ func CheckDepth(line []byte, maxDepth int) *SyntaxError {
 	}
 	return s.err
 }
+
+// scanners keeps scanners, and the stacks and key lists they grew, for
+// the next line.
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
 
 // maxPointerDepth bounds the pointer of a depth error.
 const maxPointerDepth = 8
@@ -247,13 +264,49 @@ func (s *scanner) scanString(want bool) string {
 	var out []byte
 	start := s.i
 	for s.i < len(s.b) {
+		// A run of text: no quote, backslash or control character, eight
+		// bytes at a time; its UTF-8 is checked at once at its end.
+		run := s.i
+		var high uint64
+		for s.i+8 <= len(s.b) {
+			x := jsonenc.Load8(s.b, s.i)
+			if !jsonenc.Text8(x) {
+				break
+			}
+			high |= x
+			s.i += 8
+		}
+		for s.i < len(s.b) {
+			c := s.b[s.i]
+			if c < 0x20 || c == '"' || c == '\\' {
+				break
+			}
+			high |= uint64(c)
+			s.i++
+		}
+		if high&0x8080808080808080 != 0 && !utf8.Valid(s.b[run:s.i]) {
+			for j := run; j < s.i; {
+				r, size := utf8.DecodeRune(s.b[j:])
+				if r == utf8.RuneError && size == 1 {
+					s.fail(BadUTF8, j, fmt.Sprintf("invalid UTF-8 at byte %d", j+1))
+					return ""
+				}
+				j += size
+			}
+		}
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
 			var v string
 			if want {
 				if out == nil {
-					v = string(s.b[start:s.i])
+					// A view of the line, not a copy: keys live only
+					// while the line is scanned, and every string made
+					// from them for an error (pointer, message) is new.
+					v = unsafe.String(unsafe.SliceData(s.b[start:]), s.i-start)
 				} else {
 					v = string(append(out, s.b[start:s.i]...))
 				}

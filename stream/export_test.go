@@ -15,3 +15,14 @@ func FastAndEngine(d dialect.Dialect, line []byte) (schemacheck.Verdict, []diag.
 	}
 	return ls.fast.Check(line), ls.explain(line), true
 }
+
+// SetParallelThreshold sets how much input the simple path reads before
+// the workers start, and returns a function that restores it.
+func SetParallelThreshold(n int64) (restore func()) {
+	old := parallelThreshold
+	parallelThreshold = n
+	return func() { parallelThreshold = old }
+}
+
+// Parallel reports whether the Reader's workers have started.
+func (r *Reader) Parallel() bool { return r.par != nil }

@@ -51,6 +51,7 @@ const (
 	RuleUTF8         = "json/utf8"
 	RuleDuplicateKey = "json/duplicate-key"
 	RuleDepth        = "json/depth"
+	RuleLineLength   = "json/line-length"
 	RuleMismatch     = "stream/dialect-mismatch"
 	RuleUndetected   = "stream/undetected"
 )
@@ -62,6 +63,7 @@ func Rules() []diag.Rule {
 		{ID: RuleUTF8, Severity: diag.Error, Summary: "a line must be UTF-8"},
 		{ID: RuleDuplicateKey, Severity: diag.Error, Summary: "no key may appear twice in one object"},
 		{ID: RuleDepth, Severity: diag.Error, Summary: fmt.Sprintf("objects and arrays nest at most %d deep", ndjson.DefaultMaxDepth)},
+		{ID: RuleLineLength, Severity: diag.Error, Summary: "a line is at most --max-line-bytes long (256 MiB by default); a longer one is skipped"},
 		{ID: RuleMismatch, Severity: diag.Error, Summary: "the named dialect must fit the stream's first line"},
 		{ID: RuleUndetected, Severity: diag.Error, Summary: "without a named dialect, the first JSON line must be of a known one"},
 	}
@@ -83,7 +85,20 @@ type Options struct {
 	Provenance bool
 	// MaxDepth bounds nesting in a line; 0 means ndjson.DefaultMaxDepth.
 	MaxDepth int
+	// MaxLineBytes refuses longer lines: each is reported (rule
+	// json/line-length) and skipped without being held in memory, and the
+	// reading goes on. 0 means DefaultMaxLineBytes; negative, no limit.
+	MaxLineBytes int
+	// Workers is how many goroutines check lines (their syntax and schema)
+	// ahead of decoding, which stays in the caller's goroutine and in input
+	// order. 0 or 1 reads everything in the caller's goroutine. Whatever the
+	// number, every line gets the same verdict and the same events. With
+	// workers, read to io.EOF or call Close.
+	Workers int
 }
+
+// DefaultMaxLineBytes is the longest line a Reader accepts by default.
+const DefaultMaxLineBytes = 256 << 20
 
 // Line is one non-blank line of the input and what the Reader made of it.
 type Line struct {
@@ -154,11 +169,20 @@ type Reader struct {
 	// Next's state.
 	pending []*event.Event
 	ended   bool
+
+	read int64     // input bytes read on the simple path
+	par  *pipeline // the workers, once started
 }
 
 // NewReader returns a Reader of r; file names it in diagnostics.
 func NewReader(r io.Reader, file string, opts Options) *Reader {
 	rd := &Reader{file: file, opts: opts, nd: ndjson.NewReader(r)}
+	switch {
+	case opts.MaxLineBytes == 0:
+		rd.nd.SetMaxLineBytes(DefaultMaxLineBytes)
+	case opts.MaxLineBytes > 0:
+		rd.nd.SetMaxLineBytes(opts.MaxLineBytes)
+	}
 	if opts.Dialect != nil {
 		if err := rd.setDialect(opts.Dialect); err != nil {
 			rd.err = err
@@ -175,7 +199,28 @@ func (r *Reader) Lines() int { return r.lines }
 
 // Buffered reports how many input bytes are read but not yet returned, so
 // that a writer can flush when a live producer has nothing more to say.
-func (r *Reader) Buffered() int { return r.nd.Buffered() }
+func (r *Reader) Buffered() int {
+	if r.par != nil {
+		return r.par.buffered()
+	}
+	return r.nd.Buffered()
+}
+
+// Close stops the workers of a Reader that has them. A Reader read to the
+// end, or to an error that ends the stream, has stopped them already.
+func (r *Reader) Close() error {
+	if r.par != nil {
+		r.par.close()
+	}
+	return nil
+}
+
+// fail makes err the Reader's sticky error and stops its workers.
+func (r *Reader) fail(err error) error {
+	r.err = err
+	r.Close()
+	return err
+}
 
 func (r *Reader) setDialect(d dialect.Dialect) error {
 	sch, err := compiled(d)
@@ -195,18 +240,51 @@ func (r *Reader) ReadLine() (*Line, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	raw, n, err := r.nd.Next()
+	if r.par == nil && r.opts.Workers > 1 && r.d != nil && r.read >= parallelThreshold {
+		r.startPipeline()
+	}
+	var (
+		raw []byte
+		n   int
+		pl  *pline // the workers' verdict on the line, in parallel reading
+		err error
+	)
+	if r.par != nil {
+		raw, pl, err = r.par.next()
+		if err == nil {
+			n = pl.n
+		}
+	} else {
+		raw, n, err = r.nd.Next()
+		r.read += int64(len(raw)) + 1
+	}
+	var tl *ndjson.LineTooLongError
+	if pl != nil && pl.tooLong != nil {
+		tl = pl.tooLong
+	} else if errors.As(err, &tl) {
+		err = nil
+	}
 	if err != nil {
 		if err != io.EOF {
 			err = fmt.Errorf("%s: %w", r.file, err)
 		}
-		r.err = err
-		return nil, err
+		return nil, r.fail(err)
 	}
 	r.lines++
 	l := &r.line
 	*l = Line{N: n, Raw: raw, Diags: l.Diags[:0], Events: l.Events[:0]}
-	if se := ndjson.CheckDepth(raw, r.opts.MaxDepth); se != nil {
+	if tl != nil {
+		l.Diags = append(l.Diags, diag.Diagnostic{File: r.file, Line: n, Col: 1, Severity: diag.Error, Rule: RuleLineLength,
+			Message: fmt.Sprintf("the line is %d bytes long, over the limit of %d (--max-line-bytes); skipped", tl.Bytes, tl.Max)})
+		return l, nil
+	}
+	var se *ndjson.SyntaxError
+	if pl != nil {
+		se = pl.syn
+	} else {
+		se = ndjson.CheckDepth(raw, r.opts.MaxDepth)
+	}
+	if se != nil {
 		l.Diags = append(l.Diags, r.syntaxDiag(n, se))
 		return l, nil
 	}
@@ -214,22 +292,23 @@ func (r *Reader) ReadLine() (*Line, error) {
 	if r.d == nil {
 		d, ok := dialect.Detect(raw)
 		if !ok {
-			r.err = &StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
+			return nil, r.fail(&StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
 				File: r.file, Line: n, Severity: diag.Error, Rule: RuleUndetected,
-				Message: "cannot tell the dialect from this line; name it (" + strings.Join(names(), ", ") + ")"}}
-			return nil, r.err
+				Message: "cannot tell the dialect from this line; name it (" + strings.Join(names(), ", ") + ")"}})
 		}
 		if err := r.setDialect(d); err != nil {
-			r.err = err
-			return nil, err
+			return nil, r.fail(err)
 		}
 	}
-	r.judge(l)
+	if pl != nil && pl.checkedS {
+		r.judge(l, pl.schema)
+	} else {
+		r.judge(l, schemaDiags(r.sch, raw))
+	}
 	if !r.sawJSON {
 		r.sawJSON = true
 		if err := r.checkFits(l); err != nil {
-			r.err = err
-			return nil, err
+			return nil, r.fail(err)
 		}
 	}
 	return l, nil
@@ -302,11 +381,10 @@ func (r *Reader) syntaxDiag(n int, se *ndjson.SyntaxError) diag.Diagnostic {
 	return diag.Diagnostic{File: r.file, Line: n, Col: se.Col, Severity: diag.Error, Rule: rule, Pointer: se.Pointer, Message: se.Msg}
 }
 
-// judge checks a JSON line against the schema and decodes it.
-func (r *Reader) judge(l *Line) {
-	for _, e := range r.sch.check(l.Raw) {
+// judge records the schema errors of a JSON line and decodes it.
+func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
+	for _, e := range schemaErrs {
 		e.File, e.Line, e.Rule = r.file, l.N, SchemaRule(r.d)
-		e.Col = jsonptr.Column(l.Raw, e.Pointer)
 		l.Diags = append(l.Diags, e)
 	}
 	evs, err := r.dec.Decode(l.Events, l.Raw, l.N)

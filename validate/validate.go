@@ -1,15 +1,18 @@
 // Package validate checks streams against a dialect's published JSON Schema
-// and its stream rules, and reports every problem with its position.
+// and its stream rules, or against a user's JSON Schema, and reports every
+// problem with its position.
 //
 // It is a thin layer over package stream, which judges each line once
 // (syntax, schema, decoding) for validate and convert alike; validate adds
-// the dialect's stream rules on top.
+// the dialect's stream rules on top, drops disabled rules, stops after a
+// number of errors, and sorts the lines into valid and invalid ones.
 package validate
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
@@ -29,6 +32,25 @@ type Options struct {
 	Dialect dialect.Dialect
 	// Strict makes findings about unknown types and fields errors.
 	Strict bool
+	// Schema, when set, checks every line against a user's JSON Schema
+	// instead of a dialect's: no dialect is detected or named, and no
+	// stream rule runs. Dialect must be nil.
+	Schema *Schema
+	// Disable lists rule ids whose findings are dropped (see
+	// rules.CheckDisable for the ids a command line may name).
+	Disable []string
+	// MaxErrors stops the stream after that many errors; 0 reads it all.
+	MaxErrors int
+	// Valid and Invalid, when set, receive every line that passes or fails,
+	// byte for byte as read, each ended by "\n". A line fails when an error
+	// is reported about it: its own (syntax, schema, decoding) or a stream
+	// rule's on reading it; what only the end of the stream tells (a
+	// truncated stream) fails no line. Blank lines go to neither. They
+	// cannot be combined with MaxErrors, which would leave lines unsorted.
+	Valid, Invalid io.Writer
+	// Workers and MaxLineBytes are stream.Options's: how many goroutines
+	// check lines ahead of decoding, and the longest line read.
+	Workers, MaxLineBytes int
 }
 
 // Diagnostic is one problem found in a stream.
@@ -36,10 +58,14 @@ type Diagnostic = diag.Diagnostic
 
 // Summary counts what a validation found.
 type Summary struct {
-	Dialect  string
+	Dialect  string // the stream's dialect; "" with a user's schema
+	Schema   string // the user's schema, as named, with Options.Schema
 	Lines    int
 	Errors   int
 	Warnings int
+	// Stopped is set when the stream was not read to its end: MaxErrors
+	// was reached, or it is not of the dialect named.
+	Stopped bool
 }
 
 // ErrUndetected means the dialect could not be told from the first line.
@@ -49,54 +75,88 @@ var errEmpty = errors.New("the stream is empty and no --dialect was given")
 
 // Stream validates one stream and calls report for every diagnostic, in
 // line order. The error is non-nil only when the stream could not be read
-// on: a read error, or a *stream.StreamError when its dialect cannot be
-// told or is not the one named (that error is not also reported).
+// on: a read or write error, or a *stream.StreamError when its dialect
+// cannot be told or is not the one named (that error is not also
+// reported).
 func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Summary, error) {
 	var sum Summary
+	if opts.MaxErrors > 0 && (opts.Valid != nil || opts.Invalid != nil) {
+		return sum, errors.New("a stream stopped after MaxErrors errors cannot be sorted into valid and invalid lines")
+	}
+	if opts.Schema != nil && opts.Dialect != nil {
+		return sum, errors.New("a stream is checked against a dialect or a user's schema, not both")
+	}
+	lineFailed := false
 	emit := func(d Diagnostic) {
+		if slices.Contains(opts.Disable, d.Rule) {
+			return
+		}
 		d.File = file
 		if d.Unknown && opts.Strict {
 			d.Severity = diag.Error
 		}
 		if d.Severity == diag.Error {
 			sum.Errors++
+			lineFailed = true
 		} else {
 			sum.Warnings++
 		}
 		report(d)
 	}
-	rd := stream.NewReader(r, file, stream.Options{Dialect: opts.Dialect})
+	full := func() bool { return opts.MaxErrors > 0 && sum.Errors >= opts.MaxErrors }
+	sopts := stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes}
+	if opts.Schema != nil {
+		sopts.Dialect = anyJSON{}
+		sum.Schema = opts.Schema.Name()
+	}
+	rd := stream.NewReader(r, file, sopts)
+	defer rd.Close()
 	var chk dialect.Checker
 	last := 0
+	var found []Diagnostic // reused from line to line
 	for {
 		l, err := rd.ReadLine()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			sum.Lines = rd.Lines()
 			var se *stream.StreamError
 			if errors.As(err, &se) && !se.Usage {
 				sum.Errors++
+				sum.Stopped = true
 			}
 			return sum, err
 		}
 		sum.Lines, last = rd.Lines(), l.N
-		if sum.Dialect == "" && rd.Dialect() != nil {
+		if opts.Schema == nil && sum.Dialect == "" && rd.Dialect() != nil {
 			sum.Dialect = rd.Dialect().Name()
 			chk = rd.Dialect().NewChecker(dialect.CheckOptions{})
 		}
-		var found []Diagnostic
-		found = append(found, l.Diags...)
-		if l.JSON {
+		found = append(found[:0], l.Diags...)
+		if l.JSON && opts.Schema != nil {
+			found = append(found, opts.Schema.check(l.Raw, file, l.N)...)
+		} else if l.JSON {
 			chk.Line(l.Raw, l.N, func(f dialect.Finding) {
 				f.Col = jsonptr.Column(l.Raw, f.Pointer)
 				found = append(found, f)
 			})
 		}
 		sortDiags(found)
+		lineFailed = false
 		for _, d := range found {
 			emit(d)
+			if full() {
+				sum.Stopped = true
+				return sum, nil
+			}
 		}
+		if err := triage(opts, l.Raw, lineFailed); err != nil {
+			return sum, fmt.Errorf("%s: line %d: %w", file, l.N, err)
+		}
+	}
+	if opts.Schema != nil {
+		return sum, nil
 	}
 	if chk == nil {
 		if sum.Lines == 0 && opts.Dialect == nil {
@@ -113,6 +173,26 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 	sortDiags(end)
 	for _, d := range end {
 		emit(d)
+		if full() {
+			sum.Stopped = true
+			return sum, nil
+		}
 	}
 	return sum, nil
+}
+
+// triage writes a line to the valid or the invalid lines.
+func triage(opts Options, raw []byte, failed bool) error {
+	w := opts.Valid
+	if failed {
+		w = opts.Invalid
+	}
+	if w == nil {
+		return nil
+	}
+	if _, err := w.Write(raw); err != nil {
+		return err
+	}
+	_, err := w.Write([]byte{'\n'})
+	return err
 }

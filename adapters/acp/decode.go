@@ -28,6 +28,10 @@ type Decoder struct {
 	names   map[string]string
 	prompt  string // text of the turn's prompt, to drop its echo
 	open    bool   // a prompt awaits its response
+	// meta is set once a message carried canonical events (--acp-meta):
+	// from then on those are the stream, and the messages themselves,
+	// which show them to a client, give nothing more.
+	meta bool
 }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
@@ -39,6 +43,23 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	r := gjson.ParseBytes(line)
 	if !r.IsObject() {
 		return out, &DecodeError{Msg: "an ACP message must be a JSON object"}
+	}
+	if carried := r.Get("params._meta." + MetaKey + ".events"); carried.IsArray() {
+		d.meta, d.started = true, true
+		var err error
+		carried.ForEach(func(k, v gjson.Result) bool {
+			ev, perr := event.Parse([]byte(v.Raw))
+			if perr != nil {
+				err = &DecodeError{Msg: "/params/_meta/" + MetaKey + "/events/" + k.Raw + ": " + perr.Error()}
+				return false
+			}
+			out = append(out, ev)
+			return true
+		})
+		return out, err
+	}
+	if d.meta {
+		return out, nil
 	}
 	evs := d.message(r, line)
 	for _, ev := range evs {
@@ -274,6 +295,9 @@ func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 // End implements dialect.Decoder: a log whose last prompt was answered (or
 // that has no prompts) gets a synthesised session_finished.
 func (d *Decoder) End(out []*event.Event) []*event.Event {
+	if d.meta {
+		return out // the carried events include the stream's end
+	}
 	if !d.started {
 		d.started = true
 		out = append(out, &event.Event{Synthetic: true, Body: &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: ptr(1)}}})

@@ -22,6 +22,7 @@ type Encoder struct {
 	loss       *dialect.Losses
 	profile    string
 	meta       bool
+	carry      [][]byte // with meta: canonical events not yet carried
 	transcript bool
 	session    string
 	sessionSet bool // the session id came from a flag
@@ -82,6 +83,11 @@ func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
 	if e.profile == "" {
 		e.profile = Stable
 	}
+	if e.meta {
+		// Every event rides whole under _meta: what the ACP messages
+		// cannot say is not lost, so it is not counted.
+		e.loss = &dialect.Losses{}
+	}
 	if id := opts.Defaults["session_id"]; id != "" {
 		e.session, e.sessionSet = id, true
 	} else {
@@ -109,24 +115,42 @@ func (e *Encoder) notify(update obj, ev *event.Event) error {
 	return e.write(obj{}.str("jsonrpc", "2.0").str("method", "session/update").sub("params", params).bytes())
 }
 
-// withMeta adds the source residue under _meta when asked to.
-func (e *Encoder) withMeta(params obj, ev *event.Event) obj {
-	if !e.meta || ev == nil {
+// withMeta, with --acp-meta, puts under _meta["evtool/source"].events
+// every canonical event consumed since the last message that carried
+// some, whole: --from acp reads them back in place of the messages, so
+// that nothing is lost on the way through ACP.
+func (e *Encoder) withMeta(params obj, _ *event.Event) obj {
+	if !e.meta {
 		return params
 	}
-	src := obj{}.str("type", string(ev.Type()))
-	if ev.Src != nil {
-		src = src.str("dialect", ev.Src.Dialect).num("line", ev.Src.Line)
+	evs := []byte{'['}
+	for i, b := range e.carry {
+		if i > 0 {
+			evs = append(evs, ',')
+		}
+		evs = append(evs, b...)
 	}
-	if len(ev.Ext) > 0 {
-		b, _ := json.Marshal(ev.Ext)
-		src = src.add("ext", b)
-	}
-	return params.sub("_meta", obj{}.sub("evtool/source", src))
+	evs = append(evs, ']')
+	e.carry = e.carry[:0]
+	return params.sub("_meta", obj{}.sub(MetaKey, obj{}.add("events", evs)))
 }
+
+// MetaKey is the _meta key under which --acp-meta carries canonical events.
+const MetaKey = "evtool/source"
+
+// MetaMethod is the extension notification that carries, at the end of a
+// stream, the canonical events no ACP message carried.
+const MetaMethod = "_evtool/events"
 
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
+	if e.meta {
+		b, err := event.Append(nil, ev)
+		if err != nil {
+			return err
+		}
+		e.carry = append(e.carry, b)
+	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if !e.sessionSet && b.SessionID != "" {
@@ -219,7 +243,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		for _, p := range b.Entries {
 			entries = append(entries, obj{}.str("content", p.Content).str("priority", priority(p.Priority)).str("status", planStatus(p.Status)))
 			if p.Status != "pending" && p.Status != "in_progress" && p.Status != "completed" {
-				e.loss.Approximate("plan statuses "+strconv.Quote(p.Status), "ACP plan entries are pending, in_progress or completed")
+				e.loss.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
 			}
 		}
 		return e.notify(obj{}.str("sessionUpdate", "plan").add("entries", arr(entries...)), ev)
@@ -231,7 +255,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			if !e.basis() {
 				// A producer's internal work (muse's model responses and
 				// reminders) would bury the conversation in thoughts.
-				e.loss.Drop("internal task updates", "ACP has no task vocabulary; only subagent and background work is shown, as thoughts")
+				e.loss.Add(lossInternalTask)
 				return nil
 			}
 		}
@@ -252,7 +276,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.thought(ev, "error: "+b.Message)
 	case *event.Usage:
 		e.addUsage(b)
-		e.loss.Drop("usage events", "ACP has no per-round usage (usage_update is about the context window)")
+		e.loss.Add(lossUsage)
 		return nil
 	case *event.TurnFinished:
 		e.endStreams()
@@ -272,10 +296,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		reason := stopReason(b.Status, "", b.StoppedBy)
 		return e.answerTurn(reason)
 	case *event.Unknown:
-		e.loss.Drop("unknown "+b.Dialect+" events", "ACP cannot carry them (use --acp-meta to keep residue)")
+		e.loss.AddDetail(lossUnknownEvent, b.Dialect)
 		return nil
 	}
-	e.loss.Drop(string(ev.Type())+" events", "ACP has no such update")
+	e.loss.AddDetail(lossNoSuchUpdate, string(ev.Type()))
 	return nil
 }
 
@@ -323,7 +347,7 @@ func (e *Encoder) thought(ev *event.Event, s string) error {
 
 func (e *Encoder) toolCall(ev *event.Event, b *event.ToolCall) error {
 	if _, seen := e.tools[b.CallID]; seen || e.done.Has(b.CallID) {
-		e.loss.Drop("repeated tool_call events", "ACP allows one tool_call per id; later sightings carry no new facts")
+		e.loss.Add(lossRepeatedToolCall)
 		return nil
 	}
 	return e.announce(ev, b.CallID, b.Name, b.Title, b.Kind, b.Input, "pending", nil)
@@ -371,13 +395,13 @@ func (e *Encoder) known(ev *event.Event, id, name, status string) (t *tool, fres
 		return t, false, nil
 	}
 	if e.done.Has(id) {
-		e.loss.Drop("events after a tool call finished", "ACP closes a tool call once")
+		e.loss.Add(lossAfterToolFinished)
 		return nil, false, nil
 	}
 	if status == "" {
 		status = "in_progress"
 	}
-	e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before any update for its id")
+	e.loss.Add(lossSynthesizedToolCall)
 	if err := e.announce(ev, id, name, "", "", nil, status, nil); err != nil {
 		return nil, false, err
 	}
@@ -426,12 +450,12 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	}
 	t, ok := e.tools[b.CallID]
 	if !ok && e.done.Has(b.CallID) {
-		e.loss.Drop("repeated tool results", "ACP closes a tool call once")
+		e.loss.Add(lossRepeatedToolResult)
 		return nil
 	}
 	if !ok {
 		// A result for a call never announced: one tool_call, already finished.
-		e.loss.Synthesize("finished tool_call updates", "the source shows the call only through its result")
+		e.loss.Add(lossSynthesizedFinishedToolCall)
 		err := e.announce(ev, b.CallID, b.Name, "", b.Kind, nil, status, rest)
 		e.finish(b.CallID, e.tools[b.CallID])
 		return err
@@ -516,13 +540,13 @@ var permissionOptions = arr(
 
 func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) error {
 	if b.CallID == "" {
-		e.loss.Drop("permission requests without a call id", "ACP asks permission for a tool call")
+		e.loss.Add(lossPermissionRequestNoCall)
 		return nil
 	}
 	t, ok := e.tools[b.CallID]
 	finished, closed := e.done.Get(b.CallID)
 	if !ok && !closed {
-		e.loss.Synthesize("tool_call updates", "ACP needs a tool_call before a permission request for it")
+		e.loss.Add(lossSynthesizedToolCallForPermission)
 		if err := e.announce(ev, b.CallID, b.Tool, "", "", nil, "pending", nil); err != nil {
 			return err
 		}
@@ -559,7 +583,7 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 	params := obj{}.str("sessionId", e.session).sub("toolCall", call).add("options", permissionOptions)
 	params = e.withMeta(params, ev)
 	if !e.meta && len(b.Preview) > 0 && string(b.Preview) != "null" {
-		e.loss.Drop("permission previews", "ACP's permission request shows the tool call only; kept under _meta with --acp-meta")
+		e.loss.Add(lossPermissionPreview)
 	}
 	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).str("method", "session/request_permission").sub("params", params).bytes())
 }
@@ -581,7 +605,7 @@ func (e *Encoder) resolved(b *event.PermissionResolved) error {
 		ok = p != nil
 	}
 	if !ok {
-		e.loss.Drop("permission outcomes without a request", "ACP has an outcome only as the answer to a request")
+		e.loss.Add(lossPermissionOutcomeUnasked)
 		return nil
 	}
 	option := "allow-once"
@@ -605,7 +629,7 @@ func (e *Encoder) answerPermission(call string, status event.ToolStatus) error {
 			option = "reject-once"
 		}
 		if e.transcript {
-			e.loss.Approximate("permission answers", "not recorded; inferred from the tool's outcome")
+			e.loss.Add(lossPermissionAnswerInferred)
 		}
 		if err := e.answer(p, obj{}.str("outcome", "selected").str("optionId", option)); err != nil {
 			return err
@@ -634,7 +658,7 @@ func (e *Encoder) openPrompt() error {
 	}
 	e.promptID = e.nextID
 	e.nextID++
-	params := obj{}.str("sessionId", e.session).add("prompt", arr(text(e.prompt)))
+	params := e.withMeta(obj{}.str("sessionId", e.session).add("prompt", arr(text(e.prompt))), nil)
 	return e.write(obj{}.str("jsonrpc", "2.0").num("id", e.promptID).str("method", "session/prompt").sub("params", params).bytes())
 }
 
@@ -722,14 +746,21 @@ func (e *Encoder) Close() error {
 	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(e.tools[a].rank, e.tools[b].rank) })
 	for _, id := range ids {
 		delete(e.tools, id)
-		e.loss.Synthesize("failed tool_call updates for calls left open", "the recording ends before the calls finish; ACP clients need every call closed")
+		e.loss.Add(lossSynthesizedFailedToolCall)
 		u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", id).str("status", "failed").
 			add("content", arr(textContent("outcome unknown: the recording ended before this tool call finished")))
 		if err := e.notify(u, nil); err != nil {
 			return err
 		}
 	}
-	return e.answerTurn("end_turn")
+	if err := e.answerTurn("end_turn"); err != nil {
+		return err
+	}
+	if e.meta && len(e.carry) > 0 {
+		params := e.withMeta(obj{}.str("sessionId", e.session), nil)
+		return e.write(obj{}.str("jsonrpc", "2.0").str("method", MetaMethod).sub("params", params).bytes())
+	}
+	return nil
 }
 
 // ask records a permission request under key.

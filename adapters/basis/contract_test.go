@@ -372,7 +372,7 @@ func TestWriterClosesWhatTheRunEnds(t *testing.T) {
 	for _, l := range losses.List() {
 		counted[l.Verb+" "+l.Kind] = l.Count
 	}
-	if counted["synthesized tool_completed lines"] != 3 || counted["synthesized tool_queued lines"] != 1 || counted["synthesized task_updated lines"] != 1 {
+	if counted["synthesized tool_completed lines"] != 3 || counted["synthesized tool_queued line"] != 1 || counted["synthesized task_updated line"] != 1 {
 		t.Errorf("losses: %v", losses.List())
 	}
 	in, _ = os.ReadFile("testdata/canonical/double_finish.jsonl")

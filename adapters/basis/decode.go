@@ -6,6 +6,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
@@ -18,8 +19,9 @@ type Decoder struct {
 	turn  string
 	o     jsonobj.Object
 	// queued holds the tool call ids announced so far: by a tool_queued
-	// line, or by a tool_call synthesised for a call that was not.
-	queued map[string]bool
+	// line, or by a tool_call synthesised for a call that was not. Digests
+	// only: a decoder's memory must not grow with the ids of a long run.
+	queued idset.Set
 }
 
 // A DecodeError is a known basis field with a value canonical cannot hold.
@@ -255,19 +257,14 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 }
 
 // announce records a tool call id as announced.
-func (d *Decoder) announce(id string) {
-	if d.queued == nil {
-		d.queued = map[string]bool{}
-	}
-	d.queued[id] = true
-}
+func (d *Decoder) announce(id string) { d.queued.Add(id, 0) }
 
 // implied returns a synthetic tool_call for a call that a tool line names
 // without a tool_queued before it (Decode records it once the line is read), so that the canonical stream announces
 // every call it finishes. The residue marks it as implied: basis's own
 // writer does not write it back, since the source had no such line.
 func (d *Decoder) implied(id, name string) *event.Event {
-	if d.queued[id] {
+	if d.queued.Has(id) {
 		return nil
 	}
 	return &event.Event{Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name},

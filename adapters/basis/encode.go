@@ -56,52 +56,52 @@ func (e *Encoder) audit(ev *event.Event) {
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if b.TaskID != "" {
-			loss.Drop("session task ids", "basis's run_started has no task id")
+			loss.Add(lossSessionTaskId)
 		}
 		if b.Agent != nil && b.Agent.Name != Name && b.Agent.Version != "" {
-			loss.Drop("producer versions", "basis's run_started names only a basis version")
+			loss.Add(lossProducerVersion)
 		}
 	case *event.SessionFinished:
 		if b.Reasoning != nil && *b.Reasoning != "" && !e.thought {
-			loss.Drop("final reasoning texts", "basis's run_finished has no reasoning and none was streamed")
+			loss.Add(lossFinalReasoning)
 		}
 		if b.Errors != nil {
 			for _, msg := range *b.Errors {
 				if !slices.Contains(e.errors, msg) && msg != b.Message {
-					loss.Drop("run errors", "basis's run_finished lists no errors; this one was not an error line")
+					loss.Add(lossRunError)
 				}
 			}
 		}
 		if len(b.StructuredOutput) > 0 {
-			loss.Drop("structured outputs", "basis's run_finished has no structured output")
+			loss.Add(lossStructuredOutput)
 		}
 	case *event.MessageDelta:
 		if b.MessageID != "" {
-			loss.Drop("message ids", "basis assistant text has no message id")
+			loss.Add(lossMessageId)
 		}
 	case *event.Message:
 		if b.MessageID != "" {
-			loss.Drop("message ids", "basis assistant text has no message id")
+			loss.Add(lossMessageId)
 		}
 	case *event.ReasoningDelta:
 		e.thought = true
 	case *event.ToolFinished:
 		if b.Output != nil || b.ExitCode != nil || b.Command != "" {
-			loss.Drop("tool outputs", "basis's tool_completed has only a summary")
+			loss.Add(lossToolOutput)
 		}
 		if len(b.Edit) > 0 {
-			loss.Drop("tool edit facts", "basis's tool_completed has only a summary")
+			loss.Add(lossToolEdit)
 		}
 		if len(b.Web) > 0 {
-			loss.Drop("tool web details", "basis's tool_completed has only a summary")
+			loss.Add(lossToolWeb)
 		}
 	case *event.PermissionRequested:
 		if b.Risk != "" {
-			loss.Drop("permission risks", "basis's permission_requested has no risk")
+			loss.Add(lossPermissionRisk)
 		}
 	case *event.TaskUpdated:
 		if b.Reason != "" || b.ParentTaskID != "" {
-			loss.Drop("task reasons and parents", "basis's task_updated has neither")
+			loss.Add(lossTaskReasonParent)
 		}
 	}
 }
@@ -127,17 +127,17 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if body.Dialect == Name {
 			return e.writeRaw(body.Raw)
 		}
-		e.opts.Losses.Drop("unknown "+body.Dialect+" events", "basis cannot carry another dialect's unknown lines")
+		e.opts.Losses.AddDetail(lossUnknownEvent, body.Dialect)
 		return nil
 	case *event.TurnStarted:
 		if !ev.Synthetic {
-			e.opts.Losses.Drop("turn_started events", "basis has no turn events; a turn begins at its user_message")
+			e.opts.Losses.Add(lossTurnStarted)
 		}
 		return nil
 	}
 	typ, ok := basisType(ev.Body)
 	if !ok {
-		e.opts.Losses.Drop(string(ev.Type())+" events", "basis has no such event")
+		e.opts.Losses.AddDetail(lossNoSuchEvent, string(ev.Type()))
 		return nil
 	}
 	if skip, err := e.repair(ev); skip || err != nil {
@@ -147,7 +147,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	e.opts.Losses.Foreign(ev.Ext, Name)
 	e.audit(ev)
 	if ev.Synthetic {
-		e.opts.Losses.Synthesize(typ+" lines", "the source has no such line; built from its facts")
+		e.opts.Losses.AddDetail(lossSynthesizedLine, typ)
 	}
 	l := &e.l
 	l.Begin(ev.Ext[Name])
@@ -159,7 +159,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if body.Source.Dialect == Name && body.Source.Version != nil {
 			schema = *body.Source.Version
 		}
-		l.Uint("schema", e.fit32(schema, "schema versions"))
+		l.Uint("schema", e.fit32(schema, "schema version"))
 		version := e.opts.Defaults["basis_version"]
 		if body.Agent != nil && body.Agent.Name == Name && body.Agent.Version != "" {
 			version = body.Agent.Version
@@ -242,7 +242,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	case *event.ToolCall:
 		l.Str("tool_call_id", body.CallID)
 		if body.Name == "" {
-			e.opts.Losses.Approximate("tool names at queue time", "the source names the tool only later; tool_queued has an empty tool_name")
+			e.opts.Losses.Add(lossToolNameAtQueue)
 		}
 		l.Str("tool_name", e.toolName(body.CallID, body.Name))
 		l.Str("summary", body.Title)
@@ -274,19 +274,19 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		l.Str("summary", summary)
 		if body.Error != "" && body.Summary != nil {
-			e.opts.Losses.Drop("tool error details", "basis's tool_completed has only a summary")
+			e.opts.Losses.Add(lossToolErrorDetail)
 		}
 		switch body.Status {
 		case event.ToolSuccess, event.ToolError:
 		default:
-			e.opts.Losses.Approximate("tool statuses "+strconv.Quote(string(body.Status)), "basis says only is_error")
+			e.opts.Losses.AddDetail(lossToolStatus, strconv.Quote(string(body.Status)))
 		}
 		l.Bool("is_error", body.Status != event.ToolSuccess)
 	case *event.PermissionRequested:
 		id := body.RequestID
 		if id == "" && !native(ev) {
 			id = e.requestID(body.CallID)
-			e.opts.Losses.Approximate("permission request ids", "the source has none; named approval-<call id>")
+			e.opts.Losses.Add(lossPermissionRequestId)
 		}
 		e.reqs[id] = false
 		l.Str("request_id", id)
@@ -311,7 +311,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		kind, kindOK := basisTaskKind(body.Kind)
 		status, statusOK := basisTaskStatus(body.Status)
 		if !kindOK || !statusOK {
-			e.opts.Losses.Approximate("task kinds and statuses", "basis tasks are subagents, background tasks or teammates, spawned, running, finished or failed")
+			e.opts.Losses.Add(lossTaskKindStatus)
 		}
 		l.Str("kind", kind)
 		l.Str("status", status)
@@ -380,27 +380,27 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.OptUint("reasoning_tokens", body.ReasoningTokens)
 		l.OptUint("thoughts_tokens", body.ThoughtsTokens)
 		if body.TotalTokens != nil {
-			e.opts.Losses.Drop("usage totals", "basis usage has no total_tokens")
+			e.opts.Losses.Add(lossUsageTotal)
 		}
 	case *event.Notice:
 		sev, ok := wordOf(severities, body.Severity)
 		if !ok && body.Severity != "" {
 			sev = "warning"
-			e.opts.Losses.Approximate(`notice severities "error"`, "basis notices are info or warning; written as warning")
+			e.opts.Losses.Add(lossNoticeSeverityError)
 		}
 		l.OptStr("severity", sev)
 		l.Str("message", body.Message)
 	case *event.Retry:
 		l.Str("agent_id", ev.AgentID)
 		l.Str("error", body.Error)
-		l.Uint("attempt", e.fit32(val(body.Attempt), "retry attempts"))
-		l.Uint("max_attempts", e.fit32(val(body.MaxAttempts), "retry attempts"))
+		l.Uint("attempt", e.fit32(val(body.Attempt), "retry attempt"))
+		l.Uint("max_attempts", e.fit32(val(body.MaxAttempts), "retry attempt"))
 		l.Uint("next_delay_ms", val(body.NextDelayMS))
 	case *event.Error:
 		e.errors = append(e.errors, body.Message)
 		l.Str("message", body.Message)
 		if body.Recoverable == nil {
-			e.opts.Losses.Approximate("error recoverability", "the source does not say; written as recoverable: false")
+			e.opts.Losses.Add(lossErrorRecoverable)
 		}
 		rec := false
 		if body.Recoverable != nil {
@@ -419,14 +419,14 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			if message == "" {
 				message = "cancelled"
 			}
-			e.opts.Losses.Approximate("cancelled run statuses", "basis run outcomes are ok and error; written as error")
+			e.opts.Losses.Add(lossRunStatusCancelled)
 		}
 		if status == "error" && message == "" && !l.Has("message") && !native(ev) {
 			message = "the run failed"
 			if body.Errors != nil && len(*body.Errors) > 0 {
 				message = (*body.Errors)[len(*body.Errors)-1]
 			}
-			e.opts.Losses.Approximate("finish messages", "basis requires a message on an error finish; taken from the run's errors")
+			e.opts.Losses.Add(lossFinishMessage)
 		}
 		l.Str("status", status)
 		l.OptStr("message", message)
@@ -435,7 +435,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		// A usage that states only a total has nothing basis can write.
 		if u != nil && u.TotalTokens != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil &&
 			u.CacheCreationTokens == nil && u.ReasoningTokens == nil && u.ThoughtsTokens == nil && u.ModelResponses == nil && !l.Has("usage") {
-			e.opts.Losses.Drop("run token totals", "basis run usage counts tokens by kind, not in total")
+			e.opts.Losses.Add(lossRunTokenTotal)
 			u = nil
 		}
 		if (u != nil || l.Has("usage")) && l.Key("usage") {
@@ -446,7 +446,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			for _, p := range []**uint64{&u2.InputTokens, &u2.OutputTokens, &u2.CacheReadTokens, &u2.CacheCreationTokens} {
 				if *p == nil && !native(ev) {
 					*p = new(uint64)
-					e.opts.Losses.Approximate("run token counts not stated", "basis's run usage always has input, output, cache read and cache creation counts; written as 0")
+					e.opts.Losses.Add(lossRunTokenCountUnstated)
 				}
 			}
 			u = &u2
@@ -468,11 +468,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			}
 			l.B = append(l.B, '}')
 			if u.TotalTokens != nil {
-				e.opts.Losses.Drop("run token totals", "basis run usage counts tokens by kind, not in total")
+				e.opts.Losses.Add(lossRunTokenTotal)
 			}
 		}
 		if body.Text != nil && *body.Text != "" && !e.texts {
-			e.opts.Losses.Drop("final answer texts", "basis's run_finished has no text and no assistant text was streamed")
+			e.opts.Losses.Add(lossFinalAnswer)
 		}
 	}
 	_, err := e.w.Write(l.End())
@@ -565,7 +565,7 @@ func basisType(b event.Body) (string, bool) {
 // counting the loss.
 func (e *Encoder) fit32(n uint64, kind string) uint64 {
 	if n > u32.Max {
-		e.opts.Losses.Approximate(kind+" beyond 4294967295", "basis types them as u32; written as 4294967295")
+		e.opts.Losses.AddDetail(lossBeyondU32, kind)
 		return u32.Max
 	}
 	return n

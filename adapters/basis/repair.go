@@ -45,7 +45,7 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 	}
 	if _, ok := ev.Body.(*event.SessionStarted); ok {
 		if e.header {
-			loss.Drop("repeated session starts", "basis has one run_started, on the first line")
+			loss.Add(lossRepeatedSessionStart)
 			return true, nil
 		}
 		return false, nil
@@ -56,17 +56,17 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 		}
 	}
 	if e.ended {
-		loss.Drop(string(ev.Type())+" events after the run finished", "run_finished is basis's last line")
+		loss.AddDetail(lossAfterRunFinished, string(ev.Type()))
 		return true, nil
 	}
 	closed := func() (bool, error) {
-		loss.Drop("tool events after the call completed", "nothing follows a call's tool_completed in basis")
+		loss.Add(lossAfterToolCompleted)
 		return true, nil
 	}
 	switch b := ev.Body.(type) {
 	case *event.ToolCall:
 		if e.calls[b.CallID] != nil {
-			loss.Drop("repeated tool calls", "basis queues a call once")
+			loss.Add(lossRepeatedToolCall)
 			return true, nil
 		}
 	case *event.ToolStarted:
@@ -77,7 +77,7 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 		case c.completed:
 			return closed()
 		case c.started:
-			loss.Drop("repeated tool starts", "basis starts a call once")
+			loss.Add(lossRepeatedToolStart)
 			return true, nil
 		}
 	case *event.ToolProgress:
@@ -92,13 +92,13 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 			if err != nil {
 				return true, err
 			}
-			loss.Drop("repeated tool finishes", "basis completes a call once")
+			loss.Add(lossRepeatedToolFinish)
 			return true, nil
 		}
 	case *event.PermissionRequested:
 		if b.RequestID != "" {
 			if _, dup := e.reqs[b.RequestID]; dup {
-				loss.Drop("repeated permission requests", "basis asks a request id once")
+				loss.Add(lossRepeatedPermissionRequest)
 				return true, nil
 			}
 		}
@@ -116,10 +116,10 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 		resolved, asked := e.reqs[id]
 		switch {
 		case !asked:
-			loss.Drop("permission outcomes decided without a request", "basis records only the permissions it asked for")
+			loss.Add(lossPermissionOutcomeUnasked)
 			return true, nil
 		case resolved:
-			loss.Drop("repeated permission outcomes", "basis resolves a request once")
+			loss.Add(lossRepeatedPermissionOutcome)
 			return true, nil
 		}
 		if c := e.calls[b.CallID]; c == nil || c.completed {
@@ -163,7 +163,7 @@ func (e *Encoder) ensureQueued(id, name string) (*call, error) {
 		return c, nil
 	}
 	c := e.callState(id, name)
-	e.opts.Losses.Synthesize("tool_queued lines", "the source never announced the call; basis queues every call first")
+	e.opts.Losses.Add(lossSynthesizedToolQueued)
 	return c, e.synth("tool_queued", func(l *jsonobj.Writer) {
 		l.Str("tool_call_id", id)
 		l.Str("tool_name", c.name)
@@ -182,7 +182,7 @@ func (e *Encoder) closeOpen() error {
 			continue
 		}
 		c.completed = true
-		e.opts.Losses.Synthesize("tool_completed lines", "the run ended with the call open; written as failed")
+		e.opts.Losses.Add(lossSynthesizedToolCompleted)
 		if err := e.synth("tool_completed", func(l *jsonobj.Writer) {
 			l.Str("tool_call_id", id)
 			l.Str("tool_name", c.name)
@@ -198,7 +198,7 @@ func (e *Encoder) closeOpen() error {
 			continue
 		}
 		t.status = "failed"
-		e.opts.Losses.Synthesize("task_updated lines", "the run ended with the task open; written as failed")
+		e.opts.Losses.Add(lossSynthesizedTaskUpdated)
 		if err := e.synth("task_updated", func(l *jsonobj.Writer) {
 			l.Str("task_id", id)
 			l.Str("kind", t.kind)

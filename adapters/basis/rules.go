@@ -60,6 +60,7 @@ type checker struct {
 	done     idset.Set             // completed calls → line queued
 	perms    map[string]int        // open requests → line requested
 	resolved idset.Set             // resolved requests → line requested
+	o        jsonobj.Object        // the line's keys, reused
 }
 
 func newChecker() *checker {
@@ -68,13 +69,18 @@ func newChecker() *checker {
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // what is kept is cloned
 	if !r.IsObject() {
 		return // the schema reports it
 	}
+	// One pass over the keys: a Get on the line itself would scan it again
+	// for every key asked for, long tool inputs included.
+	o := &c.o
+	o.Reset(r)
+	get := func(k string) gjson.Result { v, _ := o.Get(k); return v }
 	rep := dialect.Reporter{Line: n, Report: report}
 	errf, warnf := rep.Errorf, rep.Warnf
-	typ := r.Get("type").Str
+	typ := get("type").Str
 
 	if c.finished > 0 {
 		errf("/type", RuleAfterFinish, "%s after run_finished on line %d: run_finished must be the last line", typ, c.finished)
@@ -86,7 +92,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		errf("/type", RuleRunStartedAgain, "run_started may only be the first line")
 	}
 
-	if v := r.Get("seq"); v.Type == gjson.Number {
+	if v := get("seq"); v.Type == gjson.Number {
 		if s, err := strconv.ParseUint(v.Raw, 10, 64); err == nil {
 			switch {
 			case !c.haveSeq && c.lines == 1 && s != 0:
@@ -112,23 +118,22 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		return
 	}
 	_ = known
-	r.ForEach(func(k, _ gjson.Result) bool {
-		if !knownField(typ, k.Str) {
-			report(dialect.Finding{Line: n, Pointer: "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning, Rule: RuleUnknownField,
-				Message: fmt.Sprintf("unknown field %q on %s", k.Str, typ), Unknown: true})
+	for i := range o.Len() {
+		if k, _ := o.At(i); !knownField(typ, k) {
+			report(dialect.Finding{Line: n, Pointer: "/" + jsonptr.Escape(k), Severity: dialect.Warning, Rule: RuleUnknownField,
+				Message: fmt.Sprintf("unknown field %q on %s", k, typ), Unknown: true})
 		}
-		return true
-	})
-	c.nestedUnknown(r, typ, n, report)
+	}
+	c.nestedUnknown(get, typ, n, report)
 
 	if schema2Only[typ] && c.schema == 1 {
 		errf("/type", RuleTypeVersion, "%s does not exist in schema 1 (the stream's run_started says schema 1)", typ)
 	}
 
-	id := r.Get("tool_call_id").Str
+	id := get("tool_call_id").Str
 	switch typ {
 	case "run_started":
-		if v := r.Get("schema"); v.Type == gjson.Number {
+		if v := get("schema"); v.Type == gjson.Number {
 			s, err := strconv.ParseUint(v.Raw, 10, 64)
 			if err != nil || (s != 1 && s != 2) {
 				errf("/schema", RuleSchemaVersion, "schema %s is not a known basis schema version (1 or 2)", v.Raw)
@@ -138,7 +143,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 	case "run_finished":
 		c.finished = n
-		if r.Get("status").Str == "error" && !r.Get("message").Exists() {
+		if get("status").Str == "error" && !get("message").Exists() {
 			errf("/status", RuleErrorMessage, "a run_finished with status \"error\" must have a message")
 		}
 	case "tool_queued":
@@ -151,7 +156,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			return
 		}
 		// Clone: a gjson string shares the whole line's memory.
-		c.tools[strings.Clone(id)] = &toolState{line: n, name: strings.Clone(r.Get("tool_name").Str)}
+		c.tools[strings.Clone(id)] = &toolState{line: n, name: strings.Clone(get("tool_name").Str)}
 	case "tool_started", "tool_progress", "tool_completed":
 		t, ok := c.tools[id]
 		if !ok {
@@ -162,7 +167,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			}
 			return
 		}
-		if name := r.Get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
+		if name := get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
 			warnf("/tool_name", RuleToolName, "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
 		}
 		switch typ {
@@ -176,7 +181,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			c.done.Add(id, uint64(t.line))
 		}
 	case "permission_requested":
-		rid := r.Get("request_id").Str
+		rid := get("request_id").Str
 		if line, ok := c.perms[rid]; ok {
 			errf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
 		} else if line, ok := c.resolved.Get(rid); ok {
@@ -186,7 +191,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		c.permTool(id, typ, errf)
 	case "permission_resolved":
-		rid := r.Get("request_id").Str
+		rid := get("request_id").Str
 		line, open := c.perms[rid]
 		switch {
 		case open:
@@ -214,9 +219,9 @@ func (c *checker) permTool(id, typ string, errf func(ptr, rule, format string, a
 	}
 }
 
-func (c *checker) nestedUnknown(r gjson.Result, typ string, n int, report func(dialect.Finding)) {
+func (c *checker) nestedUnknown(get func(string) gjson.Result, typ string, n int, report func(dialect.Finding)) {
 	check := func(field string, shape jsonobj.Shape) {
-		v := r.Get(field)
+		v := get(field)
 		if !v.IsArray() && !v.IsObject() {
 			return
 		}

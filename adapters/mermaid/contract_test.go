@@ -336,7 +336,7 @@ func TestTokenSumsSaturate(t *testing.T) {
 		if !bytes.Contains(out, []byte(`"total_tokens":18446744073709551615`)) {
 			t.Errorf("total wrapped:\n%s", out)
 		}
-		if !strings.Contains(lossText(losses), "approximated 1 token totals beyond 18446744073709551615") {
+		if !strings.Contains(lossText(losses), "approximated 1 token total beyond 18446744073709551615") {
 			t.Errorf("saturation not counted: %s", lossText(losses))
 		}
 	}

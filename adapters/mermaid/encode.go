@@ -59,24 +59,24 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {
 			return err
 		}
-		loss.Synthesize("session_started lines", "the source stream has no header; built from defaults")
+		loss.Add(lossSynthesizedSessionStartedDefaults)
 	}
 	l := &e.l
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if ev.Synthetic {
-			loss.Synthesize("session_started lines", "the source has no header line; built from its facts")
+			loss.Add(lossSynthesizedSessionStarted)
 		}
 		return e.writeHeader(b, ev.Ext[Name])
 	case *event.Unknown:
 		if b.Dialect == Name {
 			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
 		}
-		loss.Drop("unknown "+b.Dialect+" events", "mermaid cannot carry another dialect's unknown lines")
+		loss.AddDetail(lossUnknownEvent, b.Dialect)
 		return nil
 	case *event.MessageDelta:
 		if b.MessageID != "" {
-			loss.Drop("message ids", "mermaid text has no message id")
+			loss.Add(lossMessageId)
 		}
 		e.inDelta = true
 		return e.delta("text", b.Text, ev)
@@ -100,15 +100,15 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	case *event.ToolCall:
 		e.names[b.CallID] = b.Name
 		if b.Title != "" || b.Mutability != "" {
-			loss.Drop("tool titles and mutability", "mermaid's tool_started has only a call id")
+			loss.Add(lossToolTitleMutability)
 		}
 		if len(b.Input) > 0 && string(b.Input) != "null" {
-			loss.Drop("tool inputs", "mermaid's tool_started carries no input")
+			loss.Add(lossToolInput)
 		}
 		return nil
 	case *event.ToolStarted:
 		if !e.native && e.real[b.CallID] {
-			loss.Drop("repeated tool starts", "mermaid starts a call once")
+			loss.Add(lossRepeatedToolStart)
 			return nil
 		}
 		e.real[b.CallID] = true
@@ -138,9 +138,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		case b.Status == event.ToolSuccess || b.Status == event.ToolError || b.Status == event.ToolCancelled:
 		case b.Status == event.ToolRejected:
 			status = "cancelled"
-			loss.Approximate(`tool statuses "rejected"`, "mermaid has no rejected status; written as cancelled")
+			loss.Add(lossToolStatusRejected)
 		default:
-			loss.Approximate("tool statuses "+strconv.Quote(status), "mermaid statuses are success, error and cancelled; written as error")
+			loss.AddDetail(lossToolStatus, strconv.Quote(status))
 			status = "error"
 		}
 		l.Str("status", status)
@@ -155,15 +155,15 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.OptRaw("fuzzy", nil)
 		e.finished[b.CallID] = true
 		if b.Output != nil || b.ExitCode != nil || b.Command != "" {
-			loss.Drop("tool outputs", "mermaid's tool_finished has only a summary")
+			loss.Add(lossToolOutput)
 		}
 		if len(b.Edit) > 0 {
-			loss.Drop("tool edit facts", "mermaid's tool_finished has no edit details")
+			loss.Add(lossToolEdit)
 		}
 		return e.write(l.End())
 	case *event.PermissionRequested:
 		if b.CallID == "" && !e.native {
-			loss.Drop("permission requests without a call id", "mermaid's approval_required names a call")
+			loss.Add(lossPermissionRequestNoCall)
 			return nil
 		}
 		// mermaid's approval names a call that has a tool_started, before
@@ -180,19 +180,19 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		risk := b.Risk
 		if risk == "" && !e.native {
 			risk = "unknown"
-			loss.Approximate("permission risks", "the source does not classify risk; written as unknown")
+			loss.Add(lossPermissionRisk)
 		}
 		l.Str("risk", risk)
 		l.Str("prompt", b.Description)
 		if len(b.Preview) > 0 {
-			loss.Drop("permission previews", "mermaid's approval_required has only a prompt")
+			loss.Add(lossPermissionPreview)
 		}
 		return e.write(l.End())
 	case *event.PlanUpdated:
 		return e.tasks(b, ev)
 	case *event.Error:
 		if b.Recoverable != nil {
-			loss.Drop("error recoverability", "mermaid errors have only a message")
+			loss.Add(lossErrorRecoverable)
 		}
 		e.errors = append(e.errors, b.Message)
 		l.Begin(ev.Ext[Name])
@@ -207,14 +207,14 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.satToks = e.satToks || sat
 			e.add(n)
 		}
-		loss.Drop("usage events", "mermaid has no per-round usage")
+		loss.Add(lossUsage)
 		return nil
 	case *event.TurnFinished:
 		if b.Status != "ok" || b.Reason != "" || b.Text != nil {
-			loss.Drop("turn outcomes (status, reason, text)", "mermaid's turn_done has only a token total and a stop reason")
+			loss.Add(lossTurnOutcome)
 		}
 		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil) {
-			loss.Drop("turn token counts by kind", "mermaid's turn_done has one total")
+			loss.Add(lossTurnTokenCounts)
 		}
 		l.Begin(ev.Ext[Name])
 		l.Str("type", "turn_done")
@@ -227,31 +227,31 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.write(l.End())
 	case *event.SessionFinished:
 		if ev.Synthetic {
-			loss.Synthesize("result lines", "the source has no such line; built from its facts")
+			loss.Add(lossSynthesizedResult)
 		}
 		return e.result(b, ev)
 	case *event.TurnStarted:
 		if !ev.Synthetic && b.Prompt != nil {
-			loss.Drop("turn prompts", "mermaid has no turn start; a turn is implied")
+			loss.Add(lossTurnPrompt)
 		}
 		return nil
 	case *event.UserMessage:
-		loss.Drop("user messages", "mermaid has no user message event")
+		loss.Add(lossUserMessage)
 		return nil
 	case *event.PermissionResolved:
-		loss.Drop("permission outcomes", "mermaid shows an approval's outcome only as the tool's status")
+		loss.Add(lossPermissionOutcome)
 		return nil
 	case *event.TaskUpdated:
-		loss.Drop("task_updated events", "mermaid has no subagent or background-task events")
+		loss.Add(lossTaskUpdated)
 		return nil
 	case *event.ToolProgress:
-		loss.Drop("tool progress events", "mermaid has no tool progress")
+		loss.Add(lossToolProgress)
 		return nil
 	case *event.ToolOutput:
-		loss.Drop("tool output chunks", "mermaid has no tool output")
+		loss.Add(lossToolOutputChunk)
 		return nil
 	default:
-		loss.Drop(string(ev.Type())+" events", "mermaid has no such event")
+		loss.AddDetail(lossNoSuchEvent, string(ev.Type()))
 		return nil
 	}
 }
@@ -278,7 +278,7 @@ func sum(ns ...uint64) (total uint64, saturated bool) {
 // saturated counts a written total that is the largest u64 because the
 // true sum is larger.
 func (e *Encoder) saturated() {
-	e.opts.Losses.Approximate("token totals beyond 18446744073709551615", "mermaid's totals are u64; written as the largest u64")
+	e.opts.Losses.Add(lossBeyondU64)
 }
 
 func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) error {
@@ -295,7 +295,7 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 	if e.native && s.Source.Version != nil {
 		version = *s.Source.Version
 	}
-	l.Uint("protocol_version", e.fit32(version, "protocol versions"))
+	l.Uint("protocol_version", e.fit32(version, "protocol version"))
 	cli := e.opts.Defaults["cli_version"]
 	if s.Agent != nil && s.Agent.Name == Name {
 		cli = s.Agent.Version
@@ -313,11 +313,11 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 	l.NullStr("task_id", s.TaskID)
 	l.Str("session_id", e.session)
 	if !e.native && s.Agent != nil && s.Agent.Version != "" {
-		e.opts.Losses.Drop("producer versions", "mermaid's cli_version names a mermaid version")
+		e.opts.Losses.Add(lossProducerVersion)
 	}
 	if !e.native && (s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 ||
 		len(s.Commands) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0) {
-		e.opts.Losses.Drop("session facts (workspace, context files, skills, commands, MCP)", "mermaid's session_started names only the model and ids")
+		e.opts.Losses.Add(lossSessionFacts)
 	}
 	return e.write(l.End())
 }
@@ -345,7 +345,7 @@ func (e *Encoder) toolStarted(id string, residue json.RawMessage, synthetic bool
 	e.started[id] = true
 	e.order = append(e.order, id)
 	if synthetic {
-		e.opts.Losses.Synthesize("tool_started lines", "mermaid pairs every tool_finished with a tool_started")
+		e.opts.Losses.Add(lossSynthesizedToolStarted)
 	}
 	l := &e.l
 	l.Begin(residue)
@@ -369,7 +369,7 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 			if err != nil {
 				id = uint64(i + 1)
 				if p.ID != "" {
-					e.opts.Losses.Approximate("plan entry ids", "mermaid task ids are integers; numbered by position")
+					e.opts.Losses.Add(lossPlanEntryId)
 				}
 			}
 			f := true
@@ -401,7 +401,7 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 			}
 			l.B = append(l.B, '}')
 			if p.Priority != "" {
-				e.opts.Losses.Drop("plan priorities", "mermaid tasks have no priority")
+				e.opts.Losses.Add(lossPlanPriority)
 			}
 		}
 		l.B = append(l.B, ']')
@@ -418,8 +418,8 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 	if b.Total != nil {
 		total = *b.Total
 	}
-	l.Uint("completed", e.fit32(completed, "task counts"))
-	l.Uint("total", e.fit32(total, "task counts"))
+	l.Uint("completed", e.fit32(completed, "task count"))
+	l.Uint("total", e.fit32(total, "task count"))
 	return e.write(l.End())
 }
 
@@ -455,13 +455,13 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 		if sat {
 			e.saturated()
 		}
-		e.opts.Losses.Approximate("run token totals", "mermaid has one total; summed from input, output and thoughts tokens")
+		e.opts.Losses.Add(lossRunTokenTotalByKind)
 	case e.haveToks:
 		total = e.tokens
 		if e.satToks {
 			e.saturated()
 		}
-		e.opts.Losses.Approximate("run token totals", "mermaid has one total; summed from the per-round usage")
+		e.opts.Losses.Add(lossRunTokenTotalByRound)
 	}
 	l.Uint("total_tokens", total)
 	errs := e.errors
@@ -483,10 +483,10 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	l.Str("session_id", e.session)
 	l.OptRaw("structured_output", b.StructuredOutput)
 	if b.StoppedBy != "" {
-		e.opts.Losses.Drop("run bounds (stopped_by)", "mermaid's result does not say what ended a run")
+		e.opts.Losses.Add(lossRunBound)
 	}
 	if b.Status == "cancelled" {
-		e.opts.Losses.Drop("cancelled run statuses", "mermaid's result has no status")
+		e.opts.Losses.Add(lossRunStatusCancelled)
 	}
 	return e.write(l.End())
 }
@@ -504,7 +504,7 @@ func (e *Encoder) Close() error { return nil }
 // counting the loss.
 func (e *Encoder) fit32(n uint64, kind string) uint64 {
 	if n > u32.Max {
-		e.opts.Losses.Approximate(kind+" beyond 4294967295", "mermaid types them as u32; written as 4294967295")
+		e.opts.Losses.AddDetail(lossBeyondU32, kind)
 		return u32.Max
 	}
 	return n
@@ -526,28 +526,28 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 	loss := e.opts.Losses
 	if e.ended {
 		if u, ok := ev.Body.(*event.Unknown); !ok || u.Dialect == Name {
-			loss.Drop(string(ev.Type())+" events after the run finished", "result is mermaid's last line")
+			loss.AddDetail(lossAfterRunFinished, string(ev.Type()))
 			return true, nil
 		}
 		return false, nil // dropped and counted as another dialect's unknown line
 	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
-		loss.Drop("repeated session starts", "mermaid has one session_started, on the first line")
+		loss.Add(lossRepeatedSessionStart)
 		return true, nil
 	case *event.ToolStarted:
 		if e.finished[b.CallID] {
-			loss.Drop("tool events after the call finished", "nothing follows a call's tool_finished in mermaid")
+			loss.Add(lossAfterToolFinished)
 			return true, nil
 		}
 	case *event.ToolFinished:
 		if e.finished[b.CallID] {
-			loss.Drop("repeated tool finishes", "mermaid finishes a call once")
+			loss.Add(lossRepeatedToolFinish)
 			return true, nil
 		}
 	case *event.PermissionRequested:
 		if e.finished[b.CallID] {
-			loss.Drop("permission requests after the call finished", "mermaid's approval_required comes before the call's tool_finished")
+			loss.Add(lossPermissionRequestAfterFinish)
 			return true, nil
 		}
 	case *event.SessionFinished:
@@ -572,7 +572,7 @@ func (e *Encoder) closeOpen() error {
 			continue
 		}
 		e.finished[id] = true
-		e.opts.Losses.Synthesize("tool_finished lines", "the run ended with the call open; written as cancelled")
+		e.opts.Losses.Add(lossSynthesizedToolFinished)
 		name := e.names[id]
 		if name == "" {
 			name = "tool"

@@ -139,7 +139,7 @@ func (d *Decoder) record(evs []*event.Event, rec *Record, p Payload, actual reco
 	if ev == nil {
 		// A record with no canonical event of its own: residue for the next.
 		res := d.residueFor(nil, rec, actual, task, sorted, compact, gaps)
-		d.before = append(d.before, marshal(res))
+		d.before = append(d.before, res.appendJSON(nil))
 		d.st.update(actual)
 		return evs
 	}
@@ -226,7 +226,7 @@ func (d *Decoder) attach(ev *event.Event, res residue) {
 	if len(x.Before) == 0 && res.empty() {
 		return
 	}
-	ev.Ext = event.Ext{Name: marshal(x)}
+	ev.Ext = event.Ext{Name: x.appendJSON(nil)}
 }
 
 func (d *Decoder) unknown(line []byte, rec *Record, gaps []gap, n int) *event.Event {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 )
@@ -22,9 +24,8 @@ func (s *state) render(ev *event.Event, res residue, t string, b []byte) []byte 
 	env = res.apply(env) // the final envelope decides the payload's shape
 	fpt, _ := env.env.get("payload_type")
 	fcause, _ := env.env.get("causation_id")
-	var ptS, causeS string
-	_ = json.Unmarshal([]byte(fpt), &ptS)
-	_ = json.Unmarshal([]byte(fcause), &causeS)
+	// Strings, or "" (a value of another type says nothing here).
+	ptS, causeS := gjson.Parse(fpt).Str, gjson.Parse(fcause).Str
 	derived := record{env: env.env, payload: s.derivePayload(ev, ptS, causeS, res.Task, res.TaskKind, res.Order == "sorted")}
 	r := res.apply(derived)
 	return applyLayout(r.render(b), res.WS)
@@ -60,7 +61,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		var x museExt
 		if raw, ok := ev.Ext[Name]; ok {
-			if err := json.Unmarshal(raw, &x); err != nil {
+			if err := parseMuseExt(raw, &x); err != nil {
 				return err
 			}
 		}
@@ -87,7 +88,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 	var x museExt
 	if raw, ok := ev.Ext[Name]; ok {
-		if err := json.Unmarshal(raw, &x); err != nil {
+		if err := parseMuseExt(raw, &x); err != nil {
 			return err
 		}
 	}
@@ -111,12 +112,12 @@ func (e *Encoder) carried(ev *event.Event) error {
 		return nil
 	}
 	var x museExt
-	if err := json.Unmarshal(raw, &x); err != nil {
+	if err := parseMuseExt(raw, &x); err != nil {
 		return err
 	}
 	for _, b := range x.Before {
 		var r residue
-		if err := json.Unmarshal(b, &r); err != nil {
+		if err := parseResidue(b, &r); err != nil {
 			return err
 		}
 		e.buf = e.st.render(nil, r, "", e.buf[:0])

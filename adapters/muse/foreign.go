@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 )
 
@@ -30,10 +31,12 @@ type ftask struct {
 
 func newForeign(e *Encoder) *foreign { return &foreign{e: e, tasks: map[string]*ftask{}} }
 
-func (f *foreign) drop(kind, why string) { f.e.opts.Losses.Drop(kind, why) }
+// loss counts one fact of a kind of the muse loss catalogue.
+func (f *foreign) loss(k *dialect.LossKind) { f.e.opts.Losses.Add(k) }
 
-func (f *foreign) synth(kind string) {
-	f.e.opts.Losses.Synthesize(kind, "muse journals it; the source has no such line")
+// lossDetail counts one fact of a kind whose wording takes a detail.
+func (f *foreign) lossDetail(k *dialect.LossKind, detail string) {
+	f.e.opts.Losses.AddDetail(k, detail)
 }
 
 // record renders and writes one record.
@@ -74,12 +77,12 @@ func (f *foreign) beginTurn(id string, ev *event.Event) error {
 	f.text.Reset()
 	if ev == nil {
 		ev = &event.Event{Body: &event.TurnStarted{}}
-		f.synth("runtime.command.accepted records")
+		f.loss(lossSynthesizedCommandAccepted)
 	}
 	if err := f.record(f.at(ev), residue{}); err != nil {
 		return err
 	}
-	f.synth("session.run.linked records")
+	f.loss(lossSynthesizedRunLinked)
 	return f.bare("session.run.linked", "", nil)
 }
 
@@ -93,7 +96,7 @@ func (f *foreign) endTurn(fin *event.Event) error {
 	if fin == nil {
 		text := f.text.String()
 		fin = &event.Event{Body: &event.TurnFinished{Status: "ok", Text: &text}}
-		f.synth("run.terminal records")
+		f.loss(lossSynthesizedRunTerminal)
 	} else if b := fin.Body.(*event.TurnFinished); b.Text == nil {
 		c := *b
 		text := f.text.String()
@@ -138,7 +141,7 @@ func (f *foreign) step(t *ftask, id, k string) (bool, error) {
 			p = map[string]json.RawMessage{"event": json.RawMessage(obj(false, kv{"kind", str("scheduled")}, kv{"task_id", str(id)}, kv{"idempotency_key", str("tool:" + id)}))}
 			t.scheduled = true
 		}
-		f.synth("task." + need + " records")
+		f.lossDetail(lossSynthesizedTaskRecord, need)
 		if err := f.bare("task.lifecycle."+need, id, p); err != nil {
 			return false, err
 		}
@@ -176,7 +179,7 @@ func (f *foreign) encode(ev *event.Event) error {
 			st.session = f.e.opts.Defaults["session_id"]
 		}
 		if b.Model != "" || b.Workspace != "" || b.ContextFiles != nil && len(*b.ContextFiles) > 0 {
-			f.drop("session facts (model, workspace, context files)", "muse journals the model per turn, and no workspace or context files")
+			f.loss(lossSessionFacts)
 		}
 		return nil
 	case *event.TurnStarted:
@@ -188,9 +191,9 @@ func (f *foreign) encode(ev *event.Event) error {
 		if err := f.record(f.at(ev), residue{}); err != nil {
 			return err
 		}
-		f.synth("run.lifecycle.started records")
+		f.loss(lossSynthesizedRunStarted)
 		if b.ImageCount != nil && *b.ImageCount > 0 {
-			f.drop("image counts", "muse's turn.input.user has only the prompt")
+			f.loss(lossImageCount)
 		}
 		return f.bare("run.lifecycle.started", "", nil)
 	case *event.ModelConfigured:
@@ -216,11 +219,11 @@ func (f *foreign) encode(ev *event.Event) error {
 		return f.record(f.at(&event.Event{Time: ev.Time, Body: &event.MessageDelta{Text: text}}), residue{})
 	case *event.TurnFinished:
 		if f.turn == "" || f.ended {
-			f.drop("turn ends outside a turn", "muse ends only an open turn")
+			f.loss(lossTurnEndOutside)
 			return nil
 		}
 		if b.Usage != nil {
-			f.drop("turn token counts", "muse has no usage")
+			f.loss(lossTurnTokenCounts)
 		}
 		return f.endTurn(ev)
 	case *event.SessionFinished:
@@ -230,14 +233,14 @@ func (f *foreign) encode(ev *event.Event) error {
 				text = *b.Text
 			}
 			fin := &event.Event{Time: ev.Time, Body: &event.TurnFinished{Status: b.Status, Text: &text, Reason: b.Message}}
-			f.synth("run.terminal records")
+			f.loss(lossSynthesizedRunTerminal)
 			f.ended = true
 			if err := f.record(f.at(fin), residue{}); err != nil {
 				return err
 			}
 		}
 		if b.Usage != nil || b.StoppedBy != "" || b.Errors != nil && len(*b.Errors) > 0 || len(b.StructuredOutput) > 0 {
-			f.drop("run outcome details (usage, bounds, errors, structured output)", "muse ends a run with its last run.terminal only")
+			f.loss(lossRunOutcome)
 		}
 		return nil
 	case *event.ToolCall:
@@ -246,27 +249,27 @@ func (f *foreign) encode(ev *event.Event) error {
 		}
 		t := &ftask{tool: true, name: b.Name, state: "proposed"}
 		f.tasks[b.CallID] = t
-		f.synth("task.stream.linked records")
+		f.loss(lossSynthesizedStreamLinked)
 		if err := f.bare("task.stream.linked", b.CallID, nil); err != nil {
 			return err
 		}
 		if len(b.Input) > 0 && string(b.Input) != "null" || b.Title != "" {
-			f.drop("tool inputs and titles", "muse journals no tool input")
+			f.loss(lossToolInputTitle)
 		}
 		return f.record(f.at(ev), residue{})
 	case *event.PermissionRequested:
-		f.drop("permission requests", "muse has no approval round trip; it journals the policy decision")
+		f.loss(lossPermissionRequest)
 		return nil
 	case *event.PermissionResolved:
 		t := f.tasks[b.CallID]
 		if t == nil || f.turn == "" {
-			f.drop("permission outcomes", "muse journals a decision only for a known tool task")
+			f.loss(lossPermissionOutcomeUnknownTask)
 			return nil
 		}
 		ok, err := f.step(t, b.CallID, "side_effect_intent")
 		if err != nil || !ok {
 			if !ok {
-				f.drop("permission outcomes", "muse journals the decision before the tool starts")
+				f.loss(lossPermissionOutcomeLate)
 			}
 			return err
 		}
@@ -290,13 +293,13 @@ func (f *foreign) encode(ev *event.Event) error {
 		}
 		t := f.tasks[id]
 		if t == nil || f.turn == "" {
-			f.drop(string(ev.Type())+" events for unknown calls", "muse journals lifecycle events of known tasks only")
+			f.lossDetail(lossEventUnknownCall, string(ev.Type()))
 			return nil
 		}
 		ok, err := f.step(t, id, k)
 		if err != nil || !ok {
 			if !ok {
-				f.drop(string(ev.Type())+" events", "not a legal lifecycle step for the task at that point")
+				f.lossDetail(lossIllegalStep, string(ev.Type()))
 			}
 			return err
 		}
@@ -306,17 +309,17 @@ func (f *foreign) encode(ev *event.Event) error {
 	case *event.TaskUpdated:
 		return f.task(ev, b)
 	case *event.Unknown:
-		f.drop("unknown "+b.Dialect+" events", "muse cannot carry another dialect's unknown lines")
+		f.lossDetail(lossUnknownEvent, b.Dialect)
 		return nil
 	}
-	f.drop(string(ev.Type())+" events", "muse has no such record")
+	f.lossDetail(lossNoSuchRecord, string(ev.Type()))
 	return nil
 }
 
 func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	t := f.tasks[b.CallID]
 	if t == nil || f.turn == "" {
-		f.drop("tool results for unknown calls", "muse journals results of known tool tasks only")
+		f.loss(lossResultUnknownCall)
 		return nil
 	}
 	kind := map[event.ToolStatus]string{event.ToolSuccess: "completed", event.ToolError: "failed", event.ToolCancelled: "cancelled", event.ToolRejected: "rejected"}[b.Status]
@@ -325,14 +328,14 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	}
 	if kind == "rejected" && t.state != "proposed" {
 		kind = "cancelled"
-		f.e.opts.Losses.Approximate(`tool statuses "rejected"`, "muse rejects only a proposed task; written as cancelled")
+		f.e.opts.Losses.Add(lossToolStatusRejected)
 	}
 	ok, err := f.step(t, b.CallID, kind)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		f.drop("tool finishes", "not a legal lifecycle step for the task at that point")
+		f.loss(lossIllegalToolFinish)
 		return nil
 	}
 	reason := b.Error
@@ -359,7 +362,7 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	case b.Output != nil:
 		text = *b.Output
 		if b.Summary != nil {
-			f.drop("tool summaries", "muse's tool.result has one text")
+			f.loss(lossToolSummary)
 		}
 	case b.Summary != nil:
 		text = *b.Summary
@@ -368,10 +371,10 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	}
 	c.Output = &text
 	if b.ExitCode != nil || b.Command != "" {
-		f.drop("tool exit codes and commands", "written into muse's tool.result text only for bash")
+		f.loss(lossToolExitCommand)
 	}
 	if len(b.Web) > 0 {
-		f.drop("tool web details", "muse's tool.result has no web details")
+		f.loss(lossToolWeb)
 	}
 	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
 }
@@ -383,7 +386,7 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 	kind := lifecycleKind(b.Status)
 	if kind == "" {
-		f.drop("task updates", "a task status outside the canonical vocabulary")
+		f.loss(lossTaskStatusUnknown)
 		return nil
 	}
 	if err := f.ensureTurn(ev); err != nil {
@@ -396,13 +399,13 @@ func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 	if t == nil {
 		t = &ftask{}
 		f.tasks[b.TaskID] = t
-		f.synth("task.stream.linked records")
+		f.loss(lossSynthesizedStreamLinked)
 		if err := f.bare("task.stream.linked", b.TaskID, nil); err != nil {
 			return err
 		}
 		if kind != "proposed" {
 			p := &event.Event{Time: ev.Time, Body: &event.TaskUpdated{TaskID: b.TaskID, Kind: b.Kind, Status: event.TaskPending}}
-			f.synth("task.proposed records")
+			f.loss(lossSynthesizedTaskProposed)
 			if err := f.record(f.at(p), residue{}); err != nil {
 				return err
 			}
@@ -412,7 +415,7 @@ func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 			return f.writeTask(ev, b, kind)
 		}
 	} else if kind == "proposed" {
-		f.drop("task updates", "a task is pending only before its lifecycle starts")
+		f.loss(lossTaskPendingLate)
 		return nil
 	}
 	ok, err := f.step(t, b.TaskID, kind)
@@ -420,7 +423,7 @@ func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 		return err
 	}
 	if !ok {
-		f.drop("task updates", "not a legal lifecycle step for the task at that point")
+		f.loss(lossIllegalTaskStep)
 		return nil
 	}
 	return f.writeTask(ev, b, kind)
@@ -434,10 +437,10 @@ func (f *foreign) writeTask(ev *event.Event, b *event.TaskUpdated, kind string) 
 		c.Reason, detail = b.Detail, true
 	}
 	if b.Title != "" || b.Detail != "" && !detail {
-		f.drop("task titles and details", "muse lifecycle events carry a task kind and a reason only")
+		f.loss(lossTaskTitleDetail)
 	}
 	if b.ParentTaskID != "" {
-		f.drop("parent task ids", "muse journals a parent task only on a side_effect_intent")
+		f.loss(lossParentTaskId)
 	}
 	res := residue{Env: map[string]json.RawMessage{"payload_type": json.RawMessage(str("task.lifecycle." + kind))}}
 	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), res)

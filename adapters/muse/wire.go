@@ -3,11 +3,8 @@ package muse
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
@@ -293,33 +290,6 @@ type gap struct {
 	S  string
 }
 
-func (g gap) MarshalJSON() ([]byte, error) {
-	b := append([]byte{'['}, strconv.Itoa(g.At)...)
-	b = append(b, ',')
-	b = jsonenc.String(b, g.S)
-	return append(b, ']'), nil
-}
-
-func (g *gap) UnmarshalJSON(b []byte) error {
-	var pair []json.RawMessage
-	if err := json.Unmarshal(b, &pair); err != nil {
-		return err
-	}
-	if len(pair) != 2 {
-		return fmt.Errorf("muse white space: want [index, text], got %s", b)
-	}
-	if err := json.Unmarshal(pair[0], &g.At); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(pair[1], &g.S); err != nil {
-		return err
-	}
-	if strings.Trim(g.S, " \t\r\n") != "" || g.At < 0 {
-		return fmt.Errorf("muse white space: %s is not white space before a token", b)
-	}
-	return nil
-}
-
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // scanTokens walks a JSON text and calls at(i, tok, ws) for every byte i:
@@ -412,15 +382,4 @@ func applyLayout(b []byte, gaps []gap) []byte {
 		out = append(out, gaps[j].S...)
 	}
 	return out
-}
-
-// marshal encodes v without HTML escaping, so raw values stay as written.
-func marshal(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(err) // residue is always encodable
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
 }

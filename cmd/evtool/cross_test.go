@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/cli"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/golden"
 	"github.com/evtool/evtool/internal/jsoneq"
@@ -22,7 +23,7 @@ import (
 func evtool(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(append([]string{"evtool"}, args...), bytes.NewReader(stdin), &out, &errb)
+	code = cli.Run(append([]string{"evtool"}, args...), bytes.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -271,6 +272,7 @@ func TestCrossConversions(t *testing.T) {
 				t.Run(from+"/"+s.label+"→"+to, func(t *testing.T) {
 					out, stderr := convertValid(t, s.data, from, to)
 					losses := lossLines(stderr)
+					checkLossIDs(t, to, losses)
 					if s.golden != "" {
 						// A subtest, so that a golden that differs does not
 						// stop the checks below.
@@ -423,27 +425,174 @@ func TestRoundTripsThroughFiles(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("back to %s: exit %d\n%s", d, code, stderr)
 				}
-				if back == string(s.data) {
-					return
-				}
-				if verbatim[d] {
-					t.Fatalf("not byte-identical after canonical text")
-				}
-				in, out := strings.Split(string(s.data), "\n"), strings.Split(back, "\n")
-				if len(in) != len(out) {
-					t.Fatalf("%d lines came back for %d", len(out), len(in))
-				}
-				for i := range in {
-					x, y := in[i], out[i]
-					switch {
-					case x == y:
-					case !jsoneq.Equal(x, y):
-						t.Errorf("line %d is not the same JSON value after canonical text:\n got %s\nwant %s", i+1, y, x)
-					case producerForm(x) && slices.Equal(keyPaths(gjson.Parse(x), "", nil), keyPaths(gjson.Parse(y), "", nil)):
-						t.Errorf("line %d is in the producer's form but not byte-identical after canonical text:\n got %s\nwant %s", i+1, y, x)
-					}
-				}
+				sameStream(t, d, string(s.data), back, "canonical text")
 			})
 		}
 	}
+}
+
+// catalogued returns the loss kind ids a target may count: its own
+// catalogue (dialect.LossLister) and the shared kinds.
+func catalogued(t *testing.T, to string) map[string]*dialect.LossKind {
+	t.Helper()
+	d, err := dialect.Lookup(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := dialect.SharedLossKinds()
+	if ll, ok := d.(dialect.LossLister); ok {
+		kinds = append(kinds, ll.LossKinds()...)
+	}
+	ids := map[string]*dialect.LossKind{}
+	for _, k := range kinds {
+		ids[k.ID] = k
+	}
+	return ids
+}
+
+// checkLossIDs requires every loss line to end with the id of a kind in
+// the target's catalogue, and to be worded for its count.
+func checkLossIDs(t *testing.T, to string, lines []string) {
+	t.Helper()
+	ids := catalogued(t, to)
+	for _, l := range lines {
+		i := strings.LastIndex(l, " [")
+		if i < 0 || !strings.HasSuffix(l, "]") {
+			t.Errorf("loss line without an id: %s", l)
+			continue
+		}
+		k := ids[l[i+2:len(l)-1]]
+		if k == nil {
+			t.Errorf("loss id not in the %s catalogue: %s", to, l)
+			continue
+		}
+		if !strings.Contains(l, "("+k.Why+")") {
+			t.Errorf("loss line does not give its kind's reason %q: %s", k.Why, l)
+		}
+	}
+}
+
+// TestLossCatalogues checks every dialect's loss catalogue: ids unique,
+// under the dialect's name, worded for one and for many.
+func TestLossCatalogues(t *testing.T) {
+	if err := dialect.CheckLossKinds("ext/", dialect.SharedLossKinds()); err != nil {
+		t.Error(err)
+	}
+	for _, d := range dialect.All() {
+		ll, ok := d.(dialect.LossLister)
+		if !ok {
+			continue
+		}
+		if err := dialect.CheckLossKinds(d.Name()+"/", ll.LossKinds()); err != nil {
+			t.Errorf("%s: %v", d.Name(), err)
+		}
+	}
+}
+
+// TestLossPlurals converts a stream that loses one fact of a kind and one
+// that loses two, and requires the wording of each count.
+func TestLossPlurals(t *testing.T) {
+	head := `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis","version":2}}` + "\n"
+	risk := `{"seq":%d,"type":"permission_requested","request_id":"r%d","call_id":"c%d","tool":"shell","risk":"high"}` + "\n"
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "evtool: dropped 1 permission risk (basis's permission_requested has no risk) [basis/permission-risk]"},
+		{2, "evtool: dropped 2 permission risks (basis's permission_requested has no risk) [basis/permission-risk]"},
+	} {
+		in := head
+		for i := 1; i <= c.n; i++ {
+			in += fmt.Sprintf(risk, i, i, i)
+		}
+		_, stderr, code := evtool(t, []byte(in), "convert", "--to", "basis")
+		if code != 0 || !slices.Contains(strings.Split(stderr, "\n"), c.want) {
+			t.Errorf("%d risks: exit %d, want a line %q in:\n%s", c.n, code, c.want, stderr)
+		}
+		_, stderr, code = evtool(t, []byte(in), "convert", "-q", "--to", "basis")
+		if code != 0 || stderr != "" {
+			t.Errorf("-q: exit %d, stderr %q", code, stderr)
+		}
+	}
+}
+
+// sameStream requires a stream that went through via (canonical text, ACP)
+// to come back as it was: byte for byte for the dialects in verbatim and
+// for lines in the producer's form, else line by line the same JSON value.
+func sameStream(t *testing.T, d, orig, back, via string) {
+	t.Helper()
+	if back == orig {
+		return
+	}
+	if verbatim[d] {
+		t.Fatalf("not byte-identical after %s", via)
+	}
+	in, out := strings.Split(orig, "\n"), strings.Split(back, "\n")
+	if len(in) != len(out) {
+		t.Fatalf("%d lines came back for %d after %s", len(out), len(in), via)
+	}
+	for i := range in {
+		x, y := in[i], out[i]
+		switch {
+		case x == y:
+		case !jsoneq.Equal(x, y):
+			t.Errorf("line %d is not the same JSON value after %s:\n got %s\nwant %s", i+1, via, y, x)
+		case producerForm(x) && slices.Equal(keyPaths(gjson.Parse(x), "", nil), keyPaths(gjson.Parse(y), "", nil)):
+			t.Errorf("line %d is in the producer's form but not byte-identical after %s:\n got %s\nwant %s", i+1, via, y, x)
+		}
+	}
+}
+
+// TestRoundTripsThroughACPMeta runs every test stream of every dialect but
+// acp through ACP with --acp-meta and back with --from acp: the way out
+// must lose nothing (--strict) and write a stream acp's validator accepts,
+// the way back must lose nothing, and the stream must come back as it was
+// (sameStream), as a notification log and as a transcript alike.
+func TestRoundTripsThroughACPMeta(t *testing.T) {
+	for _, d := range registered() {
+		if d == "acp" {
+			continue
+		}
+		streams := streamsOf(t, d)
+		if d != "canonical" && len(streams) == 0 {
+			t.Errorf("%s has no test streams", d)
+		}
+		for _, s := range streams {
+			for _, mode := range [][]string{nil, {"--transcript"}, {"--transcript", "--acp-profile", "unstable"}} {
+				t.Run(d+"/"+s.label+strings.Join(mode, ""), func(t *testing.T) {
+					args := append([]string{"convert", "--strict", "--from", d, "--to", "acp", "--acp-meta"}, mode...)
+					acpOut, stderr, code := evtool(t, s.data, args...)
+					if code != 0 {
+						t.Fatalf("to acp --acp-meta: exit %d\n%s", code, stderr)
+					}
+					if vout, verr, vcode := evtool(t, []byte(acpOut), "validate", "--dialect", "acp", "-"); vcode != 0 {
+						t.Fatalf("the acp output does not validate (exit %d):\n%s%s", vcode, firstLines(vout, 10), verr)
+					}
+					back, stderr, code := evtool(t, []byte(acpOut), "convert", "--strict", "--from", "acp", "--to", d)
+					if code != 0 {
+						t.Fatalf("back to %s: exit %d\n%s", d, code, stderr)
+					}
+					if d == "canonical" {
+						// Canonical lines are numbered in output order;
+						// the seq of a hand-made stream need not be.
+						sameStream(t, d, renumber(string(s.data)), back, "acp --acp-meta")
+						return
+					}
+					sameStream(t, d, string(s.data), back, "acp --acp-meta")
+				})
+			}
+		}
+	}
+}
+
+// renumber rewrites the seq of every canonical line to its position, as
+// evtool's canonical writer numbers them.
+func renumber(stream string) string {
+	lines := strings.SplitAfter(stream, "\n")
+	for i, l := range lines {
+		if v := gjson.Get(l, "seq"); v.Exists() {
+			lines[i] = l[:v.Index] + fmt.Sprint(i) + l[v.Index+len(v.Raw):]
+		}
+	}
+	return strings.Join(lines, "")
 }

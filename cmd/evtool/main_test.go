@@ -10,13 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/cli"
 	"github.com/evtool/evtool/internal/jsonkeys"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"evtool": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"evtool": func() { os.Exit(cli.Run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -38,7 +39,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CORPUS", corpus)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Condition: scriptCondition,
+		Cmds: withPipeCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// reorder sorted|reversed IN OUT rewrites the key order of every
 			// object of every line, as jq -S -c . would.
 			"reorder": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -98,7 +100,7 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 				}
 			},
-		},
+		}),
 	})
 }
 

@@ -76,3 +76,34 @@ func BenchmarkAdd(b *testing.B) {
 		s.Add(ids[i%len(ids)], uint64(i))
 	}
 }
+
+// TestGenerations: a Set remembers at least the last max ids, forgets the
+// ones two generations back, and never holds more than 2×max.
+func TestGenerations(t *testing.T) {
+	s := Set{max: 1000}
+	for i := range 5500 {
+		s.Add("id"+strconv.Itoa(i), uint64(i)+1)
+		if s.Len() > 2000 {
+			t.Fatalf("after %d ids the set holds %d, more than two generations", i+1, s.Len())
+		}
+	}
+	for i := 4500; i < 5500; i++ {
+		if v, ok := s.Get("id" + strconv.Itoa(i)); !ok || v != uint64(i)+1 {
+			t.Fatalf("recent id%d: %d, %v", i, v, ok)
+		}
+	}
+	if s.Has("id0") || s.Has("id3000") {
+		t.Fatal("ids three generations back are still held")
+	}
+	// A re-added old id is kept in the new generation and reported present.
+	s = Set{max: 2}
+	s.Add("a", 1)
+	s.Add("b", 2)
+	s.Add("c", 3) // a and b move to the old generation
+	if !s.Add("a", 4) {
+		t.Fatal("an id of the old generation is not reported present")
+	}
+	if v, _ := s.Get("a"); v != 4 {
+		t.Fatalf("the refreshed value is %d, want 4", v)
+	}
+}

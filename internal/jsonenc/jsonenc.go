@@ -18,6 +18,12 @@ func String(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && Plain8(load8(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -55,6 +61,15 @@ func String(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		if r == '\u2028' || r == '\u2029' {
+			// As encoding/json does: JavaScript before ES2019 reads these
+			// as line ends, which would break a line-oriented reader.
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
 		i += size
 	}
 	dst = append(dst, s[start:]...)
@@ -81,3 +96,67 @@ func Int(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
 
 // Bool appends b.
 func Bool(dst []byte, b bool) []byte { return strconv.AppendBool(dst, b) }
+
+// Plain8 reports whether none of the eight bytes in x (little-endian) needs
+// a closer look inside a JSON string: a quote, a backslash, a control
+// character or a byte of a multi-byte UTF-8 sequence. It is exact when it
+// says none; a set bit may be a false alarm, which only sends the bytes the
+// slow way.
+func Plain8(x uint64) bool {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	less := (x - 0x20*lo) &^ x // bytes below 0x20
+	q := x ^ ('"' * lo)
+	b := x ^ ('\\' * lo)
+	return (x|less|((q-lo)&^q)|((b-lo)&^b))&hi == 0
+}
+
+// Text8 reports whether none of the eight bytes in x (little-endian) is a
+// quote, a backslash or a control character: bytes of multi-byte UTF-8
+// sequences pass. Exact when it says none, like Plain8.
+func Text8(x uint64) bool {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	less := (x - 0x20*lo) &^ x
+	q := x ^ ('"' * lo)
+	b := x ^ ('\\' * lo)
+	return (less|((q-lo)&^q)|((b-lo)&^b))&hi == 0
+}
+
+// Load8 reads the eight bytes of b at i as a little-endian word.
+func Load8(b []byte, i int) uint64 { return load8(b, i) }
+
+// load8 reads the eight bytes of s at i as a little-endian word.
+func load8[T string | []byte](s T, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// SkipString returns the index just past the JSON string that starts with
+// the quote at b[i]. The string is trusted to be well formed; an
+// unterminated one ends at len(b).
+func SkipString(b []byte, i int) int {
+	i++
+	for i < len(b) {
+		for i+8 <= len(b) && Plain8(load8(b, i)) {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
+		switch b[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return len(b)
+}

@@ -14,7 +14,9 @@ func TestString(t *testing.T) {
 		{"\x00\x1f\b\f", `"\u0000\u001f\b\f"`},
 		{"<a href='x'>&</a>", `"<a href='x'>&</a>"`},
 		{"é ü 日本 😀", `"é ü 日本 😀"`},
-		{"\u2028", "\"\u2028\""},
+		{"\u2028 \u2029", `"\u2028 \u2029"`},
+		{"sixteen plain by\"tes then \\ more than eight", `"sixteen plain by\"tes then \\ more than eight"`},
+		{"eight by\x01", `"eight by\u0001"`},
 		{"bad\xffutf8", "\"bad\ufffdutf8\""},
 	}
 	for _, tt := range tests {
@@ -25,6 +27,48 @@ func TestString(t *testing.T) {
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {
 			t.Errorf("String(%q) is not JSON: %v", tt.in, err)
+		}
+	}
+}
+
+// TestPlain8 checks the eight-byte test against the byte-by-byte one for
+// every byte value in every position.
+func TestPlain8(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' }
+	for pos := range 8 {
+		for c := range 256 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			if got, want := Plain8(load8(b, 0)), plain(byte(c)); got != want {
+				t.Fatalf("byte %#x at %d: Plain8 = %v, want %v", c, pos, got, want)
+			}
+			text := c >= 0x20 && c != '"' && c != '\\'
+			if got := Text8(load8(b, 0)); got != text {
+				t.Fatalf("byte %#x at %d: Text8 = %v, want %v", c, pos, got, text)
+			}
+			// Among high bytes too.
+			h := []byte("\xc3\xa9\xc3\xa9\xe6\x97\xa5x")
+			h[pos] = byte(c)
+			if got := Text8(load8(h, 0)); got != text {
+				t.Fatalf("byte %#x at %d among high bytes: Text8 = %v, want %v", c, pos, got, text)
+			}
+		}
+	}
+}
+
+func TestSkipString(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{`"abc"x`, 5},
+		{`"a long string with \"escapes\" and \\ slashes"]`, 47},
+		{`"üñíçødé text that is longer than eight bytes"`, 52},
+		{`"unterminated`, 13},
+		{`"ends in an escape\`, 19},
+	} {
+		if got := SkipString([]byte(tc.in), 0); got != tc.want {
+			t.Errorf("SkipString(%q) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
@@ -334,4 +335,15 @@ func Word[T ~string](o *Object, k string, table map[string]T, def T, res *Residu
 	}
 	res.Add(k, jsonenc.String(nil, v))
 	return def
+}
+
+// View parses a line without copying it, which gjson.ParseBytes does. The
+// result aliases line: a string taken from it must be cloned before line
+// changes (a reused buffer) if it is kept. For checks that keep nothing,
+// or clone what they keep.
+func View(line []byte) gjson.Result {
+	if len(line) == 0 {
+		return gjson.Result{}
+	}
+	return gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 }

@@ -49,6 +49,8 @@ def main(manifest_path):
             return "RequestPermissionRequest", msg.get("params")
         if method == "session/prompt":
             return "PromptRequest", msg.get("params")
+        if method and method.startswith("_") and "id" not in msg:
+            return "ExtNotification", msg.get("params")
         result = msg.get("result") or {}
         if "stopReason" in result:
             return "PromptResponse", result

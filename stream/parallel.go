@@ -1,0 +1,212 @@
+package stream
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/evtool/evtool/diag"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/ndjson"
+)
+
+// The parallel reading. What a line is on its own (its syntax and its
+// schema verdict) does not depend on the lines before it, so workers find
+// it for many lines at once; what depends on order (detection, decoding,
+// the stream rules a caller runs, writing) stays in the caller's
+// goroutine and sees the lines in input order. The verdicts are the ones
+// the simple path gives, so the output is the same byte for byte whatever
+// the number of workers.
+
+const (
+	// batchBytes and batchLines bound a batch of lines handed to a worker.
+	batchBytes = 256 << 10
+	batchLines = 2048
+	// parallelAfter is how much input the simple path reads before the
+	// workers start: small inputs never pay for the goroutines.
+	parallelAfter = 1 << 20
+)
+
+// parallelThreshold is parallelAfter; tests lower it.
+var parallelThreshold int64 = parallelAfter
+
+// batch is a run of consecutive lines, copied out of the ndjson reader.
+type batch struct {
+	buf   []byte
+	lines []pline
+	err   error // what ended the batch early: io.EOF or a read error
+	done  chan struct{}
+}
+
+// pline is one line of a batch with its verdict on its own.
+type pline struct {
+	n        int
+	off, end int
+	tooLong  *ndjson.LineTooLongError
+	syn      *ndjson.SyntaxError
+	schema   []diag.Diagnostic // with pointer, column and message; rule and file set later
+	checkedS bool              // the schema was checked (the line is JSON)
+}
+
+func (b *batch) raw(i int) []byte { return b.buf[b.lines[i].off:b.lines[i].end] }
+
+// pipeline is the machinery behind a Reader with workers.
+type pipeline struct {
+	order  chan *batch // batches in input order, for the caller
+	work   chan *batch // the same batches, for the workers
+	free   chan *batch // batches to reuse
+	stop   chan struct{}
+	ahead  atomic.Int64 // bytes read into batches the caller has not taken yet
+	cur    *batch
+	idx    int
+	closed bool
+}
+
+// startPipeline hands the rest of the input to a reading goroutine and
+// workers. It is called once the dialect, and so the schema, is known.
+func (r *Reader) startPipeline() {
+	n := r.opts.Workers
+	p := &pipeline{
+		order: make(chan *batch, 2*n),
+		work:  make(chan *batch, 2*n),
+		free:  make(chan *batch, 2*n+2),
+		stop:  make(chan struct{}),
+	}
+	r.par = p
+	maxDepth, sch := r.opts.MaxDepth, r.sch
+	for range n {
+		go func() {
+			for b := range p.work {
+				for i := range b.lines {
+					checkLine(b, i, maxDepth, sch)
+				}
+				close(b.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(p.work)
+		defer close(p.order)
+		nd := r.nd
+		for {
+			var b *batch
+			select {
+			case b = <-p.free:
+				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+			default:
+				b = &batch{}
+			}
+			b.done = make(chan struct{})
+			for {
+				raw, n, err := nd.Next()
+				var tl *ndjson.LineTooLongError
+				if errors.As(err, &tl) {
+					b.lines = append(b.lines, pline{n: n, tooLong: tl})
+				} else if err != nil {
+					b.err = err
+					break
+				} else {
+					off := len(b.buf)
+					b.buf = append(b.buf, raw...)
+					b.lines = append(b.lines, pline{n: n, off: off, end: len(b.buf)})
+				}
+				// A live producer's line goes on at once: never wait for
+				// more input to fill a batch.
+				if len(b.buf) >= batchBytes || len(b.lines) >= batchLines || nd.Buffered() == 0 {
+					break
+				}
+			}
+			p.ahead.Add(int64(len(b.buf)))
+			select {
+			case p.order <- b:
+			case <-p.stop:
+				return
+			}
+			select {
+			case p.work <- b:
+			case <-p.stop:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// checkLine finds the verdict of line i of b on its own.
+func checkLine(b *batch, i int, maxDepth int, sch *lineSchema) {
+	l := &b.lines[i]
+	if l.tooLong != nil {
+		return
+	}
+	raw := b.raw(i)
+	if se := ndjson.CheckDepth(raw, maxDepth); se != nil {
+		l.syn = se
+		return
+	}
+	l.checkedS = true
+	l.schema = schemaDiags(sch, raw)
+}
+
+// schemaDiags returns the schema errors of a JSON line with their columns.
+func schemaDiags(sch *lineSchema, raw []byte) []diag.Diagnostic {
+	out := sch.check(raw)
+	for i := range out {
+		out[i].Col = jsonptr.Column(raw, out[i].Pointer)
+	}
+	return out
+}
+
+// nextChecked returns the next line from the workers, in input order.
+func (p *pipeline) next() (raw []byte, l *pline, err error) {
+	for p.cur == nil || p.idx == len(p.cur.lines) {
+		if p.cur != nil {
+			if p.cur.err != nil {
+				return nil, nil, p.cur.err
+			}
+			select {
+			case p.free <- p.cur:
+			default:
+			}
+			p.cur = nil
+		}
+		b, ok := <-p.order
+		if !ok {
+			return nil, nil, errors.New("stream: the reading stopped") // after Close
+		}
+		<-b.done
+		p.ahead.Add(-int64(len(b.buf)))
+		p.cur, p.idx = b, 0
+	}
+	l = &p.cur.lines[p.idx]
+	p.idx++
+	if l.tooLong == nil {
+		raw = p.cur.raw(p.idx - 1)
+	}
+	return raw, l, nil
+}
+
+// buffered is the input read ahead and not yet returned.
+func (p *pipeline) buffered() int {
+	n := p.ahead.Load()
+	if p.cur != nil {
+		n += int64(len(p.cur.buf))
+		if p.idx < len(p.cur.lines) {
+			n -= int64(p.cur.lines[p.idx].off)
+		} else {
+			n -= int64(len(p.cur.buf))
+		}
+	}
+	return int(n)
+}
+
+// close tells the goroutines to stop. It does not wait: the reading
+// goroutine may be blocked on a read of a live pipe, and it ends when that
+// read returns.
+func (p *pipeline) close() {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	close(p.stop)
+}

@@ -1,0 +1,180 @@
+package stream_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/stream"
+)
+
+// transcript reads a stream and writes down everything a caller sees of
+// each line: number, bytes, verdict, diagnostics and events.
+func transcript(t *testing.T, in []byte, opts stream.Options) (string, bool) {
+	t.Helper()
+	rd := stream.NewReader(bytes.NewReader(in), "f", opts)
+	defer rd.Close()
+	var b strings.Builder
+	for {
+		l, err := rd.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "stop: %v\n", err)
+			return b.String(), rd.Parallel()
+		}
+		fmt.Fprintf(&b, "%d %v %q\n", l.N, l.JSON, l.Raw)
+		for _, d := range l.Diags {
+			fmt.Fprintf(&b, "  %s | %s | %s\n", d.String(), d.Keyword, d.SchemaLocation)
+		}
+		for _, ev := range l.Events {
+			line, err := event.Append(nil, ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "  > %s\n", line)
+		}
+	}
+	for _, ev := range rd.End() {
+		line, _ := event.Append(nil, ev)
+		fmt.Fprintf(&b, "end > %s\n", line)
+	}
+	return b.String(), rd.Parallel()
+}
+
+// TestWorkersSameVerdicts reads every test stream of every dialect, a
+// generated stream of each writable one, and streams with broken lines,
+// with and without workers: each line must get the same verdict,
+// diagnostics and events.
+func TestWorkersSameVerdicts(t *testing.T) {
+	defer stream.SetParallelThreshold(0)()
+	type input struct {
+		name string
+		d    dialect.Dialect
+		data []byte
+	}
+	var ins []input
+	for _, d := range dialect.All() {
+		for _, f := range append(teststreams.Valid(d.Name()), teststreams.Invalid(d.Name())...) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ins = append(ins, input{f, d, data}, input{f + " (detected)", nil, data})
+		}
+		g, err := gen.Bytes(d.Name(), gen.Options{Seed: 7, Bytes: 3 << 19})
+		if err != nil {
+			continue // not a generated dialect
+		}
+		// Break some lines: a duplicate key, a wrong type, a torn line, a
+		// line over the length limit.
+		lines := bytes.Split(g, []byte("\n"))
+		for i := 50; i < len(lines); i += 997 {
+			switch i % 4 {
+			case 0:
+				lines[i] = append(bytes.TrimSuffix(lines[i], []byte("}")), []byte(`,"type":"x"}`)...)
+			case 1:
+				lines[i] = bytes.Replace(lines[i], []byte(`"seq":`), []byte(`"seq":"1",`), 1)
+			case 2:
+				lines[i] = lines[i][:len(lines[i])/2]
+			case 3:
+				lines[i] = bytes.Repeat([]byte("x"), 70<<10)
+			}
+		}
+		ins = append(ins, input{"generated " + d.Name(), d, bytes.Join(lines, []byte("\n"))})
+	}
+	for _, in := range ins {
+		max, workers := 0, []int{2}
+		if strings.HasPrefix(in.name, "generated") {
+			max, workers = 64<<10, []int{2, 3}
+		}
+		{
+			simple, _ := transcript(t, in.data, stream.Options{Dialect: in.d, MaxLineBytes: max})
+			for _, w := range workers {
+				par, started := transcript(t, in.data, stream.Options{Dialect: in.d, MaxLineBytes: max, Workers: w})
+				if par != simple {
+					t.Errorf("%s, %d workers, max %d: the reading differs from the simple path:\n%s", in.name, w, max, firstDiff(simple, par))
+				}
+				if strings.HasPrefix(in.name, "generated") && !started {
+					t.Errorf("%s: the workers never started", in.name)
+				}
+			}
+		}
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  simple:   %.300s\n  parallel: %.300s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(al), len(bl))
+}
+
+// TestWorkersLivePipe: with workers, a line written into a pipe that stays
+// open comes out at once; the Reader does not wait to fill a batch.
+func TestWorkersLivePipe(t *testing.T) {
+	defer stream.SetParallelThreshold(0)()
+	d, _ := dialect.Lookup("basis")
+	pr, pw := io.Pipe()
+	rd := stream.NewReader(pr, "pipe", stream.Options{Dialect: d, Workers: 2})
+	defer rd.Close()
+	lines := []string{head, `{"seq":1,"type":"user_message","text":"hi"}`, `{"seq":2,"type":"assistant_delta","text":"a"}`}
+	go pw.Write([]byte(lines[0] + "\n"))
+	if _, err := rd.ReadLine(); err != nil { // the simple path, up to the dialect
+		t.Fatal(err)
+	}
+	for i, line := range lines[1:] {
+		go pw.Write([]byte(line + "\n"))
+		got := make(chan string, 1)
+		go func() {
+			l, err := rd.ReadLine()
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			got <- string(l.Raw)
+		}()
+		select {
+		case g := <-got:
+			if g != line {
+				t.Fatalf("line %d: got %q", i+2, g)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("line %d did not come out while the pipe stayed open", i+2)
+		}
+		if !rd.Parallel() {
+			t.Fatal("the workers did not start")
+		}
+	}
+	pw.Close()
+	if _, err := rd.ReadLine(); err != io.EOF {
+		t.Fatalf("after the pipe closed: %v", err)
+	}
+}
+
+// TestMaxLineBytes: a line over the limit is reported at its line and
+// skipped; the lines around it are read.
+func TestMaxLineBytes(t *testing.T) {
+	long := `{"seq":1,"type":"user_message","text":"` + strings.Repeat("y", 100<<10) + `"}`
+	in := head + "\n" + long + "\n" + `{"seq":2,"type":"assistant_delta","text":"a"}` + "\n"
+	got, _ := transcript(t, []byte(in), stream.Options{MaxLineBytes: 64 << 10})
+	want := "f:2:1: error: the line is 102441 bytes long, over the limit of 65536 (--max-line-bytes); skipped [json/line-length]"
+	if !strings.Contains(got, want) || !strings.Contains(got, "3 true") || !strings.Contains(got, "1 true") {
+		t.Errorf("got\n%s\nwant a line with %q and lines 1 and 3 read", got, want)
+	}
+	if got, _ := transcript(t, []byte(in), stream.Options{MaxLineBytes: -1}); strings.Contains(got, "line-length") {
+		t.Errorf("no limit still refuses: %s", got)
+	}
+}

@@ -1,0 +1,378 @@
+package validate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/evtool/evtool/diag"
+	"github.com/evtool/evtool/stream"
+)
+
+// StdinName is how diagnostics name standard input.
+const StdinName = "<stdin>"
+
+// Input is one stream to validate.
+type Input struct {
+	Name string // as diagnostics name it: the path as given, or StdinName
+	Path string // the file to read; "" for standard input
+}
+
+// Inputs expands command-line arguments into inputs: a file is itself
+// (whatever its name), a directory stands for its *.jsonl and *.ndjson
+// files at any depth, and "-" for standard input; a name that is not a
+// directory stands for a file, so a missing one fails when it is read, as
+// its Result's Err. The inputs are sorted
+// by name, as diagnostics are, and each appears once. A directory without
+// such a file is an error: it would pass without a line being checked.
+func Inputs(args []string) ([]Input, error) {
+	var out []Input
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, Input{Name: StdinName})
+			continue
+		}
+		fi, err := os.Stat(a)
+		if err != nil || !fi.IsDir() {
+			// A file that cannot be opened is the input's error, reported
+			// in its place while the others are checked.
+			out = append(out, Input{Name: a, Path: a})
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() || !isStream(p) {
+				return nil
+			}
+			if !e.Type().IsRegular() {
+				// A link is followed if it leads to a file.
+				if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+					return nil
+				}
+			}
+			out = append(out, Input{Name: p, Path: p})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s: a directory without *.jsonl or *.ndjson files", a)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Input) int { return strings.Compare(a.Name, b.Name) })
+	return slices.CompactFunc(out, func(a, b Input) bool { return a == b }), nil
+}
+
+func isStream(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return ext == ".jsonl" || ext == ".ndjson"
+}
+
+// Result is what validating one input found.
+type Result struct {
+	File string
+	Summary
+	// Diagnostics are sorted by file, line, column, rule, pointer and
+	// message (diag.Compare).
+	Diagnostics []Diagnostic
+	// Err is set when the input could not be checked for a reason that is
+	// no finding about its lines: it cannot be opened or read, or its
+	// dialect cannot be told. It is a usage or I/O error.
+	Err error
+}
+
+// Totals count what a whole run found.
+type Totals struct {
+	Files    int // inputs validated
+	Lines    int
+	Errors   int
+	Warnings int
+	Failed   int // inputs that could not be checked (Result.Err)
+}
+
+// Add counts one result.
+func (t *Totals) Add(r *Result) {
+	t.Files++
+	t.Lines += r.Lines
+	t.Errors += r.Errors
+	t.Warnings += r.Warnings
+	if r.Err != nil {
+		t.Failed++
+	}
+}
+
+// String renders the totals as the summary line evtool prints:
+// "3 files, 12034 lines, 2 errors, 5 warnings", and how many files could
+// not be checked when some could not.
+func (t Totals) String() string {
+	s := fmt.Sprintf("%s, %s, %s, %s", plural(t.Files, "file"), plural(t.Lines, "line"), plural(t.Errors, "error"), plural(t.Warnings, "warning"))
+	if t.Failed > 0 {
+		s += fmt.Sprintf(", %d not checked", t.Failed)
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Options apply to every input. MaxErrors counts the errors of all
+	// inputs together; Valid and Invalid receive the lines of every input,
+	// in the inputs' order.
+	Options
+	// Workers is how many goroutines check lines: inputs are validated
+	// that many at once, and the workers left over when there are fewer
+	// inputs check the lines of each input ahead of its decoding
+	// (Options.Workers, when that is not set). 0 means GOMAXPROCS.
+	Workers int
+	// Stdin is read for the input without a Path.
+	Stdin io.Reader
+	// SpoolDir is where the valid and invalid lines of an input wait for
+	// those of the inputs before it; "" means os.TempDir().
+	SpoolDir string
+}
+
+// Run validates inputs, several at a time, and calls done with each
+// result in the inputs' order, so that the output is the same bytes
+// however the work was shared. With MaxErrors, it stops once that many
+// errors are reported: the input that reaches the limit is cut there, and
+// done is not called for the inputs after it. Run returns the number of
+// results it passed to done; its error is a failure to write the valid or
+// invalid lines, which ends the run.
+func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
+	triage := opts.Valid != nil || opts.Invalid != nil
+	if opts.MaxErrors > 0 && triage {
+		return 0, errors.New("a run stopped after MaxErrors errors cannot sort every line into valid and invalid ones")
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Options.Workers == 0 && len(inputs) > 0 && len(inputs) < workers {
+		opts.Options.Workers = workers / len(inputs)
+	}
+	// One input writes its lines straight through; several wait in spools.
+	spool := triage && len(inputs) > 1 && workers > 1
+	if !spool && triage {
+		workers = 1
+	}
+
+	type job struct {
+		res            *Result
+		valid, invalid *os.File
+		err            error // a spool could not be made or written
+		ready          chan struct{}
+	}
+	jobs := make([]*job, len(inputs))
+	for i := range jobs {
+		jobs[i] = &job{ready: make(chan struct{})}
+	}
+	var stop atomic.Bool
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				o := opts.Options
+				if spool {
+					j.valid, j.invalid, j.err = spools(opts)
+					if j.err == nil {
+						o.Valid, o.Invalid = writerOr(j.valid, opts.Valid), writerOr(j.invalid, opts.Invalid)
+					}
+				}
+				if j.err == nil && !stop.Load() {
+					j.res, j.err = one(inputs[i], o, opts.Stdin)
+				}
+				close(j.ready)
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range inputs {
+			if stop.Load() {
+				// Later jobs are released unrun.
+				for _, j := range jobs[i:] {
+					close(j.ready)
+				}
+				return
+			}
+			next <- i
+		}
+	}()
+	cleanup := func(j *job) {
+		for _, f := range []*os.File{j.valid, j.invalid} {
+			if f != nil {
+				f.Close()
+				os.Remove(f.Name())
+			}
+		}
+	}
+	delivered, errorsSoFar := 0, 0
+	var runErr error
+	for _, j := range jobs {
+		<-j.ready
+		if stop.Load() || runErr != nil {
+			cleanup(j)
+			continue
+		}
+		if j.err == nil && spool {
+			j.err = drain(j.valid, opts.Valid)
+			if j.err == nil {
+				j.err = drain(j.invalid, opts.Invalid)
+			}
+		}
+		cleanup(j)
+		if j.err != nil {
+			runErr = j.err
+			stop.Store(true)
+			continue
+		}
+		r := j.res
+		if opts.MaxErrors > 0 && errorsSoFar+r.Errors >= opts.MaxErrors {
+			cut(r, opts.MaxErrors-errorsSoFar)
+			stop.Store(true)
+		}
+		errorsSoFar += r.Errors
+		done(r)
+		delivered++
+	}
+	wg.Wait()
+	return delivered, runErr
+}
+
+// one validates one input. Its error is a failure to write the valid or
+// invalid lines.
+func one(in Input, opts Options, stdin io.Reader) (*Result, error) {
+	r := &Result{File: in.Name}
+	var src io.Reader = stdin
+	if in.Path != "" {
+		f, err := os.Open(in.Path)
+		if err != nil {
+			r.Err = err
+			return r, nil
+		}
+		defer f.Close()
+		src = f
+	} else if stdin == nil {
+		r.Err = errors.New("standard input is not available")
+		return r, nil
+	}
+	// Buffered writers: the lines are written two calls each.
+	bv, bi := buffered(opts.Valid), buffered(opts.Invalid)
+	if bv != nil {
+		opts.Valid = bv
+	}
+	if bi != nil {
+		opts.Invalid = bi
+	}
+	sum, err := Stream(src, in.Name, opts, func(d Diagnostic) { r.Diagnostics = append(r.Diagnostics, d) })
+	r.Summary = sum
+	var se *stream.StreamError
+	if errors.As(err, &se) && !se.Usage {
+		// Not of the dialect named: a finding, already counted.
+		r.Diagnostics = append(r.Diagnostics, se.Diagnostic)
+		err = nil
+	}
+	if err != nil {
+		r.Err = err
+		r.Stopped = true
+	}
+	slices.SortStableFunc(r.Diagnostics, diag.Compare)
+	for _, b := range []*bufio.Writer{bv, bi} {
+		if b != nil {
+			if ferr := b.Flush(); ferr != nil {
+				return r, ferr
+			}
+		}
+	}
+	return r, nil
+}
+
+// cut keeps a result's diagnostics up to its n-th error.
+func cut(r *Result, n int) {
+	errs, warns := 0, 0
+	for i, d := range r.Diagnostics {
+		if d.Severity == diag.Error {
+			errs++
+		} else {
+			warns++
+		}
+		if errs == n {
+			r.Diagnostics = r.Diagnostics[:i+1]
+			break
+		}
+	}
+	if errs < r.Errors || r.Errors > n {
+		r.Stopped = true
+	}
+	r.Errors, r.Warnings = errs, warns
+}
+
+func buffered(w io.Writer) *bufio.Writer {
+	if w == nil {
+		return nil
+	}
+	return bufio.NewWriterSize(w, 64<<10)
+}
+
+func writerOr(f *os.File, w io.Writer) io.Writer {
+	if w == nil || f == nil {
+		return nil
+	}
+	return f
+}
+
+// spools makes the temporary files an input's lines wait in.
+func spools(opts RunOptions) (valid, invalid *os.File, err error) {
+	mk := func(w io.Writer) (*os.File, error) {
+		if w == nil {
+			return nil, nil
+		}
+		return os.CreateTemp(opts.SpoolDir, ".evtool-spool-*")
+	}
+	if valid, err = mk(opts.Valid); err != nil {
+		return nil, nil, err
+	}
+	if invalid, err = mk(opts.Invalid); err != nil {
+		if valid != nil {
+			valid.Close()
+			os.Remove(valid.Name())
+		}
+		return nil, nil, err
+	}
+	return valid, invalid, nil
+}
+
+// drain copies a spool to its writer.
+func drain(f *os.File, w io.Writer) error {
+	if f == nil {
+		return nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.Copy(w, f)
+	return err
+}

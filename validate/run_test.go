@@ -1,0 +1,191 @@
+package validate_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/evtool/evtool/validate"
+)
+
+// tree writes files under a temporary directory and returns it.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func names(ins []validate.Input) []string {
+	var out []string
+	for _, in := range ins {
+		out = append(out, in.Name)
+	}
+	return out
+}
+
+func TestInputs(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"b/z.jsonl": "", "b/a.ndjson": "", "b/deep/er/c.JSONL": "", "b/notes.txt": "", "b/x.json": "",
+		"one.txt": "", "empty/readme.md": "",
+	})
+	t.Chdir(dir)
+	got, err := validate.Inputs([]string{"one.txt", "b", "-", "b/z.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"<stdin>", "b/a.ndjson", "b/deep/er/c.JSONL", "b/z.jsonl", "one.txt"}
+	if fmt.Sprint(names(got)) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", names(got), want)
+	}
+	if got[0].Path != "" || got[1].Path != "b/a.ndjson" {
+		t.Errorf("paths: %+v", got)
+	}
+	if _, err := validate.Inputs([]string{"empty"}); err == nil || !strings.Contains(err.Error(), "without *.jsonl") {
+		t.Errorf("a directory without streams: %v", err)
+	}
+	// A missing file is an input, which fails when it is read.
+	ins, err := validate.Inputs([]string{"missing.jsonl"})
+	if err != nil || len(ins) != 1 {
+		t.Fatalf("missing file: %v %v", ins, err)
+	}
+	validate.Run(ins, validate.RunOptions{}, func(r *validate.Result) {
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "no such file") {
+			t.Errorf("missing file: %+v", r)
+		}
+	})
+}
+
+// many writes n broken streams and returns their inputs.
+func many(t *testing.T, n int) []validate.Input {
+	t.Helper()
+	files := map[string]string{}
+	for i := range n {
+		body := brokenBasis
+		if i%3 == 1 {
+			body = head + "\n" + `{"seq":1,"type":"run_finished","status":"ok"}` + "\n"
+		}
+		if i%5 == 4 {
+			body = `{"hello":"world"}` + "\n"
+		}
+		files[fmt.Sprintf("s%02d.jsonl", i)] = body
+	}
+	ins, err := validate.Inputs([]string{tree(t, files)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ins
+}
+
+func render(t *testing.T, ins []validate.Input, opts validate.RunOptions) (string, validate.Totals, int) {
+	t.Helper()
+	var b strings.Builder
+	var tot validate.Totals
+	n, err := validate.Run(ins, opts, func(r *validate.Result) {
+		tot.Add(r)
+		fmt.Fprintf(&b, "== %s %+v err=%v\n", filepath.Base(r.File), r.Summary, r.Err)
+		for _, d := range r.Diagnostics {
+			b.WriteString(strings.TrimPrefix(d.String(), filepath.Dir(r.File)) + "\n")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), tot, n
+}
+
+// The same inputs give the same output whatever the number of workers,
+// and two runs side by side give the same bytes.
+func TestRunDeterministic(t *testing.T) {
+	ins := many(t, 20)
+	want, tot, n := render(t, ins, validate.RunOptions{Workers: 1})
+	if n != 20 || tot.Files != 20 || tot.Failed != 4 || tot.Errors == 0 {
+		t.Fatalf("n=%d totals %+v", n, tot)
+	}
+	var wg sync.WaitGroup
+	outs := make([]string, 4)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i], _, _ = render(t, ins, validate.RunOptions{Workers: 2 + i})
+		}()
+	}
+	wg.Wait()
+	for i, got := range outs {
+		if got != want {
+			t.Errorf("run %d differs:\n%s\nwant\n%s", i, got, want)
+		}
+	}
+	if !strings.Contains(want, "== s04.jsonl") || !strings.Contains(want, "cannot tell the dialect") {
+		t.Errorf("an undetected stream must be a result with its error:\n%s", want)
+	}
+	if s := tot.String(); s != fmt.Sprintf("20 files, %d lines, %d errors, %d warnings, 4 not checked", tot.Lines, tot.Errors, tot.Warnings) {
+		t.Errorf("totals %q", s)
+	}
+	one := validate.Totals{Files: 1, Lines: 1, Errors: 1, Warnings: 1}
+	if one.String() != "1 file, 1 line, 1 error, 1 warning" {
+		t.Errorf("totals %q", one.String())
+	}
+}
+
+// MaxErrors counts across inputs, in their order, whatever the workers.
+func TestRunMaxErrors(t *testing.T) {
+	ins := many(t, 20)
+	for _, max := range []int{1, 2, 3, 5, 7} {
+		var first string
+		for _, w := range []int{1, 4} {
+			out, tot, n := render(t, ins, validate.RunOptions{Workers: w, Options: validate.Options{MaxErrors: max}})
+			if tot.Errors != max || n >= 20 {
+				t.Errorf("max %d workers %d: %d errors in %d files", max, w, tot.Errors, n)
+			}
+			if first == "" {
+				first = out
+			} else if out != first {
+				t.Errorf("max %d: workers change the output:\n%s\n%s", max, out, first)
+			}
+		}
+	}
+}
+
+// Valid and invalid lines of several inputs come out in the inputs'
+// order, as one input after the other would give them.
+func TestRunTriage(t *testing.T) {
+	ins := many(t, 9)
+	var v1, i1 bytes.Buffer
+	render(t, ins, validate.RunOptions{Workers: 1, Options: validate.Options{Valid: &v1, Invalid: &i1}})
+	spool := t.TempDir()
+	var v4, i4 bytes.Buffer
+	render(t, ins, validate.RunOptions{Workers: 4, SpoolDir: spool, Options: validate.Options{Valid: &v4, Invalid: &i4}})
+	if v1.String() != v4.String() || i1.String() != i4.String() {
+		t.Errorf("parallel triage differs")
+	}
+	if v1.Len() == 0 || i1.Len() == 0 {
+		t.Errorf("valid %d bytes, invalid %d", v1.Len(), i1.Len())
+	}
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Errorf("spools left behind: %v", left)
+	}
+	if _, err := validate.Run(ins, validate.RunOptions{Options: validate.Options{Valid: &v1, MaxErrors: 1}}, func(*validate.Result) {}); err == nil {
+		t.Error("MaxErrors with triage must be refused")
+	}
+}
+
+func TestRunStdin(t *testing.T) {
+	out, tot, _ := render(t, []validate.Input{{Name: validate.StdinName}}, validate.RunOptions{Stdin: strings.NewReader(brokenBasis)})
+	if tot.Errors == 0 || !strings.Contains(out, "<stdin>:2:") {
+		t.Errorf("%s", out)
+	}
+}

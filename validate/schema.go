@@ -1,0 +1,193 @@
+package validate
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	pathpkg "path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/evtool/evtool/diag"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/schemaerr"
+	"github.com/evtool/evtool/rules"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Schema is a user's JSON Schema for one line, compiled, for
+// Options.Schema.
+type Schema struct {
+	name string // as the user named it
+	dir  string // file URL of its directory, with a trailing slash
+	sch  *jsonschema.Schema
+}
+
+// Name returns the schema's file name as it was given.
+func (s *Schema) Name() string { return s.name }
+
+// CompileSchema reads and compiles a user's JSON Schema. Without
+// "$schema" it is read as draft 2020-12; with one, as that draft. A
+// "$ref" is resolved against the schema's own files only, never the
+// network: a relative reference names a file beside it (or below it),
+// and an absolute http(s) one the file beside it whose "$id" it is.
+func CompileSchema(path string) (*Schema, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, err
+	}
+	root := fileURL(abs)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(&localLoader{dir: filepath.Dir(abs)})
+	sch, err := c.Compile(root)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", path, err)
+	}
+	return &Schema{name: path, dir: fileURL(filepath.Dir(abs)) + "/", sch: sch}, nil
+}
+
+func fileURL(abs string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+// check returns the diagnostics of a line that is JSON.
+func (s *Schema) check(line []byte, file string, n int) []diag.Diagnostic {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	var ds []diag.Diagnostic
+	if err != nil {
+		// The syntax check has passed, so this is the engine's own limit.
+		ds = []diag.Diagnostic{{Severity: diag.Error, Col: 1, Message: "cannot be checked: " + err.Error()}}
+	} else if err := s.sch.Validate(inst); err != nil {
+		ds = schemaerr.Explain(err, line, s.relative)
+	}
+	for i := range ds {
+		ds[i].File, ds[i].Line, ds[i].Rule = file, n, rules.UserSchema
+	}
+	return ds
+}
+
+// relative writes the location of a keyword in the user's files relative
+// to the schema's directory, so that reports are the same bytes wherever
+// the files are.
+func (s *Schema) relative(loc string) string {
+	if rest, ok := strings.CutPrefix(loc, s.dir); ok {
+		if u, err := url.PathUnescape(rest); err == nil {
+			return u
+		}
+		return rest
+	}
+	return loc
+}
+
+// localLoader loads the documents a schema refers to from local files
+// only. An http(s) URL is looked up among the "$id"s of the .json files
+// in the schema's directory, which are read when first needed, then among
+// the files there without one, by name.
+type localLoader struct {
+	dir  string
+	once sync.Once
+	ids  map[string]string // $id without fragment → file
+	// plain maps the name of a file without an $id to the file: a
+	// relative reference from a schema whose $id is http(s) names it.
+	plain map[string]string
+}
+
+func (l *localLoader) Load(u string) (any, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, err
+	}
+	switch pu.Scheme {
+	case "file":
+		return jsonschema.FileLoader{}.Load(u)
+	case "http", "https":
+		l.once.Do(l.index)
+		pu.Fragment = ""
+		if f, ok := l.ids[pu.String()]; ok {
+			return loadFile(f)
+		}
+		if f, ok := l.plain[pathpkg.Base(pu.Path)]; ok {
+			return loadFile(f)
+		}
+		return nil, fmt.Errorf("%s is not the $id of a .json file beside the schema, and evtool never fetches schemas from the network", u)
+	}
+	return nil, fmt.Errorf("%s: only local files are read", u)
+}
+
+// index reads the $id of every .json file in the directory. A file that
+// is not a JSON object with an $id is skipped: it may not be a schema.
+func (l *localLoader) index() {
+	l.ids, l.plain = map[string]string{}, map[string]string{}
+	entries, err := os.ReadDir(l.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		f := filepath.Join(l.dir, e.Name())
+		doc, err := loadFile(f)
+		if err != nil {
+			continue
+		}
+		m, _ := doc.(map[string]any)
+		id, _ := m["$id"].(string)
+		if id == "" {
+			l.plain[e.Name()] = f
+		} else if pu, err := url.Parse(id); err == nil {
+			pu.Fragment = ""
+			l.ids[pu.String()] = f
+		}
+	}
+}
+
+func loadFile(path string) (any, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return jsonschema.UnmarshalJSON(bufio.NewReader(f))
+}
+
+// anyJSON is the dialect a stream checked against a user's schema is read
+// as: package stream frames each line and judges its syntax, and nothing
+// is decoded. It is not registered: no stream is ever detected as it.
+type anyJSON struct{}
+
+var errNoEncoder = errors.New("a user's schema has no encoder")
+
+func (anyJSON) Name() string                                     { return "ndjson" }
+func (anyJSON) Description() string                              { return "any NDJSON, checked against a user's schema" }
+func (anyJSON) Sniff([]byte) bool                                { return true }
+func (anyJSON) NewDecoder(dialect.DecodeOptions) dialect.Decoder { return noDecoder{} }
+func (anyJSON) NewEncoder(*bufio.Writer, dialect.EncodeOptions) dialect.Encoder {
+	return noEncoder{}
+}
+func (anyJSON) Schema() []byte                                  { return nil }
+func (anyJSON) NewChecker(dialect.CheckOptions) dialect.Checker { return noChecker{} }
+
+type noDecoder struct{}
+
+func (noDecoder) Decode(out []*event.Event, _ []byte, _ int) ([]*event.Event, error) { return out, nil }
+func (noDecoder) End(out []*event.Event) []*event.Event                              { return out }
+
+type noEncoder struct{}
+
+func (noEncoder) Encode(*event.Event) error { return errNoEncoder }
+func (noEncoder) Close() error              { return nil }
+
+type noChecker struct{}
+
+func (noChecker) Line([]byte, int, func(dialect.Finding)) {}
+func (noChecker) End(int, func(dialect.Finding))          {}
