@@ -106,12 +106,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			}
 			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
 		}
-		e.loss.Drop("unknown "+b.Dialect+" events", "opencode cannot carry another dialect's unknown lines")
+		e.loss.AddDetail(lossUnknownEvent, b.Dialect)
 		return nil
 	case *event.TurnStarted:
 		return e.turnStarted(b, ev)
 	case *event.UserMessage:
-		e.loss.Drop("user messages", "opencode run json does not echo the user's message")
+		e.loss.Add(lossUserMessage)
 		return nil
 	case *event.MessageDelta:
 		if e.inReason || (e.inText && b.MessageID != e.textID) {
@@ -139,7 +139,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return err
 		}
 		if joined {
-			e.loss.Approximate("message deltas", "opencode writes a text part whole; the deltas are joined")
+			e.loss.Add(lossMessageDeltas)
 		}
 		return e.partLine(ev, res, "text", func(p *obj) { e.textPart(p, b.Text, b.MessageID) })
 	case *event.Reasoning:
@@ -150,7 +150,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return err
 		}
 		if joined {
-			e.loss.Approximate("reasoning deltas", "opencode writes a reasoning part whole; the deltas are joined")
+			e.loss.Add(lossReasoningDeltas)
 		}
 		return e.partLine(ev, res, "reasoning", func(p *obj) { e.reasoningPart(p, b.Text) })
 	case *event.ToolCall:
@@ -161,10 +161,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		if !e.native {
 			if b.Mutability != "" {
-				e.loss.Drop("tool mutability", "opencode tool calls do not say whether they change anything")
+				e.loss.Add(lossToolMutability)
 			}
 			if b.Kind != "" && b.Kind != toolKind(b.Name) {
-				e.loss.Approximate("tool kinds", "opencode names a tool; its kind is read from the name")
+				e.loss.Add(lossToolKind)
 			}
 		}
 		return nil
@@ -174,7 +174,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		return nil
 	case *event.ToolProgress:
-		e.loss.Drop("tool progress events", "opencode writes a tool call once, when it has ended")
+		e.loss.Add(lossToolProgress)
 		return nil
 	case *event.ToolOutput:
 		e.callOf(b.CallID).output.WriteString(b.Chunk)
@@ -186,7 +186,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.partLine(ev, res, "tool_use", func(p *obj) { e.toolPart(p, b, ev) })
 	case *event.Usage:
 		if e.native {
-			e.loss.Drop("usage events", "opencode states usage on step_finish only")
+			e.loss.Add(lossUsageEvent)
 			return nil
 		}
 		e.pending.add(b)
@@ -201,7 +201,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return err
 		}
 		if b.Recoverable != nil {
-			e.loss.Drop("error recoverability", "opencode errors have a name and data only")
+			e.loss.Add(lossErrorRecoverable)
 		}
 		return e.errorLine(ev, res, b.Message)
 	case *event.TurnFinished:
@@ -212,22 +212,25 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if ev.Synthetic && e.native {
 			return nil // the decoder's own word about a stream that ends early
 		}
-		e.loss.Drop("notices", "opencode run json writes messages for people on stderr")
+		e.loss.Add(lossNotice)
 		return nil
-	case *event.PermissionRequested, *event.PermissionResolved:
-		e.loss.Drop("permission events", "opencode run json answers permission requests itself and writes nothing")
+	case *event.PermissionRequested:
+		e.loss.Add(lossPermissionRequest)
+		return nil
+	case *event.PermissionResolved:
+		e.loss.Add(lossPermissionOutcome)
 		return nil
 	case *event.PlanUpdated:
-		e.loss.Drop("plan updates", "opencode's todo list is a todowrite tool call, not an event")
+		e.loss.Add(lossPlanUpdate)
 		return nil
 	case *event.TaskUpdated:
-		e.loss.Drop("task_updated events", "opencode run json writes only its own session's parts")
+		e.loss.Add(lossTaskUpdated)
 		return nil
 	case *event.ModelConfigured:
-		e.loss.Drop("model_configured events", "opencode run json names no model")
+		e.loss.Add(lossModelConfigured)
 		return nil
 	}
-	e.loss.Drop(string(ev.Type())+" events", "opencode has no such event")
+	e.loss.AddDetail(lossNoSuchEvent, string(ev.Type()))
 	return nil
 }
 
@@ -242,7 +245,7 @@ func (e *Encoder) callOf(id string) *call {
 
 func (e *Encoder) start(s *event.SessionStarted, ev *event.Event) error {
 	if e.header {
-		e.loss.Drop("repeated session starts", "an opencode stream is one session")
+		e.loss.Add(lossRepeatedSessionStart)
 		return nil
 	}
 	e.header = true
@@ -255,14 +258,14 @@ func (e *Encoder) start(s *event.SessionStarted, ev *event.Event) error {
 		return nil
 	}
 	if s.Model != "" || s.Provider != "" {
-		e.loss.Drop("models", "opencode run json names no model")
+		e.loss.Add(lossSessionModel)
 	}
 	if s.Agent != nil && s.Agent.Version != "" {
-		e.loss.Drop("producer versions", "opencode run json names no version")
+		e.loss.Add(lossProducerVersion)
 	}
 	if s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 ||
 		len(s.Commands) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0 || s.TaskID != "" {
-		e.loss.Drop("session facts (workspace, context files, skills, commands, MCP, task id)", "opencode run json has no session header")
+		e.loss.Add(lossSessionFacts)
 	}
 	return nil
 }
@@ -277,10 +280,10 @@ func (e *Encoder) turnStarted(b *event.TurnStarted, ev *event.Event) error {
 	e.turns++
 	e.turnOpen, e.turnSteps, e.turnText, e.written = true, 0, false, tally{}
 	if e.turns > 1 {
-		e.loss.Approximate("turns after the first", "an opencode run is one turn; later turns follow in the same stream")
+		e.loss.Add(lossLaterTurn)
 	}
 	if b.Prompt != nil && *b.Prompt != "" {
-		e.loss.Drop("turn prompts", "opencode run json does not echo the user's message")
+		e.loss.Add(lossTurnPrompt)
 	}
 	return nil
 }
@@ -297,7 +300,7 @@ func (e *Encoder) stamp(ev *event.Event) string {
 	if e.native && ev != nil && !ev.Synthetic {
 		return "0"
 	}
-	e.loss.Approximate("line timestamps", "the source states no time for the line; written as the last time stated, or 0")
+	e.loss.Add(lossLineTimestamp)
 	if e.last == "" {
 		return "0"
 	}
@@ -311,7 +314,7 @@ func (e *Encoder) millis(s string) (string, bool) {
 		return "", false
 	}
 	if t.Nanosecond()%int(time.Millisecond) != 0 {
-		e.loss.Approximate("sub-millisecond times", "opencode times are epoch milliseconds")
+		e.loss.Add(lossSubMillisecond)
 	}
 	return strconv.FormatInt(t.UnixMilli(), 10), true
 }
@@ -360,7 +363,7 @@ func (e *Encoder) ensureStep(ev *event.Event) error {
 	e.steps++
 	e.turnSteps++
 	e.stepMsg = "msg_evtool_" + strconv.Itoa(e.steps)
-	e.loss.Synthesize("step_start lines", "opencode opens each model round with a step_start")
+	e.loss.Add(lossSynthesizedStepStart)
 	o := e.envelope(ev, gjson.Result{}, "step_start")
 	o.sub("part", func(p *obj) {
 		e.ids(p, "step-start", "")
@@ -428,7 +431,7 @@ func (e *Encoder) toolPart(p *obj, b *event.ToolFinished, ev *event.Event) {
 	}
 	if name == "" && !e.native {
 		name = "tool"
-		e.loss.Approximate("tool names", "the source does not name the tool; written as tool")
+		e.loss.Add(lossToolName)
 	}
 	p.str("id", b.CallID)
 	p.str("sessionID", e.session)
@@ -448,14 +451,14 @@ func (e *Encoder) toolPart(p *obj, b *event.ToolFinished, ev *event.Event) {
 		status, ok := map[event.ToolStatus]string{event.ToolSuccess: "completed", event.ToolError: "error"}[b.Status]
 		if !ok {
 			status = "error"
-			e.loss.Approximate("tool statuses "+strconv.Quote(string(b.Status)), "opencode's ended calls are completed or error; written as error")
+			e.loss.AddDetail(lossToolStatus, strconv.Quote(string(b.Status)))
 		}
 		s.str("status", status)
 		input := c.input
 		if len(input) == 0 || input[0] != '{' {
 			if !e.native {
 				if len(input) > 0 && string(input) != "null" {
-					e.loss.Approximate("tool inputs that are not objects", "opencode's tool input is an object; written as {}")
+					e.loss.Add(lossToolInputNotObject)
 				}
 				input = json.RawMessage("{}")
 			}
@@ -475,7 +478,7 @@ func (e *Encoder) toolPart(p *obj, b *event.ToolFinished, ev *event.Event) {
 		if out == nil && c.output.Len() > 0 {
 			o := c.output.String()
 			out = &o
-			e.loss.Approximate("tool output chunks", "opencode writes a call's output whole; the chunks are joined")
+			e.loss.Add(lossToolOutputChunks)
 		}
 		if status == "completed" {
 			text := ""
@@ -515,7 +518,7 @@ func (e *Encoder) toolPart(p *obj, b *event.ToolFinished, ev *event.Event) {
 				s.raw("metadata", metadata(b.ExitCode))
 			}
 			start := e.stampOf(c.start)
-			end := e.stamp(ev)
+			end := e.cur // the line's own time, stamped (and counted) once
 			if start == "" {
 				start = end
 			}
@@ -545,16 +548,16 @@ func (e *Encoder) stampOf(t string) string {
 
 func (e *Encoder) toolLosses(b *event.ToolFinished, title string) {
 	if b.Summary != nil && *b.Summary != "" && *b.Summary != title {
-		e.loss.Drop("tool summaries", "opencode's tool state has a title, not a summary")
+		e.loss.Add(lossToolSummary)
 	}
 	if b.Command != "" {
-		e.loss.Drop("tool commands", "opencode's bash input names the command; a separate command field has no place")
+		e.loss.Add(lossToolCommand)
 	}
 	if len(b.Edit) > 0 {
-		e.loss.Drop("tool edit facts", "opencode's tool state carries the tool's own metadata only")
+		e.loss.Add(lossToolEdit)
 	}
 	if len(b.Web) > 0 {
-		e.loss.Drop("tool web facts", "opencode's tool state carries the tool's own metadata only")
+		e.loss.Add(lossToolWeb)
 	}
 }
 
@@ -567,7 +570,7 @@ func (e *Encoder) stepFinish(ev *event.Event, res gjson.Result, stop event.StopR
 	if !e.native {
 		if p := e.pending.usage(); p != nil {
 			if u != nil {
-				e.loss.Drop("usage events beside a round's own usage", "opencode states one usage per step")
+				e.loss.Add(lossUsageBesideRound)
 			} else {
 				u = p
 			}
@@ -575,14 +578,14 @@ func (e *Encoder) stepFinish(ev *event.Event, res gjson.Result, stop event.StopR
 		e.pending = tally{}
 	}
 	if synthetic {
-		e.loss.Synthesize("step_finish lines", "opencode closes each model round with a step_finish")
+		e.loss.Add(lossSynthesizedStepFinish)
 	}
 	o := e.envelope(ev, res, "step_finish")
 	o.sub("part", func(p *obj) {
 		e.ids(p, "step-finish", "")
 		word, ok := finishWord(stop)
 		if !ok {
-			e.loss.Approximate("stop reasons "+strconv.Quote(string(stop)), "opencode's finish reasons are the model SDK's; written as other")
+			e.loss.AddDetail(lossStopReason, strconv.Quote(string(stop)))
 		}
 		p.str("reason", word)
 		p.opt("snapshot")
@@ -603,7 +606,7 @@ func (e *Encoder) usage(p *obj, u *event.Usage) {
 	zero := func(v *uint64, what string) string {
 		if v == nil {
 			if !e.native {
-				e.loss.Approximate("unstated "+what, "opencode states every count of a step; written as 0")
+				e.loss.AddDetail(lossUnstatedCount, what)
 			}
 			return "0"
 		}
@@ -613,7 +616,7 @@ func (e *Encoder) usage(p *obj, u *event.Usage) {
 	if cost == "" {
 		cost = "0"
 		if !e.native {
-			e.loss.Approximate("unstated step costs", "opencode states a cost for every step; written as 0")
+			e.loss.Add(lossUnstatedCost)
 		}
 	}
 	p.raw("cost", []byte(cost))
@@ -630,7 +633,7 @@ func (e *Encoder) usage(p *obj, u *event.Usage) {
 		if !ok || sum != *total {
 			// opencode's total is the sum of the disjoint counts.
 			total = nil
-			e.loss.Drop("token totals that are not the sum of the stated counts", "opencode's tokens.total is input + output + reasoning + cache read + cache write")
+			e.loss.Add(lossTokenTotalNotSum)
 		}
 	}
 	p.field("tokens", func() {
@@ -638,15 +641,15 @@ func (e *Encoder) usage(p *obj, u *event.Usage) {
 		if total != nil {
 			b = append(b, `"total":`+strconv.FormatUint(*total, 10)+`,`...)
 		}
-		b = append(b, `"input":`+zero(u.InputTokens, "input tokens")+
-			`,"output":`+zero(u.OutputTokens, "output tokens")+
-			`,"reasoning":`+zero(u.ReasoningTokens, "reasoning tokens")+
-			`,"cache":{"read":`+zero(u.CacheReadTokens, "cache read tokens")+
-			`,"write":`+zero(u.CacheCreationTokens, "cache write tokens")+`}}`...)
+		b = append(b, `"input":`+zero(u.InputTokens, "input token")+
+			`,"output":`+zero(u.OutputTokens, "output token")+
+			`,"reasoning":`+zero(u.ReasoningTokens, "reasoning token")+
+			`,"cache":{"read":`+zero(u.CacheReadTokens, "cache read token")+
+			`,"write":`+zero(u.CacheCreationTokens, "cache write token")+`}}`...)
 		*p.b = append(*p.b, b...)
 	})
 	if u.ThoughtsTokens != nil || u.ModelResponses != nil {
-		e.loss.Drop("thoughts tokens and model response counts", "opencode counts input, output, reasoning and cache tokens")
+		e.loss.Add(lossThoughtsResponses)
 	}
 }
 
@@ -680,7 +683,7 @@ func (e *Encoder) turnFinished(ev *event.Event, res gjson.Result, b *event.TurnF
 		return nil
 	}
 	if b.Reason != "" && b.Status == event.StatusOK {
-		e.loss.Drop("turn reasons", "opencode does not say why a turn ended")
+		e.loss.Add(lossTurnReason)
 	}
 	return e.endTurn(ev, b.Status, b.Reason, b.Usage, b.StopReason, b.Text)
 }
@@ -693,16 +696,16 @@ func (e *Encoder) sessionFinished(ev *event.Event, b *event.SessionFinished) err
 		return nil
 	}
 	if b.StoppedBy != "" {
-		e.loss.Drop("run bounds (stopped_by)", "opencode does not say what limit ended a run")
+		e.loss.Add(lossRunBound)
 	}
 	if len(b.StructuredOutput) > 0 {
-		e.loss.Drop("structured outputs", "opencode run json has no structured output")
+		e.loss.Add(lossStructuredOutput)
 	}
 	if b.Errors != nil && len(*b.Errors) > 1 {
-		e.loss.Drop("run error lists", "opencode writes each error as it happens")
+		e.loss.Add(lossRunErrorList)
 	}
 	if b.Reasoning != nil && *b.Reasoning != "" && e.steps == 0 {
-		e.loss.Drop("run reasoning summaries", "opencode writes reasoning parts as they end")
+		e.loss.Add(lossRunReasoning)
 	}
 	msg := b.Message
 	if msg == "" && b.Errors != nil && len(*b.Errors) > 0 {
@@ -729,13 +732,13 @@ func (e *Encoder) endTurn(ev *event.Event, status event.Status, msg string, tota
 	}
 	if stop == event.StopToolUse {
 		stop = event.StopEndTurn
-		e.loss.Approximate("turn stop reasons tool_use", "an opencode run that hands back to the user ends with a step that stops; written as stop")
+		e.loss.Add(lossTurnStopToolUse)
 	}
 	if e.inStep || (status == event.StatusOK && (e.turnSteps == 0 || e.moreDue)) {
 		u := (*event.Usage)(nil)
 		if e.written.steps == 0 && e.pending.steps == 0 && total != nil {
 			u = total
-			e.loss.Approximate("turn usage totals", "opencode states usage per step; the turn's total is written on its last step")
+			e.loss.Add(lossTurnUsageTotal)
 		}
 		if stop == "" {
 			stop = event.StopEndTurn
@@ -744,13 +747,13 @@ func (e *Encoder) endTurn(ev *event.Event, status event.Status, msg string, tota
 			return err
 		}
 	} else if total != nil && e.written.steps > 0 && !sameTokens(total, e.written.usage()) {
-		e.loss.Drop("turn usage totals that differ from the sum of the steps", "opencode states usage per step only")
+		e.loss.Add(lossTurnUsageTotalDiffers)
 	}
 	if status != event.StatusOK && !e.lastErr {
 		if msg == "" {
 			msg = "the turn ended: " + string(status)
 		}
-		e.loss.Synthesize("error lines", "opencode shows a failed run by an error line")
+		e.loss.Add(lossSynthesizedError)
 		if err := e.errorLine(ev, gjson.Result{}, msg); err != nil {
 			return err
 		}
@@ -776,7 +779,7 @@ func (e *Encoder) flush() error {
 		if err := e.partLine(nil, gjson.Result{}, "reasoning", func(p *obj) { e.reasoningPart(p, text) }); err != nil {
 			return err
 		}
-		e.loss.Approximate("reasoning deltas", "opencode writes a reasoning part whole; the deltas are joined")
+		e.loss.Add(lossReasoningDeltas)
 	}
 	if e.inText {
 		text, id := e.text.String(), e.textID
@@ -785,7 +788,7 @@ func (e *Encoder) flush() error {
 		if err := e.partLine(nil, gjson.Result{}, "text", func(p *obj) { e.textPart(p, text, id) }); err != nil {
 			return err
 		}
-		e.loss.Approximate("message deltas", "opencode writes a text part whole; the deltas are joined")
+		e.loss.Add(lossMessageDeltas)
 	}
 	return nil
 }

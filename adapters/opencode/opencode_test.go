@@ -286,17 +286,27 @@ func TestForeign(t *testing.T) {
 			t.Errorf("output lacks %s:\n%s", want, out)
 		}
 	}
-	var kinds []string
+	// Every loss, by its catalogue id, worded for its count.
+	var got []string
 	for _, l := range losses.List() {
-		kinds = append(kinds, l.Verb+" "+l.Kind)
+		got = append(got, l.ID+": "+l.Verb+" "+strconv.Itoa(l.Count)+" "+l.Kind)
 	}
-	got := strings.Join(kinds, "; ")
-	for _, want := range []string{"approximated message deltas", `approximated tool statuses "cancelled"`, "approximated unstated step costs",
-		"approximated unstated reasoning tokens", "dropped models", "dropped turn prompts", "synthesized step_start lines", "synthesized step_finish lines",
-		"synthesized error lines", "approximated line timestamps"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("losses lack %q: %s", want, got)
-		}
+	want := []string{
+		"opencode/line-timestamp: approximated 5 line timestamps",
+		"opencode/message-deltas: approximated 1 message streamed in deltas",
+		`opencode/tool-status: approximated 1 tool status "cancelled"`,
+		"opencode/unstated-count: approximated 1 unstated cache read token count",
+		"opencode/unstated-count: approximated 1 unstated cache write token count",
+		"opencode/unstated-count: approximated 1 unstated reasoning token count",
+		"opencode/unstated-cost: approximated 1 unstated step cost",
+		"opencode/session-model: dropped 1 session's model and provider",
+		"opencode/turn-prompt: dropped 1 turn prompt",
+		"opencode/synthesized-error: synthesized 1 error line",
+		"opencode/synthesized-step-finish: synthesized 1 step_finish line",
+		"opencode/synthesized-step-start: synthesized 1 step_start line",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("losses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
