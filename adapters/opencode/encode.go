@@ -9,7 +9,6 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonkeys"
 	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
@@ -324,7 +323,7 @@ func (e *Encoder) envelope(ev *event.Event, res gjson.Result, typ string) *obj {
 	e.b = e.b[:0]
 	o := open(&e.b, res)
 	o.key("type")
-	*o.b = jsonenc.String(*o.b, typ)
+	*o.b = jsString(*o.b, typ)
 	stamp := e.stamp(ev)
 	e.cur = stamp
 	o.raw("timestamp", []byte(stamp))
@@ -659,7 +658,7 @@ func (e *Encoder) errorLine(ev *event.Event, res gjson.Result, msg string) error
 	o := e.envelope(ev, res, "error")
 	o.field("error", func() {
 		*o.b = append(*o.b, `{"name":"UnknownError","data":{"message":`...)
-		*o.b = jsonenc.String(*o.b, msg)
+		*o.b = jsString(*o.b, msg)
 		*o.b = append(*o.b, "}}"...)
 	})
 	if err := e.end(o); err != nil {

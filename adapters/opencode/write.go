@@ -1,6 +1,8 @@
 package opencode
 
 import (
+	"strings"
+
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -25,7 +27,12 @@ func open(b *[]byte, res gjson.Result) *obj {
 }
 
 func (o *obj) key(k string) {
-	*o.b = jsonenc.Key(*o.b, &o.first, k)
+	if o.first {
+		o.first = false
+	} else {
+		*o.b = append(*o.b, ',')
+	}
+	*o.b = append(jsString(*o.b, k), ':')
 	o.done = append(o.done, k)
 }
 
@@ -68,7 +75,7 @@ func (o *obj) field(k string, write func()) {
 }
 
 // str writes a string field.
-func (o *obj) str(k, v string) { o.field(k, func() { *o.b = jsonenc.String(*o.b, v) }) }
+func (o *obj) str(k, v string) { o.field(k, func() { *o.b = jsString(*o.b, v) }) }
 
 // raw writes a field whose value is raw JSON.
 func (o *obj) raw(k string, v []byte) { o.field(k, func() { *o.b = append(*o.b, v...) }) }
@@ -103,4 +110,31 @@ func (o *obj) close() {
 		})
 	}
 	*o.b = append(*o.b, '}')
+}
+
+// jsString appends s as a JSON string the way opencode's JSON.stringify
+// writes it: as jsonenc.String does, except that U+2028 and U+2029 stay as
+// they are. JavaScript since ES2019 writes them unescaped, so opencode's
+// lines hold them raw, and a line must come back as opencode wrote it.
+func jsString(dst []byte, s string) []byte {
+	if !strings.ContainsAny(s, "\u2028\u2029") {
+		return jsonenc.String(dst, s)
+	}
+	dst = append(dst, '"')
+	for {
+		i := strings.IndexAny(s, "\u2028\u2029")
+		seg := s
+		if i >= 0 {
+			seg = s[:i]
+		}
+		// jsonenc.String quotes the segment; its quotes are dropped.
+		n := len(dst)
+		dst = jsonenc.String(dst, seg)
+		dst = append(dst[:n], dst[n+1:len(dst)-1]...)
+		if i < 0 {
+			return append(dst, '"')
+		}
+		dst = append(dst, s[i:i+3]...) // both are three bytes in UTF-8
+		s = s[i+3:]
+	}
 }
