@@ -67,6 +67,17 @@ func TestScripts(t *testing.T) {
 				deep := strings.Repeat("[", n) + strings.Repeat("]", n)
 				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.ReplaceAll(ts.ReadFile(args[1]), "@DEEP@", deep)), 0o666))
 			},
+			// dialects FILE replaces @DIALECTS@ in FILE with the registered
+			// dialects' names as evtool lists them ("acp, basis, ..."), so
+			// that a golden quoting the list holds for whatever dialects
+			// package adapters registers.
+			"dialects": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: dialects FILE")
+				}
+				list := strings.Join(registered(), ", ")
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.ReplaceAll(ts.ReadFile(args[0]), "@DIALECTS@", list)), 0o666))
+			},
 			// samediags A B requires the line diagnostics (syntax, schema,
 			// decoding) in files A and B to be the same, and not none.
 			"samediags": func(ts *testscript.TestScript, neg bool, args []string) {
