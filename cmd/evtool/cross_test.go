@@ -154,10 +154,15 @@ func reorder(data []byte, o jsonkeys.Order) []byte {
 // keyOrderOnly names the targets whose output may differ, between a
 // stream and the same stream with its keys reordered, in the key order of
 // some objects: acp copies a tool call's input and output objects as the
-// source wrote them, and canonical keeps the source's residue (and such
-// objects) as written. Every other target writes every object in its own
-// producer's order, so its output is byte for byte the same.
-var keyOrderOnly = map[string]bool{"acp": true, "canonical": true}
+// source wrote them, canonical keeps the source's residue (and such
+// objects) as written, and basis copies a tool call's input object into
+// tool_queued as the source wrote it (a source whose tool inputs are
+// objects, such as opencode, makes its key order show). Copying the value
+// as it is keeps the user's data exact; the producer of such an object
+// has no key order of its own to write it in. Every other target writes
+// every object in its own producer's order, so its output is byte for
+// byte the same.
+var keyOrderOnly = map[string]bool{"acp": true, "basis": true, "canonical": true}
 
 // sameOutput reports how the output of a reordered stream (b) differs from
 // that of the original (a), or "" when it differs only as TestCrossConversions
