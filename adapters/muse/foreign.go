@@ -227,6 +227,16 @@ func (f *foreign) encode(ev *event.Event) error {
 		}
 		return f.endTurn(ev)
 	case *event.SessionFinished:
+		if f.turn == "" {
+			// A run that ended before any turn (it failed before its
+			// prompt, say): muse journals every run as a turn, and a
+			// journal without one is empty, which muse's validator
+			// rejects. The turn is synthesised, and ended below with the
+			// session's outcome.
+			if err := f.beginTurn("", nil); err != nil {
+				return err
+			}
+		}
 		if f.turn != "" && !f.ended {
 			text := f.text.String()
 			if b.Text != nil {

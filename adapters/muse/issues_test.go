@@ -496,3 +496,58 @@ func TestSeedContract(t *testing.T) {
 }
 
 var _ = canonical.Dialect{}
+
+// A run that ends before any turn (it failed before its prompt, or did
+// nothing) still becomes a muse journal its validator accepts: a turn is
+// synthesised and ended with the session's outcome, and each synthesised
+// record is counted. The journal was empty before, which exited 0 with
+// output muse's validator rejects.
+func TestRunWithoutTurn(t *testing.T) {
+	head := `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"},"session_id":"s1"}` + "\n"
+	for _, c := range []struct {
+		name, body, terminal, reason string
+		lost                         []string
+	}{
+		{"failed", `{"seq":1,"type":"error","message":"Overloaded"}` + "\n" +
+			`{"seq":2,"type":"session_finished","status":"error","message":"Overloaded"}` + "\n",
+			"failed", `"Overloaded"`, []string{"muse/no-such-record"}},
+		{"empty", `{"seq":1,"type":"session_finished","status":"ok"}` + "\n",
+			"completed", "null", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, losses := fromCanonical(t, []byte(head+c.body))
+			sum, diags := validateAs(t, out, "muse")
+			if sum.Errors != 0 || sum.Warnings != 0 || sum.Lines != 3 {
+				t.Fatalf("%d lines, %d errors, %d warnings %v:\n%s", sum.Lines, sum.Errors, sum.Warnings, diags, out)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			var types []string
+			for _, l := range lines {
+				types = append(types, gjson.Get(l, "payload_type").Str)
+				if s := gjson.Get(l, "stream.id").Str; s != "s1" {
+					t.Errorf("session %q, want s1: %s", s, l)
+				}
+			}
+			want := []string{"runtime.command.accepted", "session.run.linked", "run.terminal." + c.terminal}
+			if strings.Join(types, " ") != strings.Join(want, " ") {
+				t.Errorf("records %v, want %v", types, want)
+			}
+			if r := gjson.Get(lines[2], "payload.reason").Raw; r != c.reason {
+				t.Errorf("reason %s, want %s", r, c.reason)
+			}
+			got := map[string]int{}
+			for _, l := range losses.List() {
+				got[l.ID] = l.Count
+			}
+			for _, id := range append([]string{"muse/synthesized-command-accepted", "muse/synthesized-run-linked", "muse/synthesized-run-terminal"}, c.lost...) {
+				if got[id] != 1 {
+					t.Errorf("loss %s counted %d times, want 1: %v", id, got[id], losses.List())
+				}
+				delete(got, id)
+			}
+			if len(got) != 0 {
+				t.Errorf("other losses: %v", got)
+			}
+		})
+	}
+}
