@@ -14,6 +14,7 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/evtool/evtool/validate"
 )
 
@@ -23,7 +24,8 @@ type crossCase struct {
 	Expect string `json:"expect"`
 }
 
-// Lines each schema must reject, in any implementation.
+// Lines each schema must reject, in any implementation. Every dialect the
+// cross-check reads (sourceDialects) needs an entry.
 var broken = map[string][]string{
 	"basis": {
 		`{"seq":2,"type":"tool_completed","tool_call_id":"c1","tool_name":"shell","summary":"ok","is_error":"no"}`,
@@ -49,6 +51,16 @@ var broken = map[string][]string{
 		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"run.terminal.completed","payload_schema_version":1,"payload":{"kind":"run_terminal","command_id":"c","run_stream":{"kind":"run","id":"c"},"terminal":7}}`,
 		`{"schema_version":1,"id":"x","sequence":1}`,
 	},
+	"opencode": {
+		`{"type":"text","timestamp":"1","sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"text","text":"x"}}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":0,"tokens":{"input":-1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}}}`,
+		`{"type":"tool_use","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"tool","callID":"c","tool":"bash","state":{"status":"done","input":{},"output":"","title":"","metadata":{},"time":{"start":1,"end":2}}}}`,
+		`{"type":"tool_use","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"tool","callID":"c","tool":"bash","state":{"status":"completed","input":{},"title":"","metadata":{},"time":{"start":1,"end":2}}}}`,
+		`{"type":"error","timestamp":2,"sessionID":"s","error":"boom"}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":0,"tokens":{"input":1,"output":1,"reasoning":0}}}`,
+		`{"type":"text","timestamp":2,"sessionID":"s","part":{"sessionID":"s","messageID":"m","type":"text","text":"x"}}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":"0.01","tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}}}`,
+	},
 	"canonical": {
 		`{"seq":1,"type":"tool_call","name":"shell"}`,
 		`{"seq":1,"type":"martian"}`,
@@ -60,9 +72,24 @@ var broken = map[string][]string{
 	},
 }
 
-// TestCrossCheck validates the bundled basis streams, the reference
-// examples, and the canonical output of every stream with python-jsonschema,
-// and proves broken lines fail there too.
+// sourceDialects returns the registered dialects whose streams the
+// cross-check reads: all but canonical, whose schema checks what they are
+// converted to, and acp, a projection that acp_test.go checks against the
+// official ACP schema.
+func sourceDialects() []string {
+	var out []string
+	for _, d := range dialect.All() {
+		if n := d.Name(); n != "canonical" && n != "acp" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestCrossCheck validates with python-jsonschema the test streams of every
+// registered dialect, the reference examples, each stream's canonical output
+// and its conversion to every other dialect, and proves broken lines fail
+// there too.
 func TestCrossCheck(t *testing.T) {
 	name := os.Getenv("EVTOOL_PYTHON") // set by make test
 	if name == "" {
@@ -106,12 +133,12 @@ func TestCrossCheck(t *testing.T) {
 	canonical := func(f string, prov bool) string { return conv(f, toCanon, prov) }
 	lines := 0
 	examples := 0
-	for _, d := range []string{"basis", "mermaid", "muse"} {
+	sources := sourceDialects()
+	for _, d := range sources {
 		sch := abs(d + ".schema.json")
-		files, _ := filepath.Glob("../testdata/streams/" + d + "/*.jsonl")
-		if d == "muse" {
-			files, _ = filepath.Glob("../../shared/corpus/muse/*.jsonl") // real captures, read in place
-		}
+		// The bundled streams, the probes, the adapter's own streams and
+		// the real captures, read in place.
+		files := teststreams.Valid(d)
 		if len(files) == 0 {
 			t.Fatalf("no %s streams", d)
 		}
@@ -125,7 +152,7 @@ func TestCrossCheck(t *testing.T) {
 				crossCase{canonSchema, write(base+".canonical.jsonl", strings.Split(strings.TrimSpace(c), "\n")), "valid"},
 				crossCase{canonSchema, write(base+".provenance.jsonl", strings.Split(strings.TrimSpace(canonical(f, true)), "\n")), "valid"})
 			// The stream converted to each other dialect validates there too.
-			for _, other := range []string{"basis", "mermaid", "muse"} {
+			for _, other := range sources {
 				if other == d {
 					continue
 				}
@@ -135,6 +162,9 @@ func TestCrossCheck(t *testing.T) {
 			}
 		}
 		ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
+		if os.IsNotExist(err) {
+			ref, err = os.ReadFile("../../shared/dialects-next/" + d + ".md")
+		}
 		if err != nil {
 			t.Fatalf("the %s reference is needed beside the repository: %v", d, err)
 		}
@@ -147,6 +177,9 @@ func TestCrossCheck(t *testing.T) {
 		examples += len(ex)
 		if len(ex) > 0 {
 			cases = append(cases, crossCase{sch, write(d+".reference.jsonl", ex), "valid"})
+		}
+		if len(broken[d]) == 0 {
+			t.Errorf("no broken %s lines: add lines its schema must reject to broken", d)
 		}
 		cases = append(cases, crossCase{sch, write(d+".broken.jsonl", broken[d]), "invalid"})
 	}
@@ -164,7 +197,10 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("no summary from the cross-check:\n%s", out)
 	}
 	passed, _ := strconv.Atoi(string(m[1]))
-	want := examples + len(broken["basis"]) + len(broken["mermaid"]) + len(broken["muse"]) + len(broken["canonical"]) + 2*lines
+	want := examples + 2*lines
+	for _, lines := range broken {
+		want += len(lines)
+	}
 	if passed < want {
 		t.Errorf("only %d lines checked, expected at least %d", passed, want)
 	}
@@ -173,7 +209,8 @@ func TestCrossCheck(t *testing.T) {
 
 // TestSchemasAreValidJSON checks the embedded files parse and carry $id.
 func TestSchemasAreValidJSON(t *testing.T) {
-	for _, name := range []string{"basis.schema.json", "mermaid.schema.json", "muse.schema.json", "canonical.schema.json"} {
+	for _, d := range dialect.All() {
+		name := d.Name() + ".schema.json"
 		data, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
