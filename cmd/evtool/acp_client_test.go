@@ -7,8 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/teststreams"
 )
 
 // TestRealACPClient has the official TypeScript SDK (clients/acp) spawn
@@ -29,13 +33,7 @@ func TestRealACPClient(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	streams := []string{
-		"../../testdata/streams/basis/full_schema2.jsonl",
-		"../../testdata/streams/basis/denied_and_failed.jsonl",
-		"../../testdata/streams/mermaid/full_run.jsonl",
-		"../../testdata/acp/basis_cut_mid_tool.jsonl",
-		"../../../shared/corpus/muse/meta_tool_use.jsonl",
-	}
+	streams := replayStreams(t)
 	for _, profile := range []string{"stable", "basis"} {
 		for _, f := range streams {
 			t.Run(profile+"/"+filepath.Base(f), func(t *testing.T) {
@@ -95,6 +93,54 @@ func TestRealACPClient(t *testing.T) {
 			})
 		}
 	}
+}
+
+// replayStreams returns the streams the client replays: some chosen for
+// what they exercise (every event type, a denied permission, a run cut
+// mid-tool, a real capture), and the largest test stream of every other
+// registered dialect that ACP is written from, so that a new dialect is
+// replayed too without being named here. One stream a dialect keeps the
+// test's time bounded: each replay starts node and evtool.
+func replayStreams(t *testing.T) []string {
+	t.Helper()
+	chosen := []string{
+		"../../testdata/streams/basis/full_schema2.jsonl",
+		"../../testdata/streams/basis/denied_and_failed.jsonl",
+		"../../testdata/streams/mermaid/full_run.jsonl",
+		"../../testdata/acp/basis_cut_mid_tool.jsonl",
+		"../../../shared/corpus/muse/meta_tool_use.jsonl",
+	}
+	var out []string
+	have := map[string]bool{}
+	for _, f := range chosen {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, abs)
+		have[abs] = true
+	}
+	for _, d := range dialect.All() {
+		if d.Name() == "acp" || d.Name() == "canonical" {
+			continue
+		}
+		files := teststreams.Valid(d.Name())
+		if slices.ContainsFunc(files, func(f string) bool { return have[f] }) {
+			continue
+		}
+		largest, size := "", int64(-1)
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil && fi.Size() > size {
+				largest, size = f, fi.Size()
+			}
+		}
+		if largest == "" {
+			t.Errorf("%s has no test streams to replay", d.Name())
+			continue
+		}
+		out = append(out, largest)
+	}
+	return out
 }
 
 func itoa(n int) string {
