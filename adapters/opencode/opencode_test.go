@@ -340,3 +340,43 @@ func TestReferenceExamples(t *testing.T) {
 		t.Errorf("bus examples: %+v", sum)
 	}
 }
+
+// TestSessionIDDefault: a source without a session id takes the one
+// --session-id (--default session_id=…) gives, on every line and part,
+// and session_id is the one default opencode names.
+func TestSessionIDDefault(t *testing.T) {
+	if keys := (opencode.Dialect{}).DefaultKeys(); !slices.Equal(keys, []string{"session_id"}) {
+		t.Errorf("DefaultKeys %v", keys)
+	}
+	canon := `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"}}
+{"seq":1,"type":"message","text":"hi"}
+{"seq":2,"type":"session_finished","status":"ok"}
+`
+	var out bytes.Buffer
+	_, err := convert.Run(strings.NewReader(canon), &out, "test", convert.Options{From: canonicalDialect(t), To: opencode.Dialect{},
+		Defaults: map[string]string{"session_id": "ses_given"}}, func(le *convert.LineError) { t.Errorf("%v", le) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines:\n%s", len(lines), out.String())
+	}
+	for _, l := range lines {
+		if s, p := gjson.Get(l, "sessionID").Str, gjson.Get(l, "part.sessionID").Str; s != "ses_given" || p != "ses_given" {
+			t.Errorf("sessionID %q, part.sessionID %q: %s", s, p, l)
+		}
+	}
+	if sum := check(t, out.String()); sum.Errors != 0 || sum.Warnings != 0 {
+		t.Errorf("output does not validate: %+v", sum)
+	}
+}
+
+func canonicalDialect(t *testing.T) dialect.Dialect {
+	t.Helper()
+	d, err := dialect.Lookup("canonical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
