@@ -10,4 +10,5 @@ import (
 	_ "github.com/evtool/evtool/adapters/codex"     // codex exec --json (OpenAI Codex)
 	_ "github.com/evtool/evtool/adapters/mermaid"   // mermaid run --format ndjson
 	_ "github.com/evtool/evtool/adapters/muse"      // muse exec --json
+	_ "github.com/evtool/evtool/adapters/opencode"  // opencode run --format json (and its server bus)
 )

@@ -58,6 +58,16 @@ var broken = map[string][]string{
 		`{"type":"turn.completed","usage":"lots"}`,
 		`{"type":"item.started","item":{"id":"item_9","type":"collab_tool_call","tool":"wait","sender_thread_id":"a","receiver_thread_ids":["b"],"prompt":null,"agents_states":{"b":{"status":"sleeping","message":null}},"status":"in_progress"}}`,
 	},
+	"opencode": {
+		`{"type":"text","timestamp":"1","sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"text","text":"x"}}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":0,"tokens":{"input":-1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}}}`,
+		`{"type":"tool_use","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"tool","callID":"c","tool":"bash","state":{"status":"done","input":{},"output":"","title":"","metadata":{},"time":{"start":1,"end":2}}}}`,
+		`{"type":"tool_use","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"tool","callID":"c","tool":"bash","state":{"status":"completed","input":{},"title":"","metadata":{},"time":{"start":1,"end":2}}}}`,
+		`{"type":"error","timestamp":2,"sessionID":"s","error":"boom"}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":0,"tokens":{"input":1,"output":1,"reasoning":0}}}`,
+		`{"type":"text","timestamp":2,"sessionID":"s","part":{"sessionID":"s","messageID":"m","type":"text","text":"x"}}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":"0.01","tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}}}`,
+	},
 	"claude": {
 		`{"type":"system","subtype":"init","cwd":"/w","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","tools":"Bash","mcp_servers":[],"model":"claude-sonnet-4-6","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"00000000-0000-4000-8000-000000000001"}`,
 		`{"type":"system","subtype":"init","cwd":"/w","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","tools":["Bash"],"mcp_servers":[],"model":"claude-sonnet-4-6","permissionMode":"yolo","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"00000000-0000-4000-8000-000000000001"}`,
