@@ -47,9 +47,16 @@ func TestACPAgreesWithOfficialSchema(t *testing.T) {
 	official, _ := filepath.Abs("../../shared/acp-schema")
 	ours, _ := filepath.Abs("acp.schema.json")
 	dir := t.TempDir()
-	files, _ := filepath.Glob("../testdata/streams/*/*.jsonl")
-	muse, _ := filepath.Glob("../../shared/corpus/muse/*.jsonl")
-	files = append(append(files, muse...), "../testdata/acp/basis_cut_mid_tool.jsonl")
+	// The bundled streams and real captures of every wire dialect in the
+	// registry, so that a new dialect's projection onto ACP is checked too.
+	var files []string
+	for _, d := range wireDialects() {
+		for _, dir := range []string{"../testdata/streams/", "../../shared/corpus/", "../../shared/dialects-next/captures/"} {
+			m, _ := filepath.Glob(dir + d + "/*.jsonl")
+			files = append(files, m...)
+		}
+	}
+	files = append(files, "../testdata/acp/basis_cut_mid_tool.jsonl")
 	type crossCase struct {
 		Schema string `json:"schema"`
 		File   string `json:"file"`

@@ -3,6 +3,8 @@ package schema_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +52,39 @@ var broken = map[string][]string{
 		`{"schema_version":1,"id":"x","stream":{"kind":"session","id":"s"},"sequence":1,"recorded_at":1,"record_type":"event","durability":"durable","causation_id":"c","payload_type":"run.terminal.completed","payload_schema_version":1,"payload":{"kind":"run_terminal","command_id":"c","run_stream":{"kind":"run","id":"c"},"terminal":7}}`,
 		`{"schema_version":1,"id":"x","sequence":1}`,
 	},
+	"codex": {
+		`{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"true","aggregated_output":"","exit_code":0,"status":"done"}}`,
+		`{"type":"item.completed","item":{"id":"item_9","type":"file_change","changes":[{"path":"a","kind":"modify"}],"status":"completed"}}`,
+		`{"type":"turn.completed","usage":"lots"}`,
+		`{"type":"item.started","item":{"id":"item_9","type":"collab_tool_call","tool":"wait","sender_thread_id":"a","receiver_thread_ids":["b"],"prompt":null,"agents_states":{"b":{"status":"sleeping","message":null}},"status":"in_progress"}}`,
+	},
+	"opencode": {
+		`{"type":"text","timestamp":"1","sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"text","text":"x"}}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":0,"tokens":{"input":-1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}}}`,
+		`{"type":"tool_use","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"tool","callID":"c","tool":"bash","state":{"status":"done","input":{},"output":"","title":"","metadata":{},"time":{"start":1,"end":2}}}}`,
+		`{"type":"tool_use","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"tool","callID":"c","tool":"bash","state":{"status":"completed","input":{},"title":"","metadata":{},"time":{"start":1,"end":2}}}}`,
+		`{"type":"error","timestamp":2,"sessionID":"s","error":"boom"}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":0,"tokens":{"input":1,"output":1,"reasoning":0}}}`,
+		`{"type":"text","timestamp":2,"sessionID":"s","part":{"sessionID":"s","messageID":"m","type":"text","text":"x"}}`,
+		`{"type":"step_finish","timestamp":2,"sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"step-finish","reason":"tool-calls","cost":"0.01","tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}}}`,
+	},
+	"claude": {
+		`{"type":"system","subtype":"init","cwd":"/w","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","tools":"Bash","mcp_servers":[],"model":"claude-sonnet-4-6","permissionMode":"default","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"00000000-0000-4000-8000-000000000001"}`,
+		`{"type":"system","subtype":"init","cwd":"/w","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","tools":["Bash"],"mcp_servers":[],"model":"claude-sonnet-4-6","permissionMode":"yolo","slash_commands":[],"apiKeySource":"none","claude_code_version":"2.1.333","output_style":"default","skills":[],"plugins":[],"uuid":"00000000-0000-4000-8000-000000000001"}`,
+		`{"type":"assistant","message":{"model":"claude-sonnet-4-6","id":"msg_p1","type":"message","role":"assistant","content":[{"type":"text","text":"x"}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":-3,"output_tokens":5}},"parent_tool_use_id":null,"session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","uuid":"00000000-0000-4000-8000-000000000002"}`,
+		`{"type":"result","subtype":"success","is_error":"false","duration_ms":10,"duration_api_ms":9,"num_turns":1,"result":"hi","stop_reason":"end_turn","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","total_cost_usd":0.001,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"output_tokens":5},"modelUsage":{"claude-sonnet-4-6":{"inputTokens":3,"outputTokens":5,"cacheReadInputTokens":100,"cacheCreationInputTokens":0,"webSearchRequests":0,"costUSD":0.001}},"permission_denials":[],"uuid":"00000000-0000-4000-8000-000000000004"}`,
+		`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_p1","type":"tool_result","content":"a\nb","is_error":"yes"}]},"parent_tool_use_id":null,"session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b","uuid":"00000000-0000-4000-8000-000000000003"}`,
+		`{"type":5,"uuid":"u","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b"}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"maybe"},"uuid":"u","session_id":"5f0c2a9e-1b3d-4e5f-8a7b-9c0d1e2f3a4b"}`,
+	},
+	"gemini": {
+		`{"type":"message","timestamp":"2026-10-01T09:00:01.000Z","role":"system","content":"x"}`,
+		`{"type":"tool_use","timestamp":"2026-10-01T09:00:01.000Z","tool_name":"x","tool_id":"y","parameters":[]}`,
+		`{"type":"tool_result","timestamp":"2026-10-01T09:00:01.000Z","tool_id":"y","status":"error","error":{"type":"t"}}`,
+		`{"type":"error","timestamp":"2026-10-01T09:00:01.000Z","severity":"info","message":"m"}`,
+		`{"type":"result","timestamp":"2026-10-01T09:00:01.000Z","status":"success","stats":{"total_tokens":1,"input_tokens":0,"output_tokens":0,"duration_ms":0,"tool_calls":18446744073709551616}}`,
+		`{"type":"init","timestamp":5,"session_id":"s","model":"m"}`,
+	},
 	"canonical": {
 		`{"seq":1,"type":"tool_call","name":"shell"}`,
 		`{"seq":1,"type":"martian"}`,
@@ -61,46 +96,26 @@ var broken = map[string][]string{
 	},
 }
 
-// checked returns the dialects whose schema TestCrossCheck judges a
-// dialect's own streams against, from the registry so that every dialect
-// added is covered: all but canonical, whose schema judges the reading of
-// every stream, and acp, whose output acp_test.go checks against the
-// official ACP schema (and which has no test streams of its own).
-func checked() []string {
+// wireDialects returns the registered dialects whose lines are a
+// producer's own wire format: every one but canonical (the target the
+// streams are converted to, checked as such) and acp (a projection, whose
+// messages acp_test.go checks against the official ACP schema).
+func wireDialects() []string {
 	var out []string
 	for _, d := range dialect.All() {
-		if d.Name() != "canonical" && d.Name() != "acp" {
-			out = append(out, d.Name())
+		if n := d.Name(); n != "canonical" && n != "acp" {
+			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// referenceExamples returns the example lines of a dialect's wire
-// reference beside the repository (shared/dialects, or shared/dialects-next
-// for the dialects added later).
-func referenceExamples(t *testing.T, d string) []string {
-	t.Helper()
-	ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
-	if os.IsNotExist(err) {
-		ref, err = os.ReadFile("../../shared/dialects-next/" + d + ".md")
-	}
-	if err != nil {
-		t.Fatalf("the %s reference is needed beside the repository: %v", d, err)
-	}
-	var ex []string
-	for _, l := range strings.Split(string(ref), "\n") {
-		if strings.HasPrefix(l, `{"seq":`) || strings.HasPrefix(l, `{"type":`) || strings.HasPrefix(l, `{"schema_version":`) {
-			ex = append(ex, l)
-		}
-	}
-	return ex
-}
-
-// TestCrossCheck validates every registered dialect's test streams
-// (teststreams.Valid), the reference examples, the canonical output of
-// every stream and every stream converted to each other dialect with
-// python-jsonschema, and proves broken lines fail there too.
+// TestCrossCheck validates every wire dialect's test streams
+// (teststreams.Valid), the examples of its wire reference, the canonical
+// output of every stream and the stream converted into every other wire
+// dialect with python-jsonschema, and proves broken lines fail there too.
+// It loops over the registry, so a new dialect is covered once it has
+// streams, a reference and broken lines.
 func TestCrossCheck(t *testing.T) {
 	name := os.Getenv("EVTOOL_PYTHON") // set by make test
 	if name == "" {
@@ -144,10 +159,10 @@ func TestCrossCheck(t *testing.T) {
 	canonical := func(f string, prov bool) string { return conv(f, toCanon, prov) }
 	lines := 0
 	examples := 0
-	dialects := checked()
-	for _, d := range dialects {
+	wire := wireDialects()
+	for _, d := range wire {
 		sch := abs(d + ".schema.json")
-		files := teststreams.Valid(d) // real captures are read in place
+		files := teststreams.Valid(d)
 		if len(files) == 0 {
 			t.Fatalf("no %s streams", d)
 		}
@@ -161,7 +176,7 @@ func TestCrossCheck(t *testing.T) {
 				crossCase{canonSchema, write(base+".canonical.jsonl", strings.Split(strings.TrimSpace(c), "\n")), "valid"},
 				crossCase{canonSchema, write(base+".provenance.jsonl", strings.Split(strings.TrimSpace(canonical(f, true)), "\n")), "valid"})
 			// The stream converted to each other dialect validates there too.
-			for _, other := range dialects {
+			for _, other := range wire {
 				if other == d {
 					continue
 				}
@@ -170,16 +185,27 @@ func TestCrossCheck(t *testing.T) {
 				cases = append(cases, crossCase{abs(other + ".schema.json"), write(base+".to-"+other+".jsonl", out), "valid"})
 			}
 		}
-		ex := referenceExamples(t, d)
+		ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
+		if errors.Is(err, fs.ErrNotExist) {
+			ref, err = os.ReadFile("../../shared/dialects-next/" + d + ".md")
+		}
+		if err != nil {
+			t.Fatalf("the %s reference is needed beside the repository: %v", d, err)
+		}
+		var ex []string
+		for _, l := range strings.Split(string(ref), "\n") {
+			if strings.HasPrefix(l, `{"seq":`) || strings.HasPrefix(l, `{"type":`) || strings.HasPrefix(l, `{"schema_version":`) {
+				ex = append(ex, l)
+			}
+		}
 		examples += len(ex)
 		if len(ex) > 0 {
 			cases = append(cases, crossCase{sch, write(d+".reference.jsonl", ex), "valid"})
 		}
-		// A dialect added later keeps its refused lines in its own
-		// folder's cross-check (adapters/<d>/crosscheck_test.go).
-		if len(broken[d]) > 0 {
-			cases = append(cases, crossCase{sch, write(d+".broken.jsonl", broken[d]), "invalid"})
+		if len(broken[d]) == 0 {
+			t.Errorf("no broken %s lines: add lines its schema must reject to broken", d)
 		}
+		cases = append(cases, crossCase{sch, write(d+".broken.jsonl", broken[d]), "invalid"})
 	}
 	cases = append(cases, crossCase{canonSchema, write("broken.canonical.jsonl", broken["canonical"]), "invalid"})
 	manifest, _ := json.Marshal(cases)
@@ -196,8 +222,8 @@ func TestCrossCheck(t *testing.T) {
 	}
 	passed, _ := strconv.Atoi(string(m[1]))
 	want := examples + 2*lines
-	for _, lines := range broken {
-		want += len(lines)
+	for _, b := range broken {
+		want += len(b)
 	}
 	if passed < want {
 		t.Errorf("only %d lines checked, expected at least %d", passed, want)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,17 @@ func TestRealACPClient(t *testing.T) {
 		"../../testdata/streams/mermaid/full_run.jsonl",
 		"../../testdata/acp/basis_cut_mid_tool.jsonl",
 		"../../../shared/corpus/muse/meta_tool_use.jsonl",
+	}
+	// Every wire dialect in the registry is served at least once: one the
+	// streams above do not cover adds its bundled streams and real captures.
+	for _, d := range registered() {
+		if d == "acp" || d == "canonical" || slices.ContainsFunc(streams, func(f string) bool { return strings.Contains(f, "/"+d+"/") }) {
+			continue
+		}
+		for _, dir := range []string{"../../testdata/streams/", "../../../shared/corpus/", "../../../shared/dialects-next/captures/"} {
+			m, _ := filepath.Glob(dir + d + "/*.jsonl")
+			streams = append(streams, m...)
+		}
 	}
 	for _, profile := range []string{"stable", "basis"} {
 		for _, f := range streams {

@@ -1,0 +1,672 @@
+package claude
+
+import (
+	"bufio"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/tidwall/gjson"
+)
+
+// Encoder writes canonical events as Claude Code lines.
+//
+// A stream read from Claude Code (its session_started names claude as the
+// source) is written back line for line: each group of events is derived
+// and its residue applied (wire.go), the lines that rode along are written
+// where they were, and the events no source line stands for write nothing.
+//
+// A stream from another dialect is written as Claude Code would have
+// written the same run: system/init first, one assistant line per text,
+// thinking or tool_use block (streamed text assembled), a user line per
+// tool result, a result at the end of each turn, and a result at the end
+// of the run if the last turn had none. What Claude Code's lines cannot
+// carry is counted.
+type Encoder struct {
+	w    *bufio.Writer
+	opts dialect.EncodeOptions
+	loss *dialect.Losses
+	st   *wireState
+	buf  []byte
+
+	header bool
+	native bool
+
+	// native
+	group    []*event.Event
+	deferred *event.Event // session_started whose init comes after deferN lines
+	deferN   int
+
+	// another dialect's stream
+	text, thought     strings.Builder
+	inText, inThought bool
+	textEv, thoughtEv *event.Event // the first delta, for its envelope
+	msgs              int
+	msgID             map[string]string // agent → the id of the message being written
+	calls             map[string]*ecall
+	activity          bool // turn lines since the last result
+	results           int
+	turnUsage         event.Usage // summed round usage of the turn
+	haveUsage         bool
+	lastText          *string // the turn's last assistant text
+	prompt            bool    // a turn prompt waits for a user message
+	requests          int
+	lastStatus        event.Status // the last result's status and reason
+	lastReason        string
+	asked             []asked // permission requests written and not yet answered, in order
+}
+
+type asked struct{ request, call string }
+
+type ecall struct {
+	name     string
+	finished bool
+	output   strings.Builder
+	chunks   bool
+}
+
+func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
+	return &Encoder{w: w, opts: opts, loss: opts.Losses, st: newWireState(), msgID: map[string]string{}, calls: map[string]*ecall{}}
+}
+
+// writeLine writes one line and lets the state learn from it.
+func (e *Encoder) writeLine(b []byte) error {
+	if _, err := e.w.Write(b); err != nil {
+		return err
+	}
+	if err := e.w.WriteByte('\n'); err != nil {
+		return err
+	}
+	e.st.observe(b)
+	if e.deferred != nil {
+		if e.deferN--; e.deferN <= 0 {
+			return e.writeDeferred()
+		}
+	}
+	return nil
+}
+
+// Encode implements dialect.Encoder.
+func (e *Encoder) Encode(ev *event.Event) error {
+	if !e.header {
+		e.header = true
+		if s, ok := ev.Body.(*event.SessionStarted); ok {
+			e.native = s.Source.Dialect == Name
+			if !e.native {
+				if ev.Synthetic {
+					e.loss.Add(lossSynthesizedInit)
+				}
+				e.loss.Foreign(ev.Ext, Name)
+				return e.foreignInit(s)
+			}
+		} else {
+			e.loss.Add(lossInitFromDefaults)
+			if err := e.foreignInit(&event.SessionStarted{Schema: event.SchemaVersion}); err != nil {
+				return err
+			}
+		}
+	}
+	if e.native {
+		return e.nativeEvent(ev)
+	}
+	return e.foreign(ev)
+}
+
+// ext returns ev's ext.claude.
+func ext(ev *event.Event) gjson.Result {
+	if raw := ev.Ext[Name]; len(raw) > 0 {
+		return gjson.ParseBytes(raw)
+	}
+	return gjson.Result{}
+}
+
+// nativeEvent writes an event of a stream read from Claude Code.
+func (e *Encoder) nativeEvent(ev *event.Event) error {
+	x := ext(ev)
+	if s, ok := ev.Body.(*event.SessionStarted); ok && !ev.Synthetic {
+		if n := x.Get(keyAfter); n.Type == gjson.Number && n.Int() > 0 {
+			// system/init came after the lines the next events write.
+			e.deferred, e.deferN = &event.Event{Body: s, Ext: ev.Ext, Time: ev.Time}, int(n.Int())
+			return nil
+		}
+	}
+	if err := e.writeBefore(x); err != nil {
+		return err
+	}
+	if u, ok := ev.Body.(*event.Unknown); ok {
+		if u.Dialect != Name {
+			e.loss.AddDetail(lossUnknownEvent, u.Dialect)
+			return nil
+		}
+		return e.writeLine(u.Raw)
+	}
+	if _, ok := ev.Body.(*event.ToolStarted); ok || ev.Synthetic {
+		return nil // a tool_use means the call runs; synthesised events stand for no line
+	}
+	e.group = append(e.group, ev)
+	if x.Get(keyMore).Type == gjson.True {
+		return nil
+	}
+	g := e.group
+	e.group = nil
+	return e.render(g)
+}
+
+// writeBefore writes the lines that rode along on an event.
+func (e *Encoder) writeBefore(x gjson.Result) error {
+	var err error
+	x.Get("before").ForEach(func(_, l gjson.Result) bool {
+		err = e.writeLine(compact(l.Raw))
+		return err == nil
+	})
+	return err
+}
+
+// writeDeferred writes a session_started whose init waited for the lines
+// before it: the lines it carries, then init.
+func (e *Encoder) writeDeferred() error {
+	ev := e.deferred
+	e.deferred = nil
+	if err := e.writeBefore(ext(ev)); err != nil {
+		return err
+	}
+	return e.render([]*event.Event{ev})
+}
+
+// render writes the line of a group: derived, then its residue applied.
+func (e *Encoder) render(g []*event.Event) error {
+	x := ext(g[0])
+	kind := x.Get(keyKind).Str
+	if kind == "" {
+		kind = defaultKind(g[0])
+	}
+	if kind == "" {
+		e.loss.AddDetail(lossNoSuchLine, string(g[0].Type()))
+		return nil
+	}
+	derived := derive(kind, g, e.st, hints{})
+	b := derived.bytes(e.buf[:0])
+	if x.IsObject() {
+		b = apply(nil, gjson.ParseBytes(b), x)
+	}
+	e.buf = b
+	return e.writeLine(b)
+}
+
+// Close implements dialect.Encoder.
+func (e *Encoder) Close() error {
+	if len(e.group) > 0 {
+		g := e.group
+		e.group = nil
+		if err := e.render(g); err != nil {
+			return err
+		}
+	}
+	if e.deferred != nil {
+		if err := e.writeDeferred(); err != nil {
+			return err
+		}
+	}
+	if !e.native {
+		return e.flush()
+	}
+	return nil
+}
+
+// foreign writes an event of another dialect's stream.
+func (e *Encoder) foreign(ev *event.Event) error {
+	loss := e.loss
+	loss.Foreign(ev.Ext, Name)
+	switch ev.Body.(type) {
+	case *event.MessageDelta, *event.ReasoningDelta, *event.Message, *event.Reasoning:
+	default:
+		if err := e.flush(); err != nil {
+			return err
+		}
+	}
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		loss.Add(lossRepeatedSessionStart)
+		return nil
+	case *event.TurnStarted:
+		e.prompt = b.Prompt != nil && *b.Prompt != ""
+		loss.Add(lossTurnStarted)
+		return nil
+	case *event.UserMessage:
+		e.prompt = false
+		c := *b
+		if c.ImageCount != nil && *c.ImageCount > 0 {
+			loss.Add(lossImageCount)
+			c.ImageCount = nil
+		}
+		return e.line("user", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &c})
+	case *event.MessageDelta:
+		if e.inThought {
+			if err := e.flush(); err != nil {
+				return err
+			}
+		}
+		if e.inText && e.textEv.AgentID != ev.AgentID {
+			if err := e.flush(); err != nil {
+				return err
+			}
+		}
+		if !e.inText {
+			e.inText, e.textEv = true, ev
+			e.text.Reset()
+		}
+		e.text.WriteString(b.Text)
+		loss.Add(lossMessageDelta)
+		return nil
+	case *event.Message:
+		if e.inThought {
+			if err := e.flush(); err != nil {
+				return err
+			}
+		}
+		e.inText = false // an assembled message repeats its deltas
+		t := b.Text
+		e.lastText = &t
+		return e.assistant(ev, &event.Message{Text: b.Text, MessageID: b.MessageID})
+	case *event.ReasoningDelta:
+		if e.inText {
+			if err := e.flush(); err != nil {
+				return err
+			}
+		}
+		if !e.inThought {
+			e.inThought, e.thoughtEv = true, ev
+			e.thought.Reset()
+		}
+		e.thought.WriteString(b.Text)
+		loss.Add(lossReasoningDelta)
+		return nil
+	case *event.Reasoning:
+		if e.inText {
+			if err := e.flush(); err != nil {
+				return err
+			}
+		}
+		e.inThought = false
+		return e.assistant(ev, b)
+	case *event.ToolCall:
+		if c := e.calls[b.CallID]; c != nil {
+			loss.Add(lossRepeatedToolCall)
+			return nil
+		}
+		return e.toolUse(ev, b)
+	case *event.ToolStarted:
+		if e.calls[b.CallID] == nil {
+			return e.toolUse(&event.Event{AgentID: ev.AgentID, Time: ev.Time}, &event.ToolCall{CallID: b.CallID, Name: b.Name})
+		}
+		return nil
+	case *event.ToolProgress:
+		if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
+			return err
+		}
+		if e.calls[b.CallID].finished {
+			loss.Add(lossProgressAfterResult)
+			return nil
+		}
+		if b.Message != "" {
+			loss.Add(lossToolProgressMessage)
+		}
+		return e.line("tool_progress", ev)
+	case *event.ToolOutput:
+		if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
+			return err
+		}
+		c := e.calls[b.CallID]
+		c.output.WriteString(b.Chunk)
+		c.chunks = true
+		loss.Add(lossToolOutputChunk)
+		return nil
+	case *event.ToolFinished:
+		return e.toolResult(ev, b)
+	case *event.PermissionRequested:
+		c := *b
+		for _, a := range e.asked {
+			if c.RequestID != "" && a.request == c.RequestID {
+				loss.Add(lossRepeatedPermissionRequest)
+				return nil
+			}
+		}
+		if c.RequestID == "" {
+			e.requests++
+			c.RequestID = "evtool-request-" + strconv.Itoa(e.requests)
+			loss.Add(lossPermissionRequestID)
+		}
+		if c.Description != "" || c.Risk != "" {
+			loss.Add(lossPermissionDescriptionRisk)
+		}
+		e.asked = append(e.asked, asked{c.RequestID, c.CallID})
+		if len(c.Preview) > 0 && !gjson.ParseBytes(c.Preview).IsObject() {
+			loss.Add(lossPermissionPreview)
+		}
+		return e.line("control_request", &event.Event{Time: ev.Time, Body: &c})
+	case *event.PermissionResolved:
+		if b.Scope != "" {
+			loss.Add(lossPermissionScope)
+		}
+		// An answer goes to its request, or to the call's latest open one.
+		i := -1
+		for j, a := range e.asked {
+			if (b.RequestID != "" && a.request == b.RequestID) || (b.RequestID == "" && a.call == b.CallID) {
+				i = j
+			}
+		}
+		if i < 0 {
+			if b.RequestID == "" && b.Outcome == event.Denied {
+				return e.line("system/permission_denied", ev)
+			}
+			loss.Add(lossPermissionOutcomeUnasked)
+			return nil
+		}
+		c := *b
+		c.RequestID = e.asked[i].request
+		e.asked = append(e.asked[:i], e.asked[i+1:]...)
+		return e.line("control_response", &event.Event{Time: ev.Time, Body: &c})
+	case *event.PlanUpdated:
+		loss.Add(lossPlanUpdate)
+		return nil
+	case *event.TaskUpdated:
+		if b.Kind != "" || b.Detail != "" || b.ParentTaskID != "" {
+			loss.Add(lossTaskKindDetailParent)
+		}
+		return e.line("system/task_updated", ev)
+	case *event.Usage:
+		e.addUsage(b)
+		loss.Add(lossUsageEvent)
+		return nil
+	case *event.RoundFinished:
+		if b.Usage != nil {
+			e.addUsage(b.Usage)
+		}
+		loss.Add(lossRoundFinished)
+		return nil
+	case *event.TurnFinished:
+		return e.result(ev, b)
+	case *event.SessionFinished:
+		reason := b.Message
+		if b.Errors != nil && len(*b.Errors) > 0 {
+			reason = strings.Join(*b.Errors, "; ")
+		}
+		if !e.activity && e.results > 0 {
+			// The last result ended the run in Claude Code's terms; what
+			// the session's end says beyond it has no line.
+			if b.Status != e.lastStatus || (reason != "" && reason != e.lastReason) || b.StoppedBy != "" || len(b.StructuredOutput) > 0 {
+				loss.Add(lossRunOutcome)
+			}
+			return nil
+		}
+		t := &event.TurnFinished{Status: b.Status, Text: b.Text, Usage: b.Usage, Reason: reason}
+		if b.StoppedBy != "" {
+			loss.Add(lossRunBounds)
+		}
+		if len(b.StructuredOutput) > 0 {
+			loss.Add(lossStructuredOutput)
+		}
+		loss.Add(lossSynthesizedResult)
+		return e.result(&event.Event{Time: ev.Time, Body: t}, t)
+	case *event.Notice:
+		if b.Severity == event.SeverityError {
+			loss.Add(lossErrorNotice)
+		}
+		return e.line("system/informational", ev)
+	case *event.Retry:
+		if errorWord(b.Error) != b.Error {
+			loss.Add(lossRetryError)
+		}
+		return e.line("system/api_retry", ev)
+	case *event.Error:
+		if b.Recoverable != nil {
+			loss.Add(lossErrorRecoverable)
+		}
+		loss.Add(lossErrorAsText)
+		e.activity = true
+		return e.line("assistant", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &event.Message{Text: b.Message}},
+			&event.Event{Body: &event.Error{Message: "unknown"}})
+	case *event.CompactionStarted:
+		return e.line("system/status", ev)
+	case *event.CompactionFinished:
+		if *b != (event.CompactionFinished{}) {
+			loss.Add(lossCompactionFigures)
+		}
+		loss.Add(lossCompactionTokens)
+		return e.line("system/compact_boundary", ev)
+	case *event.ModelConfigured:
+		loss.Add(lossModelChange)
+		return nil
+	case *event.Unknown:
+		if b.Dialect == Name {
+			return e.writeLine(b.Raw)
+		}
+		loss.AddDetail(lossUnknownEvent, b.Dialect)
+		return nil
+	}
+	loss.AddDetail(lossNoSuchLine, string(ev.Type()))
+	return nil
+}
+
+// line writes a group of another dialect's events as a line of kind.
+func (e *Encoder) line(kind string, g ...*event.Event) error {
+	if g[0].Time != "" && kind != "user" && kind != "assistant" {
+		e.loss.Add(lossEventTime)
+	}
+	if opensTurn(kind) {
+		e.activity = true
+	}
+	derived := derive(kind, g, e.st, hints{msgID: e.msgID[g[0].AgentID]})
+	if kind != "control_request" && kind != "control_response" {
+		e.loss.Add(lossUUID) // control messages have no uuid
+	}
+	if kind != "assistant" && kind != "stream_event" {
+		delete(e.msgID, g[0].AgentID) // the next assistant line is a new message
+	}
+	return e.writeLine(derived.bytes(nil))
+}
+
+// assistant writes one block of an assistant message.
+func (e *Encoder) assistant(ev *event.Event, body event.Body) error {
+	agent := ev.AgentID
+	if m, ok := body.(*event.Message); ok && m.MessageID != "" {
+		e.msgID[agent] = m.MessageID
+	}
+	if e.msgID[agent] == "" {
+		e.msgs++
+		e.msgID[agent] = "msg_evtool_" + strconv.Itoa(e.msgs)
+		e.loss.Add(lossMessageID)
+	}
+	e.loss.Add(lossAssistantUsage)
+	if _, ok := body.(*event.Reasoning); ok {
+		e.loss.Add(lossReasoningSignature) // assembled from deltas or not
+	}
+	id := e.msgID[agent]
+	err := e.line("assistant", &event.Event{AgentID: agent, Time: ev.Time, Body: body})
+	e.msgID[agent] = id
+	return err
+}
+
+// flush writes streamed text or reasoning as an assembled block.
+func (e *Encoder) flush() error {
+	if e.inText {
+		e.inText = false
+		t := e.text.String()
+		e.lastText = &t
+		return e.assistant(e.textEv, &event.Message{Text: t})
+	}
+	if e.inThought {
+		e.inThought = false
+		return e.assistant(e.thoughtEv, &event.Reasoning{Text: e.thought.String()})
+	}
+	return nil
+}
+
+func (e *Encoder) toolUse(ev *event.Event, b *event.ToolCall) error {
+	e.calls[b.CallID] = &ecall{name: b.Name}
+	if b.Title != "" || b.Mutability != "" {
+		e.loss.Add(lossToolTitleMutability)
+	}
+	c := *b
+	if len(c.Input) > 0 && !gjson.ParseBytes(c.Input).IsObject() {
+		e.loss.Add(lossToolInputNotObject)
+	}
+	if c.Name == "" {
+		c.Name = "tool"
+		e.loss.Add(lossToolName)
+	}
+	return e.assistant(ev, &c)
+}
+
+// ensureCall writes the tool_use of a call the stream has not shown yet.
+func (e *Encoder) ensureCall(ev *event.Event, id, name string) error {
+	if e.calls[id] != nil {
+		return nil
+	}
+	e.loss.Add(lossSynthesizedToolUse)
+	return e.toolUse(&event.Event{AgentID: ev.AgentID}, &event.ToolCall{CallID: id, Name: name})
+}
+
+func (e *Encoder) toolResult(ev *event.Event, b *event.ToolFinished) error {
+	loss := e.loss
+	if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
+		return err
+	}
+	c := e.calls[b.CallID]
+	if c.finished {
+		loss.Add(lossRepeatedToolResult)
+		return nil
+	}
+	c.finished = true
+	var out string
+	switch {
+	case b.Output != nil:
+		out = *b.Output
+		if c.chunks {
+			loss.Add(lossStreamedToolOutput)
+		}
+		if b.Summary != nil && *b.Summary != "" {
+			loss.Add(lossToolSummary)
+		}
+	case c.chunks:
+		out = c.output.String()
+		if b.Summary != nil && *b.Summary != "" {
+			loss.Add(lossToolSummary)
+		}
+	case b.Summary != nil:
+		out = *b.Summary
+	default:
+		out = b.Error
+	}
+	if b.Error != "" && out != b.Error && !strings.Contains(out, b.Error) {
+		loss.Add(lossToolErrorText)
+	}
+	switch b.Status {
+	case event.ToolSuccess, event.ToolError:
+	default:
+		loss.AddDetail(lossToolStatus, strconv.Quote(string(b.Status)))
+	}
+	if b.ExitCode != nil || b.Command != "" || len(b.Edit) > 0 || len(b.Web) > 0 {
+		loss.Add(lossToolResultDetails)
+	}
+	f := &event.ToolFinished{CallID: b.CallID, Status: b.Status, Output: &out}
+	return e.line("user", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: f})
+}
+
+func (e *Encoder) addUsage(u *event.Usage) {
+	e.haveUsage = true
+	add := func(dst **uint64, v *uint64) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = new(uint64)
+		}
+		if **dst > ^uint64(0)-*v {
+			**dst = ^uint64(0)
+			return
+		}
+		**dst += *v
+	}
+	add(&e.turnUsage.InputTokens, u.InputTokens)
+	add(&e.turnUsage.OutputTokens, u.OutputTokens)
+	add(&e.turnUsage.CacheReadTokens, u.CacheReadTokens)
+	add(&e.turnUsage.CacheCreationTokens, u.CacheCreationTokens)
+}
+
+// result writes a turn's result line.
+func (e *Encoder) result(ev *event.Event, b *event.TurnFinished) error {
+	loss := e.loss
+	t := *b
+	if t.Usage == nil && e.haveUsage {
+		u := e.turnUsage
+		t.Usage = &u
+		loss.Add(lossTurnUsage)
+	}
+	if t.Usage != nil && (t.Usage.ReasoningTokens != nil || t.Usage.ThoughtsTokens != nil || t.Usage.TotalTokens != nil || t.Usage.ModelResponses != nil) {
+		loss.Add(lossUsageCounts)
+	}
+	if t.Text == nil && t.Status == event.StatusOK {
+		t.Text = e.lastText
+	}
+	if t.Status != event.StatusOK && t.Text != nil && *t.Text != "" {
+		loss.Add(lossFailedTurnText)
+	}
+	if e.prompt {
+		loss.Add(lossTurnPrompt)
+	}
+	switch t.StopReason {
+	case "", event.StopEndTurn, event.StopToolUse, event.StopMaxTokens, event.StopRefusal:
+	case event.StopMaxTurnRequests:
+		if t.Status == event.StatusOK {
+			loss.Add(lossStopMaxTurnRequests)
+		}
+	default:
+		loss.AddDetail(lossStopReason, strconv.Quote(string(t.StopReason)))
+	}
+	loss.Add(lossResultDurations)
+	err := e.line("result", &event.Event{Time: ev.Time, Body: &t})
+	e.lastStatus, e.lastReason = t.Status, t.Reason
+	e.activity, e.prompt, e.haveUsage, e.lastText = false, false, false, nil
+	e.turnUsage = event.Usage{}
+	e.results++
+	return err
+}
+
+// foreignInit writes system/init for another dialect's stream.
+func (e *Encoder) foreignInit(s *event.SessionStarted) error {
+	c := *s
+	if c.SessionID == "" {
+		c.SessionID = e.opts.Defaults["session_id"]
+	}
+	if c.Model == "" {
+		c.Model = e.opts.Defaults["model"]
+	}
+	if c.Workspace == "" {
+		c.Workspace = e.opts.Defaults["workspace"]
+	}
+	if c.Agent != nil && c.Agent.Name != agentName && c.Agent.Version != "" {
+		e.loss.Add(lossProducerVersion)
+	}
+	if c.Provider != "" || c.TaskID != "" || (c.ContextFiles != nil && len(*c.ContextFiles) > 0) || len(c.SkillsDirs) > 0 ||
+		len(c.CommandsDirs) > 0 || len(c.MCPFiles) > 0 || len(c.A2AFiles) > 0 || len(c.A2AAgents) > 0 {
+		e.loss.Add(lossSessionFacts)
+	}
+	described := false
+	for _, k := range c.Skills {
+		described = described || k.Description != ""
+	}
+	for _, k := range c.Commands {
+		described = described || k.Description != "" || k.Hint != ""
+	}
+	if described {
+		e.loss.Add(lossSkillCommandDescriptions)
+	}
+	if len(c.MCPServers) > 0 {
+		e.loss.Add(lossMCPServerStatuses)
+	}
+	e.loss.Add(lossSessionSettings)
+	e.loss.Add(lossUUID)
+	return e.writeLine(derive("system/init", []*event.Event{{Body: &c}}, e.st, hints{}).bytes(nil))
+}

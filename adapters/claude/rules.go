@@ -1,0 +1,308 @@
+package claude
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
+
+// Rule ids of Claude Code's stream rules. docs/dialects/claude.md
+// describes each.
+const (
+	RuleInitFirst        = "claude/init-first"
+	RuleTruncated        = "claude/truncated"
+	RuleToolUseRepeated  = "claude/tool-use-repeated"
+	RuleResultUnknown    = "claude/tool-result-unknown"
+	RuleResultRepeated   = "claude/tool-result-repeated"
+	RuleToolUnanswered   = "claude/tool-unanswered"
+	RuleSubagentUnknown  = "claude/subagent-unknown"
+	RuleSessionID        = "claude/session-id"
+	RuleUsageTotal       = "claude/usage-total"
+	RuleCostTotal        = "claude/cost-total"
+	RuleUnknownType      = "claude/unknown-type"
+	RuleUnknownField     = "claude/unknown-field"
+	RulePermissionAnswer = "claude/permission-answered-twice"
+)
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.ErrorRule(RuleInitFirst, "system/init comes before the first line of a turn (hook, protocol and other system lines may precede it)"),
+		dialect.ErrorRule(RuleTruncated, "every turn ends with a result: a stream without one after its last turn line was killed (incomplete)"),
+		dialect.ErrorRule(RuleToolUseRepeated, "a tool_use id is used by one tool_use block"),
+		dialect.ErrorRule(RuleResultUnknown, "a tool_result answers a tool_use that came before it"),
+		dialect.ErrorRule(RuleResultRepeated, "a tool_use is answered by one tool_result"),
+		dialect.WarningRule(RuleToolUnanswered, "every tool_use has its tool_result by the end of a complete stream (result.deferred_tool_use excepted)"),
+		dialect.WarningRule(RuleSubagentUnknown, "parent_tool_use_id names a tool_use that came before the line"),
+		dialect.WarningRule(RuleSessionID, "every line's session_id is system/init's (until a conversation_reset)"),
+		dialect.WarningRule(RuleUsageTotal, "a success result's usage is at least the sum of its turn's main-thread API messages, each counted once however many block lines repeat its usage"),
+		dialect.WarningRule(RuleCostTotal, "result.total_cost_usd is the sum of modelUsage[*].costUSD"),
+		dialect.WarningRule(RuleUnknownType, "the type (and a system line's subtype) is one Claude Code 2.1.333 writes (error under --strict)"),
+		dialect.WarningRule(RuleUnknownField, "every top-level field is known for its type (error under --strict)"),
+		dialect.ErrorRule(RulePermissionAnswer, "a can_use_tool control_request is answered by one control_response"),
+	}
+}
+
+// resultSubtypes are the result subtypes of SDK 0.3.333.
+var resultSubtypes = []string{"success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"}
+
+// checker keeps the open tool calls in full and the answered ones as
+// digests (idset), the main-thread usage of the open turn by message id,
+// and the open permission requests.
+type checker struct {
+	lines    int
+	init     int // line of the first system/init
+	session  string
+	results  int            // line of the last result
+	activity int            // line of the last turn line after it, 0 if none
+	open     map[string]int // tool_use id → its line, until answered
+	answered idset.Set      // answered tool_use ids
+	turnMsgs map[string]counts
+	requests map[string]int // open can_use_tool requests → line
+	replied  idset.Set
+}
+
+// counts are the usage of one API message, as its last line stated it.
+type counts struct{ input, output, cacheRead, cacheWrite uint64 }
+
+func newChecker() *checker {
+	return &checker{open: map[string]int{}, turnMsgs: map[string]counts{}, requests: map[string]int{}}
+}
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() || r.Get("type").Type != gjson.String {
+		return
+	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	kind, known := kindOf(r)
+	if !known {
+		ptr := "/type"
+		if r.Get("type").Str == "system" {
+			ptr = "/subtype"
+		}
+		rep.Unknownf(ptr, RuleUnknownType, "unknown message type %q (kept whole)", kind)
+		return
+	}
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if !knownField(kind, k.Str) {
+			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, kind)
+		}
+		return true
+	})
+	if kind == "system/init" && c.init == 0 {
+		c.init = n
+		c.session = r.Get("session_id").Str
+	}
+	if opensTurn(kind) && c.init == 0 {
+		rep.Errorf("/type", RuleInitFirst, "%s before system/init: the stream does not start with its run's init", kind)
+		c.init = -1 // once
+	}
+	if sid := r.Get("session_id"); sid.Type == gjson.String && c.session != "" && sid.Str != c.session && kind != "system/init" {
+		rep.Warnf("/session_id", RuleSessionID, "session_id %q is not the session's %q", sid.Str, c.session)
+	}
+	if kind == "conversation_reset" {
+		c.session = ""
+	} else if kind == "system/init" {
+		c.session = r.Get("session_id").Str
+	}
+	if opensTurn(kind) && kind != "result" {
+		c.activity = n
+	}
+	if p := r.Get("parent_tool_use_id"); p.Type == gjson.String {
+		if _, open := c.open[p.Str]; !open && !c.answered.Has(p.Str) {
+			rep.Warnf("/parent_tool_use_id", RuleSubagentUnknown, "parent_tool_use_id %q names no tool_use seen before", p.Str)
+		}
+	}
+	switch kind {
+	case "assistant":
+		c.assistant(r, rep)
+	case "user":
+		c.user(r, rep)
+	case "result":
+		if sub := r.Get("subtype").Str; !slices.Contains(resultSubtypes, sub) {
+			rep.Unknownf("/subtype", RuleUnknownType, "unknown result subtype %q (read as an error)", sub)
+		}
+		c.result(r, n, rep)
+	case "control_request":
+		if r.Get("request.subtype").Str == "can_use_tool" {
+			c.requests[strings.Clone(r.Get("request_id").Str)] = n
+		}
+	case "control_response":
+		id := r.Get("response.request_id").Str
+		if _, ok := c.requests[id]; ok {
+			delete(c.requests, id)
+			c.replied.Add(id, 0)
+		} else if c.replied.Has(id) {
+			rep.Errorf("/response/request_id", RulePermissionAnswer, "control_request %q was answered already", id)
+		}
+	}
+}
+
+func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
+	m := r.Get("message")
+	i := 0
+	m.Get("content").ForEach(func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "tool_use" {
+			id := b.Get("id").Str
+			if line, open := c.open[id]; open {
+				rep.Errorf(fmt.Sprintf("/message/content/%d/id", i), RuleToolUseRepeated, "tool_use %q was used on line %d", id, line)
+			} else if c.answered.Has(id) {
+				rep.Errorf(fmt.Sprintf("/message/content/%d/id", i), RuleToolUseRepeated, "tool_use %q was used and answered before", id)
+			} else {
+				c.open[strings.Clone(id)] = rep.Line
+			}
+		}
+		i++
+		return true
+	})
+	if r.Get("parent_tool_use_id").Type == gjson.String {
+		return // subagent usage is in modelUsage only
+	}
+	u := m.Get("usage")
+	num := func(k string) uint64 {
+		n, _ := jsonobj.ParseUint(u.Get(k), jsonobj.U64)
+		return n
+	}
+	id := m.Get("id").Str
+	c.turnMsgs[strings.Clone(id)] = counts{num("input_tokens"), num("output_tokens"), num("cache_read_input_tokens"), num("cache_creation_input_tokens")}
+}
+
+func (c *checker) user(r gjson.Result, rep dialect.Reporter) {
+	i := 0
+	r.Get("message.content").ForEach(func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "tool_result" {
+			id := b.Get("tool_use_id").Str
+			ptr := fmt.Sprintf("/message/content/%d/tool_use_id", i)
+			if _, open := c.open[id]; open {
+				delete(c.open, id)
+				c.answered.Add(id, 0)
+			} else if c.answered.Has(id) {
+				rep.Errorf(ptr, RuleResultRepeated, "tool_use %q was answered already", id)
+			} else {
+				rep.Errorf(ptr, RuleResultUnknown, "tool_result for %q, which no tool_use before it names", id)
+			}
+		}
+		i++
+		return true
+	})
+}
+
+func (c *checker) result(r gjson.Result, n int, rep dialect.Reporter) {
+	c.results, c.activity = n, 0
+	if d := r.Get("deferred_tool_use.id"); d.Type == gjson.String {
+		if _, open := c.open[d.Str]; open {
+			delete(c.open, d.Str)
+			c.answered.Add(d.Str, 0)
+		}
+	}
+	msgs := c.turnMsgs
+	c.turnMsgs = map[string]counts{}
+	if r.Get("subtype").Str == "success" && len(msgs) > 0 {
+		var sum counts
+		for _, m := range msgs {
+			sum.input = satAdd(sum.input, m.input)
+			sum.output = satAdd(sum.output, m.output)
+			sum.cacheRead = satAdd(sum.cacheRead, m.cacheRead)
+			sum.cacheWrite = satAdd(sum.cacheWrite, m.cacheWrite)
+		}
+		u := r.Get("usage")
+		for _, f := range []struct {
+			k   string
+			sum uint64
+		}{{"input_tokens", sum.input}, {"output_tokens", sum.output}, {"cache_read_input_tokens", sum.cacheRead}, {"cache_creation_input_tokens", sum.cacheWrite}} {
+			v := u.Get(f.k)
+			total, msg := jsonobj.ParseUint(v, jsonobj.U64)
+			if !v.Exists() || msg != "" {
+				continue
+			}
+			if total < f.sum {
+				rep.Warnf("/usage/"+f.k, RuleUsageTotal, "usage.%s is %d, less than the %d the turn's %d API messages state (each counted once)", f.k, total, f.sum, len(msgs))
+			}
+		}
+	}
+	c.checkCost(r, rep)
+}
+
+// checkCost compares total_cost_usd with the sum of the per-model costs,
+// in exact decimal arithmetic, allowing for the rounding of a double.
+func (c *checker) checkCost(r gjson.Result, rep dialect.Reporter) {
+	total := r.Get("total_cost_usd")
+	models := r.Get("modelUsage")
+	if total.Type != gjson.Number || !models.IsObject() {
+		return
+	}
+	want, ok := new(big.Float).SetPrec(200).SetString(total.Raw)
+	if !ok {
+		return
+	}
+	sum := new(big.Float).SetPrec(200)
+	found := false
+	models.ForEach(func(_, m gjson.Result) bool {
+		if v := m.Get("costUSD"); v.Type == gjson.Number {
+			if f, ok := new(big.Float).SetPrec(200).SetString(v.Raw); ok {
+				sum.Add(sum, f)
+				found = true
+			}
+		}
+		return true
+	})
+	if !found {
+		return
+	}
+	diff := new(big.Float).Sub(want, sum)
+	d, _ := diff.Float64()
+	w, _ := want.Float64()
+	if math.Abs(d) > 1e-9+1e-9*math.Abs(w) {
+		s, _ := sum.Float64()
+		rep.Warnf("/total_cost_usd", RuleCostTotal, "total_cost_usd is %s, but modelUsage's costs add up to %s", total.Raw, strconv.FormatFloat(s, 'g', -1, 64))
+	}
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Severity: dialect.Error, Rule: RuleTruncated, Message: "the stream is empty: it has no result"})
+		return
+	}
+	switch {
+	case c.results == 0:
+		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: "the stream ends without a result: the run was killed or is incomplete"})
+		return
+	case c.activity > 0:
+		report(dialect.Finding{Line: c.activity, Severity: dialect.Error, Rule: RuleTruncated,
+			Message: fmt.Sprintf("the turn that begins after the result on line %d has no result: the run was killed or is incomplete", c.results)})
+		return
+	}
+	type open struct {
+		id   string
+		line int
+	}
+	var ls []open
+	for id, l := range c.open {
+		ls = append(ls, open{id, l})
+	}
+	slices.SortFunc(ls, func(a, b open) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.id, b.id)) })
+	for _, o := range ls {
+		report(dialect.Finding{Line: o.line, Severity: dialect.Warning, Rule: RuleToolUnanswered,
+			Message: fmt.Sprintf("tool_use %q has no tool_result", o.id)})
+	}
+}

@@ -1,0 +1,133 @@
+package claude
+
+import (
+	"strings"
+
+	"github.com/evtool/evtool/event"
+)
+
+// Claude Code's words for the canonical vocabulary. A word missing from a
+// table is a newer producer's: the canonical value says "other" (or the
+// closest), and the residue keeps the word, so it is written back as it was.
+
+// stopReasons are the Anthropic API stop reasons (BetaMessage.stop_reason,
+// result.stop_reason).
+var stopReasons = map[string]event.StopReason{
+	"end_turn":                      event.StopEndTurn,
+	"stop_sequence":                 event.StopEndTurn,
+	"tool_use":                      event.StopToolUse,
+	"max_tokens":                    event.StopMaxTokens,
+	"model_context_window_exceeded": event.StopMaxTokens,
+	"refusal":                       event.StopRefusal,
+	"pause_turn":                    event.StopOther,
+	"compaction":                    event.StopOther,
+}
+
+// stopWord renders a canonical stop reason as Claude Code writes it; ""
+// for a reason it has no word for (written as null).
+func stopWord(r event.StopReason) string {
+	switch r {
+	case event.StopEndTurn, event.StopToolUse, event.StopMaxTokens, event.StopRefusal:
+		return string(r)
+	}
+	return ""
+}
+
+// taskStatuses are system/task_updated's patch.status words.
+var taskStatuses = map[string]event.TaskStatus{
+	"pending":   event.TaskPending,
+	"running":   event.TaskRunning,
+	"paused":    event.TaskRunning, // not ended; canonical has no paused
+	"completed": event.TaskCompleted,
+	"failed":    event.TaskFailed,
+	"killed":    event.TaskCancelled,
+}
+
+// notificationStatuses are system/task_notification's status words.
+var notificationStatuses = map[string]event.TaskStatus{
+	"completed": event.TaskCompleted,
+	"failed":    event.TaskFailed,
+	"stopped":   event.TaskCancelled,
+}
+
+// taskWord renders a canonical task status as task_updated's patch.status.
+func taskWord(s event.TaskStatus) string {
+	switch s {
+	case event.TaskCancelled:
+		return "killed"
+	case event.TaskPending, event.TaskRunning, event.TaskCompleted, event.TaskFailed:
+		return string(s)
+	}
+	return "running"
+}
+
+// levels are system/informational's level words.
+var levels = map[string]event.Severity{
+	"info":       event.SeverityInfo,
+	"notice":     event.SeverityInfo,
+	"suggestion": event.SeverityInfo,
+	"warning":    event.SeverityWarning,
+}
+
+// levelWord renders a notice severity as system/informational's level.
+// Claude Code's levels have no "error"; an error notice is a warning there.
+func levelWord(s event.Severity) string {
+	if s == event.SeverityWarning || s == event.SeverityError {
+		return "warning"
+	}
+	return "info"
+}
+
+// rateLimitSeverities map rate_limit_info.status.
+var rateLimitSeverities = map[string]event.Severity{
+	"allowed":         event.SeverityInfo,
+	"allowed_warning": event.SeverityWarning,
+	"rejected":        event.SeverityError,
+}
+
+// toolKinds gives the ACP kind of Claude Code's built-in tools, by name.
+// Names drift between versions (Task → Agent, TodoWrite → Task*, LS and
+// MultiEdit gone); every name any version used is here.
+var toolKinds = map[string]event.ToolKind{
+	"Read": event.KindRead, "NotebookRead": event.KindRead, "LS": event.KindSearch,
+	"Write": event.KindEdit, "Edit": event.KindEdit, "MultiEdit": event.KindEdit, "NotebookEdit": event.KindEdit,
+	"Glob": event.KindSearch, "Grep": event.KindSearch, "ToolSearch": event.KindSearch,
+	"Bash": event.KindExecute, "BashOutput": event.KindExecute, "KillBash": event.KindExecute, "KillShell": event.KindExecute,
+	"PowerShell": event.KindExecute, "Monitor": event.KindExecute,
+	"WebFetch": event.KindFetch, "WebSearch": event.KindFetch,
+	"Task": event.KindThink, "Agent": event.KindThink, "TodoWrite": event.KindThink,
+	"TaskCreate": event.KindThink, "TaskGet": event.KindThink, "TaskList": event.KindThink, "TaskUpdate": event.KindThink,
+	"TaskOutput": event.KindThink, "TaskStop": event.KindThink, "Skill": event.KindThink,
+	"ExitPlanMode": event.KindSwitchMode, "EnterPlanMode": event.KindSwitchMode,
+	"EnterWorktree": event.KindSwitchMode, "ExitWorktree": event.KindSwitchMode,
+}
+
+// toolKind returns what a Claude Code tool does, from its name. MCP tools
+// ("mcp__<server>__<tool>") and tools of newer versions are "other".
+func toolKind(name string) event.ToolKind {
+	if k, ok := toolKinds[name]; ok {
+		return k
+	}
+	return event.KindOther
+}
+
+// titleKeys are the input keys that name what a call works on, in the
+// order a title is taken from them.
+var titleKeys = []string{"description", "command", "file_path", "notebook_path", "path", "pattern", "url", "query", "prompt"}
+
+// isTodoWrite reports whether a tool's input is a checklist snapshot.
+func isTodoWrite(name string) bool { return name == "TodoWrite" }
+
+// isSubagentTool reports whether a tool starts a subagent.
+func isSubagentTool(name string) bool { return name == "Agent" || name == "Task" }
+
+// taskKind says what a system/task_* task is, from its task_type and
+// subagent_type: an agent (local_agent, remote_agent, or any task with a
+// subagent type) is a subagent, anything else (a background shell) a
+// background task.
+func taskKind(taskType, subagentType string) event.TaskKind {
+	if subagentType != "" || strings.HasSuffix(taskType, "_agent") {
+		return event.TaskSubagent
+	}
+	return event.TaskBackground
+}

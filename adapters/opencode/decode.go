@@ -1,0 +1,861 @@
+package opencode
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// DecodeError is a known opencode field with a value canonical cannot hold.
+type DecodeError = jsonobj.FieldError
+
+// maxMillis is the last millisecond of year 9999, the last an RFC 3339
+// time can name.
+const maxMillis = 253402300799999
+
+// Residue keys of ext.opencode beyond the source's own field names.
+const (
+	// keyBefore holds, in order, the whole source lines that came before
+	// an event and have no canonical event of their own: step_start, a
+	// part republished after it ended, and the bus's snapshots and
+	// statuses. The writer puts them back before the event's own line.
+	keyBefore = "before"
+	// keyBus marks an event read from the server bus, so that it is
+	// written back in the bus's shape. It is evtool's bookkeeping, not a
+	// fact of the run.
+	keyBus = "@bus"
+)
+
+// What the last line that said anything about the run's end was.
+const (
+	lastNone     = iota
+	lastStepMore // a step_finish that stops to call tools: another step is due
+	lastStepEnd  // a step_finish with any other reason
+	lastError    // an error line
+	lastOther    // anything else: the run is not over
+)
+
+// Decoder reads opencode lines into canonical events.
+//
+// A stream is one session. The run has no start line, so session_started
+// and turn_started are synthesised before the first event; each
+// step_finish is a round_finished with the step's usage and cost; a
+// tool_use line, written once when the call has ended, gives a tool_call,
+// tool_started and tool_finished. The turn ends at a done line (newer
+// sources), at session.idle (the bus) or, since 1.18.33 writes no terminal
+// line, at the end of a stream whose last line is a step_finish that did
+// not stop to call tools, or an error; then turn_finished and
+// session_finished carry the sums of the steps' usage and cost. Any other
+// last line leaves the stream truncated.
+type Decoder struct {
+	opts    dialect.DecodeOptions
+	o       jsonobj.Object
+	started bool   // session_started is emitted
+	session string // the stream's session id: the first one a line names
+	turns   int
+	turn    string   // the open turn, "" between turns
+	before  [][]byte // source lines waiting for the next event
+	parts   idset.Set
+	last    int              // lastNone…lastOther, for the run's end
+	stop    event.StopReason // the last step's stop reason
+	turnErr string           // the last error of the open turn
+	errored bool             // the open turn saw an error
+	ended   bool             // a turn ended
+	endErr  bool             // the last turn that ended failed
+	turnSum tally            // usage of the open turn
+	runSum  tally            // usage of the whole stream
+	users   map[string]bool  // bus: ids of the user's messages
+	kinds   map[string]bool  // bus: open reasoning parts, by id
+}
+
+func newDecoder(opts dialect.DecodeOptions) *Decoder {
+	return &Decoder{opts: opts, users: map[string]bool{}, kinds: map[string]bool{}}
+}
+
+// Decode implements dialect.Decoder.
+func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return out, &DecodeError{Msg: "an opencode line must be a JSON object"}
+	}
+	o := &d.o
+	o.Reset(root)
+	typ, _ := o.Str("type")
+	if o.Err() != nil {
+		return out, o.Err()
+	}
+	if typ == "" {
+		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
+	}
+	if d.session == "" {
+		if s := root.Get("sessionID"); s.Type == gjson.String {
+			d.session = s.Str
+		} else if s := root.Get("properties.sessionID"); s.Type == gjson.String {
+			d.session = s.Str
+		}
+	}
+	var evs []*event.Event
+	var err error
+	if isBus(root) {
+		evs, err = d.bus(root, typ, line)
+	} else {
+		evs, err = d.run(root, typ, line)
+	}
+	if err != nil {
+		return out, err
+	}
+	if len(evs) == 0 {
+		d.before = append(d.before, append([]byte(nil), line...))
+		return out, nil
+	}
+	for _, ev := range evs {
+		if d.opts.Provenance && !ev.Synthetic {
+			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}
+		}
+	}
+	return d.flush(out, evs), nil
+}
+
+// flush emits the events of one line, after the session and turn starts
+// they need, with the lines held back riding on the first of them.
+func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
+	out = d.start(out)
+	if len(d.before) > 0 {
+		withBefore(evs[0], d.before)
+		d.before = d.before[:0]
+	}
+	for _, ev := range evs {
+		switch b := ev.Body.(type) {
+		case *event.SessionStarted, *event.SessionFinished:
+		case *event.TurnFinished:
+			if d.turn == "" {
+				out = d.beginTurn(out, nil)
+			}
+			ev.TurnID = d.closeTurn(b)
+		default:
+			if d.turn == "" {
+				var prompt *string
+				if u, ok := b.(*event.UserMessage); ok {
+					prompt = &u.Text
+				}
+				out = d.beginTurn(out, prompt)
+			}
+			ev.TurnID = d.turn
+			switch b := b.(type) {
+			case *event.RoundFinished:
+				d.stop = b.StopReason
+				d.turnSum.add(b.Usage)
+				d.runSum.add(b.Usage)
+			case *event.Error:
+				d.errored, d.turnErr = true, b.Message
+			}
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// start emits session_started before the stream's first event.
+func (d *Decoder) start(out []*event.Event) []*event.Event {
+	if d.started {
+		return out
+	}
+	d.started = true
+	return append(out, &event.Event{Synthetic: true, Body: &event.SessionStarted{
+		Schema:    event.SchemaVersion,
+		Source:    event.SourceInfo{Dialect: Name},
+		Agent:     &event.Agent{Name: Name},
+		SessionID: d.session,
+	}})
+}
+
+func (d *Decoder) beginTurn(out []*event.Event, prompt *string) []*event.Event {
+	d.turns++
+	d.turn = "turn-" + strconv.Itoa(d.turns)
+	d.turnSum, d.errored, d.turnErr, d.stop = tally{}, false, "", ""
+	return append(out, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{Prompt: prompt}})
+}
+
+// closeTurn fills a turn_finished with what the turn's lines said and
+// ends the turn, returning its id.
+func (d *Decoder) closeTurn(b *event.TurnFinished) string {
+	id := d.turn
+	b.Status = event.StatusOK
+	if d.errored {
+		b.Status = event.StatusError
+		b.Reason = d.turnErr
+	}
+	b.StopReason = d.stop
+	b.Usage = d.turnSum.usage()
+	d.ended, d.endErr = true, d.errored
+	d.turn = ""
+	return id
+}
+
+// withBefore adds the held-back lines to an event's residue.
+func withBefore(ev *event.Event, lines [][]byte) {
+	arr := []byte{'['}
+	for i, l := range lines {
+		if i > 0 {
+			arr = append(arr, ',')
+		}
+		arr = append(arr, l...)
+	}
+	arr = append(arr, ']')
+	var res jsonobj.Residue
+	if prev := ev.Ext[Name]; len(prev) > 0 {
+		gjson.ParseBytes(prev).ForEach(func(k, v gjson.Result) bool {
+			res.Add(k.Str, []byte(v.Raw))
+			return true
+		})
+	}
+	res.Add(keyBefore, arr)
+	if ev.Ext == nil {
+		ev.Ext = event.Ext{}
+	}
+	ev.Ext[Name] = res.Bytes()
+}
+
+// run reads one run json line. It returns no event for a line that rides
+// on the next event.
+func (d *Decoder) run(root gjson.Result, typ string, line []byte) ([]*event.Event, error) {
+	o := &d.o
+	if _, ok := runFields[typ]; !ok {
+		d.last = lastOther
+		return []*event.Event{{Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}}}, nil
+	}
+	var res jsonobj.Residue
+	for i := 0; i < o.Len(); i++ {
+		if k, v := o.At(i); !knownRunField(typ, k) {
+			res.Add(k, []byte(v.Raw))
+		}
+	}
+	tm := d.millis("/timestamp", root.Get("timestamp"), true)
+	sid, ok := o.Str("sessionID")
+	switch {
+	case !ok && o.Err() == nil:
+		res.Absent("sessionID")
+	case ok && sid != d.session:
+		res.Add("sessionID", []byte(root.Get("sessionID").Raw))
+	}
+	var evs []*event.Event
+	switch typ {
+	case "error":
+		evs = []*event.Event{d.errorEvent(root.Get("error"), "/error", &res)}
+	case "done":
+		// The stored run.ts's terminal line: the session went idle.
+		for _, k := range []string{"reason", "rejected"} {
+			if v, ok := o.Get(k); ok {
+				res.Add(k, []byte(v.Raw))
+			}
+		}
+		if v, ok := o.Get("reason"); ok && v.Type != gjson.String {
+			o.Fail("/reason", "must be a string")
+		}
+		if v, ok := o.Get("rejected"); ok {
+			checkStrings(o, "/rejected", v)
+		}
+		d.last = lastOther
+		evs = []*event.Event{{Body: &event.TurnFinished{}}}
+	default:
+		p, ok := o.Get("part")
+		if !ok {
+			// A part line without its part says nothing more than its type.
+			d.last = lastOther
+			evs = []*event.Event{{Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}}}
+			break
+		}
+		var pres jsonobj.Residue
+		evs = d.part(p, "/part", partType[typ], sid, &pres)
+		if !pres.Empty() {
+			res.Add("part", pres.Bytes())
+		}
+	}
+	if o.Err() != nil {
+		return nil, o.Err()
+	}
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	carrier := evs[len(evs)-1]
+	for _, ev := range evs {
+		if ev.Time == "" && !ev.Synthetic {
+			ev.Time = tm
+		}
+	}
+	if !res.Empty() {
+		carrier.Ext = event.Ext{Name: res.Bytes()}
+	}
+	return evs, nil
+}
+
+// bus reads one server bus line.
+func (d *Decoder) bus(root gjson.Result, typ string, line []byte) ([]*event.Event, error) {
+	o := &d.o
+	if !busTypes[typ] {
+		return []*event.Event{{Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}}}, nil
+	}
+	props := root.Get("properties")
+	var evs []*event.Event
+	var pres jsonobj.Residue // of properties
+	carried := []string{"sessionID"}
+	sid := props.Get("sessionID")
+	switch typ {
+	case "message.updated":
+		info := props.Get("info")
+		if info.Get("role").Str == "user" && info.Get("id").Type == gjson.String {
+			d.users[info.Get("id").Str] = true
+		}
+		return nil, nil
+	case "message.part.updated":
+		p := props.Get("part")
+		if !p.IsObject() {
+			return nil, nil
+		}
+		pt := p.Get("type").Str
+		id := p.Get("id").Str
+		switch {
+		case pt == "reasoning" && !p.Get("time.end").Exists():
+			d.kinds[id] = true
+			return nil, nil
+		case pt == "text" && d.users[p.Get("messageID").Str]:
+			if d.parts.Has(id) {
+				return nil, nil
+			}
+		case !finished(p):
+			return nil, nil
+		}
+		delete(d.kinds, id)
+		carried = append(carried, "part", "time")
+		var partRes jsonobj.Residue
+		if d.users[p.Get("messageID").Str] && pt == "text" {
+			evs = d.userPart(p, "/properties/part", sid.Str, &partRes)
+		} else {
+			evs = d.part(p, "/properties/part", pt, sid.Str, &partRes)
+		}
+		if len(evs) == 0 {
+			return nil, o.Err()
+		}
+		if !partRes.Empty() {
+			pres.Add("part", partRes.Bytes())
+		}
+		if t := props.Get("time"); t.Exists() {
+			tm := d.millis("/properties/time", t, false)
+			for _, ev := range evs {
+				if ev.Time == "" && !ev.Synthetic {
+					ev.Time = tm
+				}
+			}
+		} else {
+			pres.Absent("time")
+		}
+	case "message.part.delta":
+		if props.Get("field").Str != "text" || props.Get("delta").Type != gjson.String {
+			return nil, nil
+		}
+		carried = append(carried, "messageID", "partID", "field", "delta")
+		text := props.Get("delta").Str
+		pid := props.Get("partID")
+		if d.kinds[pid.Str] {
+			evs = []*event.Event{{Body: &event.ReasoningDelta{Text: text}}}
+			keep(&pres, props, "messageID")
+		} else {
+			mid := props.Get("messageID")
+			if mid.Type != gjson.String {
+				keep(&pres, props, "messageID")
+			}
+			evs = []*event.Event{{Body: &event.MessageDelta{Text: text, MessageID: mid.Str}}}
+		}
+		keep(&pres, props, "partID")
+		keep(&pres, props, "field")
+	case "session.error":
+		carried = append(carried, "error")
+		ev := d.errorEvent(props.Get("error"), "/properties/error", &pres)
+		evs = []*event.Event{ev}
+	case "session.idle":
+		if d.turn == "" {
+			return nil, nil
+		}
+		evs = []*event.Event{{Body: &event.TurnFinished{}}}
+	default:
+		return nil, nil
+	}
+	if o.Err() != nil {
+		return nil, o.Err()
+	}
+	// properties: the session id, when it is not the stream's, and the keys
+	// the canonical event has no place for, in input order.
+	switch {
+	case !sid.Exists():
+		pres.Absent("sessionID")
+	case sid.Type != gjson.String || sid.Str != d.session:
+		pres.Add("sessionID", []byte(sid.Raw))
+	}
+	props.ForEach(func(k, v gjson.Result) bool {
+		if !known(carried, k.Str) {
+			pres.Add(k.Str, []byte(v.Raw))
+		}
+		return true
+	})
+	var res jsonobj.Residue
+	for i := 0; i < o.Len(); i++ {
+		k, v := o.At(i)
+		switch k {
+		case "type":
+		case "properties":
+			if !pres.Empty() {
+				res.Add("properties", pres.Bytes())
+			}
+		default:
+			res.Add(k, []byte(v.Raw)) // id and unknown keys
+		}
+	}
+	res.Add(keyBus, []byte("true"))
+	evs[len(evs)-1].Ext = event.Ext{Name: res.Bytes()}
+	return evs, nil
+}
+
+// keep adds a key of a nested object to its residue, as written.
+func keep(res *jsonobj.Residue, obj gjson.Result, k string) {
+	if v := obj.Get(gjson.Escape(k)); v.Exists() {
+		res.Add(k, []byte(v.Raw))
+	} else {
+		res.Absent(k)
+	}
+}
+
+// finished reports whether a bus part is one that run json writes: a
+// step, a text or reasoning part that has ended, or a tool call that has.
+func finished(p gjson.Result) bool {
+	switch p.Get("type").Str {
+	case "step-start", "step-finish":
+		return true
+	case "text", "reasoning":
+		return p.Get("time.end").Exists()
+	case "tool":
+		_, ok := toolStatuses[p.Get("state.status").Str]
+		return ok
+	}
+	return false
+}
+
+// errorEvent reads the error of a run json error line or a bus
+// session.error. The error object is kept whole in the residue; its
+// message is the canonical message.
+func (d *Decoder) errorEvent(e gjson.Result, ptr string, res *jsonobj.Residue) *event.Event {
+	o := &d.o
+	b := &event.Error{}
+	switch {
+	case !e.Exists():
+		res.Absent("error")
+	case !e.IsObject():
+		o.Fail(ptr, "must be an object")
+	default:
+		res.Add("error", []byte(e.Raw))
+		name := e.Get("name")
+		if name.Exists() && name.Type != gjson.String {
+			o.Fail(ptr+"/name", "must be a string")
+		}
+		msg := e.Get("data.message")
+		if msg.Exists() && msg.Type != gjson.String {
+			o.Fail(ptr+"/data/message", "must be a string")
+		}
+		b.Message = msg.Str
+		if b.Message == "" {
+			b.Message = name.Str
+		}
+	}
+	d.last = lastError
+	return &event.Event{Body: b}
+}
+
+// part reads one part into canonical events, leaving in res what they
+// cannot hold. typ is the part type the line says it carries. It returns
+// no event for a part that rides on the next event: a step start, and a
+// part republished after it was read.
+func (d *Decoder) part(p gjson.Result, ptr, typ, session string, res *jsonobj.Residue) []*event.Event {
+	o := &d.o
+	if !p.IsObject() {
+		o.Fail(ptr, "must be an object")
+		return nil
+	}
+	id := d.str(p, ptr, "id")
+	if pt := p.Get("type"); !pt.Exists() {
+		res.Absent("type")
+	} else if pt.Str != typ || pt.Type != gjson.String {
+		res.Add("type", []byte(pt.Raw))
+	}
+	sid := p.Get("sessionID")
+	switch {
+	case !sid.Exists():
+		res.Absent("sessionID")
+	case sid.Type != gjson.String:
+		o.Fail(ptr+"/sessionID", "must be a string")
+	case sid.Str != session:
+		res.Add("sessionID", []byte(sid.Raw))
+	}
+	if typ == "step-start" {
+		d.last = lastOther
+		d.str(p, ptr, "messageID")
+		d.str(p, ptr, "snapshot")
+		return nil
+	}
+	if id != "" && d.parts.Has(id) {
+		// opencode writes a part again when it is republished after it
+		// ended; the first reading stands, and the line rides as it was.
+		return nil
+	}
+	if id != "" {
+		d.parts.Add(id, 0)
+	}
+	keepID := func() {
+		if v := p.Get("id"); v.Exists() {
+			res.Add("id", []byte(v.Raw))
+		} else {
+			res.Absent("id")
+		}
+	}
+	carried := map[string]bool{"type": true, "sessionID": true}
+	var evs []*event.Event
+	switch typ {
+	case "text":
+		keepID()
+		text := d.str(p, ptr, "text")
+		mid := p.Get("messageID")
+		if mid.Type != gjson.String {
+			keep(res, p, "messageID")
+		} else {
+			carried["messageID"] = true
+		}
+		carried["id"], carried["text"] = true, true
+		d.last = lastOther
+		evs = []*event.Event{{Body: &event.Message{Text: text, MessageID: mid.Str}}}
+	case "reasoning":
+		keepID()
+		text := d.str(p, ptr, "text")
+		carried["id"], carried["text"] = true, true
+		d.last = lastOther
+		evs = []*event.Event{{Body: &event.Reasoning{Text: text}}}
+	case "tool":
+		evs = d.tool(p, ptr, id, res)
+		carried["id"], carried["tool"], carried["state"] = true, true, true
+		d.last = lastOther
+	case "step-finish":
+		keepID()
+		carried["id"], carried["reason"], carried["cost"], carried["tokens"] = true, true, true, true
+		b := &event.RoundFinished{}
+		if r := p.Get("reason"); r.Exists() {
+			if r.Type != gjson.String {
+				o.Fail(ptr+"/reason", "must be a string")
+			}
+			if w, ok := finishReasons[r.Str]; ok {
+				b.StopReason = w
+			} else {
+				b.StopReason = event.StopOther
+				if r.Str != "other" {
+					res.Add("reason", []byte(r.Raw))
+				}
+			}
+		} else {
+			res.Absent("reason")
+		}
+		b.Usage = d.usage(p, ptr, res)
+		if r := p.Get("reason").Str; r == "tool-calls" {
+			d.last = lastStepMore
+		} else {
+			d.last = lastStepEnd
+		}
+		evs = []*event.Event{{Body: b}}
+	default:
+		d.last = lastOther
+		return nil
+	}
+	if typ != "text" && !p.Get("messageID").Exists() {
+		res.Absent("messageID")
+	}
+	p.ForEach(func(k, v gjson.Result) bool {
+		if !carried[k.Str] {
+			res.Add(k.Str, []byte(v.Raw))
+		}
+		return true
+	})
+	return evs
+}
+
+// userPart reads a bus text part of the user's message: the prompt.
+func (d *Decoder) userPart(p gjson.Result, ptr, session string, res *jsonobj.Residue) []*event.Event {
+	id := d.str(p, ptr, "id")
+	if id != "" {
+		d.parts.Add(id, 0)
+	}
+	text := d.str(p, ptr, "text")
+	p.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "text":
+		case "sessionID":
+			if v.Type != gjson.String || v.Str != session {
+				res.Add(k.Str, []byte(v.Raw))
+			}
+		default:
+			res.Add(k.Str, []byte(v.Raw))
+		}
+		return true
+	})
+	if !p.Get("sessionID").Exists() {
+		res.Absent("sessionID")
+	}
+	return []*event.Event{{Body: &event.UserMessage{Text: text}}}
+}
+
+// tool reads a tool part: a call that has ended (run writes no other),
+// or, on the bus, one whose state says so.
+func (d *Decoder) tool(p gjson.Result, ptr, id string, res *jsonobj.Residue) []*event.Event {
+	o := &d.o
+	name := d.str(p, ptr, "tool")
+	if !p.Get("tool").Exists() {
+		res.Absent("tool")
+	}
+	st := p.Get("state")
+	sptr := ptr + "/state"
+	call := &event.ToolCall{CallID: id, Name: name, Kind: toolKind(name)}
+	fin := &event.ToolFinished{CallID: id, Name: name}
+	var sres jsonobj.Residue
+	var started string
+	if !st.Exists() {
+		res.Absent("state")
+		fin.Status = event.ToolError
+		sres.Add("status", []byte("null"))
+	} else if !st.IsObject() {
+		o.Fail(sptr, "must be an object")
+	} else {
+		carried := map[string]bool{"status": true, "input": true, "output": true, "error": true, "title": true}
+		status := st.Get("status")
+		if status.Type != gjson.String {
+			o.Fail(sptr+"/status", "must be a string")
+		}
+		if s, ok := toolStatuses[status.Str]; ok {
+			fin.Status = s
+		} else {
+			fin.Status = event.ToolError
+			sres.Add("status", []byte(status.Raw))
+		}
+		if in := st.Get("input"); in.Exists() {
+			call.Input = json.RawMessage(in.Raw)
+			if len(call.Input) == 0 || in.Type == gjson.Null {
+				sres.Add("input", []byte(in.Raw))
+			}
+		} else {
+			sres.Absent("input")
+		}
+		if v := st.Get("output"); v.Exists() {
+			s := d.str(st, sptr, "output")
+			fin.Output = &s
+		}
+		if v := st.Get("error"); v.Exists() {
+			fin.Error = d.str(st, sptr, "error")
+			if fin.Error == "" {
+				sres.Add("error", []byte(v.Raw))
+			}
+		}
+		if v := st.Get("title"); v.Exists() {
+			call.Title = d.str(st, sptr, "title")
+			if call.Title == "" {
+				sres.Add("title", []byte(v.Raw))
+			}
+		}
+		if v := st.Get("time.start"); v.Exists() {
+			started = d.millis(sptr+"/time/start", v, false)
+		}
+		if v := st.Get("time.end"); v.Exists() {
+			d.millis(sptr+"/time/end", v, false)
+		}
+		// bash states its exit code in metadata; metadata stays whole in
+		// the residue, the exit code is read from it.
+		if m := st.Get("metadata.exit"); m.Exists() && name == "bash" && m.Type == gjson.Number {
+			if x, msg := jsonobj.ParseInt(m, jsonobj.I64); msg == "" {
+				fin.ExitCode = &x
+			}
+		}
+		st.ForEach(func(k, v gjson.Result) bool {
+			if !carried[k.Str] {
+				sres.Add(k.Str, []byte(v.Raw))
+			}
+			return true
+		})
+	}
+	if !sres.Empty() {
+		res.Add("state", sres.Bytes())
+	}
+	return []*event.Event{
+		{Synthetic: true, Time: started, Body: call},
+		{Synthetic: true, Time: started, Body: &event.ToolStarted{CallID: id, Name: name}},
+		{Body: fin},
+	}
+}
+
+// usage reads a step-finish part's tokens and cost. The tokens object is
+// kept whole in the residue when it is not as opencode writes it (a key
+// it does not have, or one missing), so that it comes back as it was.
+func (d *Decoder) usage(p gjson.Result, ptr string, res *jsonobj.Residue) *event.Usage {
+	o := &d.o
+	u := &event.Usage{}
+	if c := p.Get("cost"); c.Exists() {
+		if c.Type != gjson.Number {
+			o.Fail(ptr+"/cost", "must be a number")
+		} else {
+			u.CostUSD = json.Number(c.Raw)
+		}
+	} else {
+		res.Absent("cost")
+	}
+	t := p.Get("tokens")
+	if !t.Exists() {
+		res.Absent("tokens")
+		return u
+	}
+	tptr := ptr + "/tokens"
+	if !t.IsObject() {
+		o.Fail(tptr, "must be an object")
+		return u
+	}
+	whole := false
+	num := func(v gjson.Result, at string) *uint64 {
+		if !v.Exists() {
+			whole = true
+			return nil
+		}
+		n, msg := jsonobj.ParseUint(v, jsonobj.U64)
+		if msg != "" {
+			o.Fail(at, "%s", msg)
+			return nil
+		}
+		return &n
+	}
+	u.InputTokens = num(t.Get("input"), tptr+"/input")
+	u.OutputTokens = num(t.Get("output"), tptr+"/output")
+	u.ReasoningTokens = num(t.Get("reasoning"), tptr+"/reasoning")
+	if v := t.Get("total"); v.Exists() {
+		u.TotalTokens = num(v, tptr+"/total")
+	}
+	c := t.Get("cache")
+	if c.Exists() && !c.IsObject() {
+		o.Fail(tptr+"/cache", "must be an object")
+	} else {
+		u.CacheReadTokens = num(c.Get("read"), tptr+"/cache/read")
+		u.CacheCreationTokens = num(c.Get("write"), tptr+"/cache/write")
+		c.ForEach(func(k, _ gjson.Result) bool {
+			whole = whole || (k.Str != "read" && k.Str != "write")
+			return true
+		})
+	}
+	t.ForEach(func(k, _ gjson.Result) bool {
+		whole = whole || !known([]string{"total", "input", "output", "reasoning", "cache"}, k.Str)
+		return true
+	})
+	if whole {
+		res.Add("tokens", []byte(t.Raw))
+	}
+	return u
+}
+
+// str reads a string key of a nested object; "" when absent.
+func (d *Decoder) str(obj gjson.Result, ptr, k string) string {
+	v := obj.Get(gjson.Escape(k))
+	if !v.Exists() {
+		return ""
+	}
+	if v.Type != gjson.String {
+		d.o.Fail(ptr+"/"+k, "must be a string")
+		return ""
+	}
+	return v.Str
+}
+
+// checkStrings checks an array of strings.
+func checkStrings(o *jsonobj.Object, ptr string, v gjson.Result) {
+	if !v.IsArray() {
+		o.Fail(ptr, "must be an array of strings")
+		return
+	}
+	i := 0
+	v.ForEach(func(_, e gjson.Result) bool {
+		if e.Type != gjson.String {
+			o.Fail(ptr+"/"+strconv.Itoa(i), "must be a string")
+			return false
+		}
+		i++
+		return true
+	})
+}
+
+// millis reads an epoch-milliseconds integer as an RFC 3339 time. A
+// missing required one is the schema's to report.
+func (d *Decoder) millis(ptr string, v gjson.Result, required bool) string {
+	if !v.Exists() {
+		return ""
+	}
+	n, msg := jsonobj.ParseUint(v, jsonobj.IntType{Name: "epoch milliseconds", Max: maxMillis})
+	if msg != "" {
+		d.o.Fail(ptr, "%s", msg)
+		return ""
+	}
+	return formatMillis(n)
+}
+
+func formatMillis(n uint64) string {
+	return time.UnixMilli(int64(n)).UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+// End implements dialect.Decoder: the end of the run, read from the last
+// line (see Decoder).
+func (d *Decoder) End(out []*event.Event) []*event.Event {
+	switch {
+	case d.turn != "" && (d.last == lastStepEnd || d.last == lastError):
+		tf := &event.TurnFinished{}
+		ev := &event.Event{Synthetic: true, Body: tf}
+		out = d.flush(out, []*event.Event{ev})
+		return append(out, d.finish())
+	case d.turn != "":
+		out = append(out, d.carrier("the opencode stream ended before its run did: no final step_finish, error or done line"))
+		return out
+	case d.ended:
+		f := d.finish()
+		if len(d.before) > 0 {
+			withBefore(f, d.before)
+			d.before = nil
+		}
+		return append(out, f)
+	case len(d.before) > 0:
+		out = d.start(out)
+		return append(out, d.carrier("the opencode stream has no event of a run"))
+	}
+	return out
+}
+
+// carrier is a synthetic notice at the end of a stream that stops inside
+// a run; it carries the lines held back, if any.
+func (d *Decoder) carrier(msg string) *event.Event {
+	ev := &event.Event{Synthetic: true, TurnID: d.turn, Body: &event.Notice{Severity: event.SeverityWarning, Message: msg}}
+	if len(d.before) > 0 {
+		withBefore(ev, d.before)
+		d.before = nil
+	}
+	return ev
+}
+
+// finish is the synthetic session_finished of a stream whose last turn
+// ended.
+func (d *Decoder) finish() *event.Event {
+	b := &event.SessionFinished{Status: event.StatusOK, Usage: d.runSum.usage()}
+	if d.endErr {
+		b.Status = event.StatusError
+		b.Message = d.turnErr
+	}
+	return &event.Event{Synthetic: true, Body: b}
+}

@@ -1,0 +1,180 @@
+// Package opencode reads and writes the event stream of
+// `opencode run --format json`, and reads and writes back the server's
+// `GET /event` bus that `run` filters.
+//
+// `run --format json` writes one flat JSON object per line: an envelope of
+// type, timestamp (epoch milliseconds, when the line was written) and
+// sessionID, then a payload, mostly one finished "part" of the session
+// (step_start, reasoning, text, tool_use, step_finish) or an error. There
+// is no session start, no user message and, in the 1.18 releases, no
+// terminal line: a run is one turn, each step a model round, and the end
+// of the run is read from the last line (a step_finish that did not stop
+// to call tools, an error, or the `done` line newer sources add).
+//
+// The server bus (`{"id":"evt_…","type":"message.part.updated",
+// "properties":{…}}`) is the second shape of the dialect, told apart by its
+// envelope. Its finished parts mean what the same parts mean in run json;
+// its deltas, errors, idle signal and the user's prompt have canonical
+// events of their own; its many other lines (session and message
+// snapshots, statuses, diffs) have no place in the canonical vocabulary
+// and ride whole, in order, on the next event's ext.opencode.before.
+package opencode
+
+import (
+	"bufio"
+	_ "embed"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/tidwall/gjson"
+)
+
+// Name is the dialect's name.
+const Name = "opencode"
+
+func init() { dialect.Register(Dialect{}) }
+
+// Dialect is the opencode dialect.
+type Dialect struct{}
+
+// Name implements dialect.Dialect.
+func (Dialect) Name() string { return Name }
+
+// Description implements dialect.Dialect.
+func (Dialect) Description() string {
+	return "opencode run --format json (1.x, through 1.18.33 and the done line of later sources); also the server's /event bus"
+}
+
+// Schema implements dialect.Dialect: the published schema of one line,
+// embedded from this folder.
+func (Dialect) Schema() []byte { return schemaJSON }
+
+//go:embed opencode.schema.json
+var schemaJSON []byte
+
+// Sniff accepts a run json line (a type, a numeric timestamp and a
+// sessionID, the envelope every run line has) or a server bus line (a
+// dotted type and a properties object).
+func (Dialect) Sniff(line []byte) bool {
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() || r.Get("seq").Exists() {
+		return false
+	}
+	return isRun(r) || isBus(r)
+}
+
+// isRun reports whether a line has the envelope of run json.
+func isRun(r gjson.Result) bool {
+	return r.Get("type").Type == gjson.String && r.Get("timestamp").Type == gjson.Number &&
+		r.Get("sessionID").Type == gjson.String
+}
+
+// isBus reports whether a line has the envelope of the server bus.
+func isBus(r gjson.Result) bool {
+	t := r.Get("type")
+	return t.Type == gjson.String && strings.Contains(t.Str, ".") && r.Get("properties").IsObject() &&
+		!r.Get("timestamp").Exists() && !r.Get("part").Exists()
+}
+
+// NewDecoder implements dialect.Decoder.
+func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder { return newDecoder(opts) }
+
+// NewEncoder implements dialect.Dialect.
+func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
+	return newEncoder(w, opts)
+}
+
+// NewChecker implements dialect.Dialect.
+func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }
+
+// runFields lists the top-level keys of every known run json type in the
+// order `run` writes them, after the leading "type".
+var runFields = map[string][]string{
+	"step_start":  {"timestamp", "sessionID", "part"},
+	"reasoning":   {"timestamp", "sessionID", "part"},
+	"text":        {"timestamp", "sessionID", "part"},
+	"tool_use":    {"timestamp", "sessionID", "part"},
+	"step_finish": {"timestamp", "sessionID", "part"},
+	"error":       {"timestamp", "sessionID", "error"},
+	"done":        {"timestamp", "sessionID", "reason", "rejected"},
+}
+
+// partType is the part type each run json part line carries.
+var partType = map[string]string{
+	"step_start":  "step-start",
+	"reasoning":   "reasoning",
+	"text":        "text",
+	"tool_use":    "tool",
+	"step_finish": "step-finish",
+}
+
+// lineType is the run json line type of each part type run writes.
+var lineType = map[string]string{
+	"step-start":  "step_start",
+	"reasoning":   "reasoning",
+	"text":        "text",
+	"tool":        "tool_use",
+	"step-finish": "step_finish",
+}
+
+// partFields lists the keys of each part type in the order opencode writes
+// them (@opencode-ai/sdk part types).
+var partFields = map[string][]string{
+	"step-start":  {"id", "sessionID", "messageID", "type", "snapshot"},
+	"step-finish": {"id", "sessionID", "messageID", "type", "reason", "snapshot", "cost", "tokens"},
+	"text":        {"id", "sessionID", "messageID", "type", "text", "synthetic", "ignored", "time", "metadata"},
+	"reasoning":   {"id", "sessionID", "messageID", "type", "text", "metadata", "time"},
+	"tool":        {"id", "sessionID", "messageID", "type", "callID", "tool", "state", "metadata"},
+}
+
+// stateFields lists the keys of a tool part's state, in the order opencode
+// writes them, for every status.
+var stateFields = []string{"status", "input", "raw", "output", "error", "title", "metadata", "time", "attachments"}
+
+// busTypes lists the server bus types the dialect reads or knows to carry:
+// those of the @opencode-ai/sdk event union before the session.next family,
+// with message.part.delta and permission.asked of the 1.18 server. A type
+// outside it is a newer server's and is kept as an unknown event.
+var busTypes = map[string]bool{
+	"server.connected": true, "server.heartbeat": true, "server.instance.disposed": true,
+	"installation.updated": true, "installation.update-available": true, "lsp.updated": true,
+	"lsp.client.diagnostics": true, "file.edited": true, "file.watcher.updated": true,
+	"session.created": true, "session.updated": true, "session.deleted": true, "session.status": true,
+	"session.idle": true, "session.diff": true, "session.error": true, "session.compacted": true,
+	"message.updated": true, "message.removed": true, "message.part.updated": true,
+	"message.part.removed": true, "message.part.delta": true,
+	"permission.asked": true, "permission.replied": true, "permission.updated": true,
+	"pty.created": true, "pty.updated": true, "pty.exited": true, "pty.deleted": true,
+	"todo.updated": true, "command.executed": true, "vcs.branch.updated": true,
+	"tui.prompt.append": true, "tui.command.execute": true, "tui.toast.show": true,
+}
+
+// RunTypes returns the seven known run json line types.
+func RunTypes() []string {
+	out := make([]string, 0, len(runFields))
+	for t := range runFields {
+		out = append(out, t)
+	}
+	return out
+}
+
+func knownRunField(t, k string) bool {
+	if k == "type" {
+		return true
+	}
+	for _, f := range runFields[t] {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+func known(list []string, k string) bool {
+	for _, f := range list {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,252 @@
+package opencode
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/tidwall/gjson"
+)
+
+// Rule ids of opencode's stream rules.
+const (
+	RuleEmpty        = "opencode/empty"
+	RuleFirstLine    = "opencode/first-line"
+	RuleTruncated    = "opencode/truncated"
+	RuleAfterDone    = "opencode/after-done"
+	RuleShape        = "opencode/shape-mixed"
+	RuleSessionID    = "opencode/session-id"
+	RulePartSession  = "opencode/part-session"
+	RulePartType     = "opencode/part-type"
+	RulePartRepeated = "opencode/part-repeated"
+	RuleStepOpen     = "opencode/step-unfinished"
+	RuleOutsideStep  = "opencode/outside-step"
+	RuleToolState    = "opencode/tool-not-ended"
+	RuleUsageTotal   = "opencode/usage-total"
+	RuleUnknownType  = "opencode/unknown-type"
+	RuleUnknownField = "opencode/unknown-field"
+)
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule {
+	return []dialect.Rule{
+		dialect.ErrorRule(RuleEmpty, "a stream has at least one line"),
+		dialect.ErrorRule(RuleFirstLine, "a run json stream starts with step_start, error or done: a run's parts come inside steps"),
+		dialect.ErrorRule(RuleTruncated, "a run ends with a step_finish that does not stop to call tools, an error or done (the bus: session.idle); any other last line means the stream was cut"),
+		dialect.ErrorRule(RuleAfterDone, "nothing follows done, the run's terminal line"),
+		dialect.ErrorRule(RuleShape, "a stream is run json or the server bus throughout, as its first line is"),
+		dialect.WarningRule(RuleSessionID, "every run json line names the session of the first line (run writes only its own session's parts)"),
+		dialect.WarningRule(RulePartSession, "a part names the session of its line"),
+		dialect.ErrorRule(RulePartType, "a run json part line carries the part type of its line type (text: text, tool_use: tool, …)"),
+		dialect.WarningRule(RulePartRepeated, "a part is written once; opencode writes a part again when it is republished after it ended (the first reading stands)"),
+		dialect.WarningRule(RuleStepOpen, "a step_start comes after the previous step's step_finish"),
+		dialect.WarningRule(RuleOutsideStep, "reasoning, text, tool_use and step_finish come inside a step, after its step_start"),
+		dialect.WarningRule(RuleToolState, "run json writes a tool call when it has ended: state.status is completed or error"),
+		dialect.WarningRule(RuleUsageTotal, "tokens.total, when stated, is input + output + reasoning + cache.read + cache.write"),
+		dialect.WarningRule(RuleUnknownType, "the type is one of the known run json or bus types (error under --strict)"),
+		dialect.WarningRule(RuleUnknownField, "every field of a run json line and its part is known (error under --strict)"),
+	}
+}
+
+// checker keeps, besides a few flags, the ids of the parts read so far
+// (as compact digests).
+type checker struct {
+	lines   int
+	bus     bool   // the stream is the server bus
+	session string // the first line's session
+	done    int    // line of done, 0 if none
+	inStep  int    // line of the open step's step_start, 0 if none
+	last    int    // lastNone…lastOther, as in the decoder
+	open    bool   // bus: a turn's events since the last session.idle
+	parts   idset.Set
+}
+
+func newChecker() *checker { return &checker{} }
+
+func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
+	c.lines++
+	r := gjson.ParseBytes(line)
+	if !r.IsObject() {
+		return
+	}
+	rep := dialect.Reporter{Line: n, Report: report}
+	typ := r.Get("type").Str
+	bus := isBus(r)
+	if c.lines == 1 {
+		c.bus = bus
+		c.session = r.Get("sessionID").Str
+	} else if bus != c.bus && r.Get("type").Type == gjson.String {
+		rep.Errorf("", RuleShape, "a %s line in a stream whose first line is %s", shapeName(bus), shapeName(c.bus))
+		return
+	}
+	if c.done > 0 {
+		rep.Errorf("/type", RuleAfterDone, "%s after done on line %d: done is the run's last line", typ, c.done)
+	}
+	if bus {
+		c.busLine(r, typ, rep)
+		return
+	}
+	if _, ok := runFields[typ]; !ok {
+		if typ != "" {
+			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+		}
+		c.last = lastOther
+		return
+	}
+	r.ForEach(func(k, _ gjson.Result) bool {
+		if !knownRunField(typ, k.Str) {
+			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
+		}
+		return true
+	})
+	if c.lines == 1 && typ != "step_start" && typ != "error" && typ != "done" {
+		rep.Errorf("/type", RuleFirstLine, "the first line is %s: a run's parts come inside steps, which step_start opens", typ)
+	}
+	if s := r.Get("sessionID"); s.Type == gjson.String && s.Str != c.session {
+		rep.Warnf("/sessionID", RuleSessionID, "session %q, but the stream's first line names %q", s.Str, c.session)
+	}
+	switch typ {
+	case "error":
+		c.last = lastError
+		return
+	case "done":
+		c.done = n
+		c.last = lastOther
+		return
+	}
+	p := r.Get("part")
+	if !p.IsObject() {
+		c.last = lastOther
+		return
+	}
+	want := partType[typ]
+	if pt := p.Get("type"); pt.Exists() && pt.Str != want {
+		rep.Errorf("/part/type", RulePartType, "a %s line carries a %s part, want %s", typ, pt.Str, want)
+	}
+	p.ForEach(func(k, _ gjson.Result) bool {
+		if !known(partFields[want], k.Str) {
+			rep.Unknownf("/part/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on a %s part", k.Str, want)
+		}
+		return true
+	})
+	if typ == "tool_use" {
+		if st := p.Get("state.status"); st.Type == gjson.String {
+			if _, ended := toolStatuses[st.Str]; !ended {
+				rep.Warnf("/part/state/status", RuleToolState, "tool_use with state.status %q: run json writes a call once it has ended", st.Str)
+			}
+		}
+	}
+	c.part(p, "/part", want, r.Get("sessionID"), rep)
+}
+
+// part checks one part that run json writes (or the bus states ended).
+func (c *checker) part(p gjson.Result, ptr, typ string, session gjson.Result, rep dialect.Reporter) {
+	if s := p.Get("sessionID"); s.Type == gjson.String && session.Type == gjson.String && s.Str != session.Str {
+		rep.Warnf(ptr+"/sessionID", RulePartSession, "the part names session %q, its line %q", s.Str, session.Str)
+	}
+	id := p.Get("id").Str
+	if typ != "step-start" && id != "" {
+		if first, seen := c.parts.Get(id); seen {
+			rep.Warnf(ptr+"/id", RulePartRepeated, "part %q was written already on line %d", id, first)
+			return
+		}
+		c.parts.Add(id, idset.Line(rep.Line))
+	}
+	switch typ {
+	case "step-start":
+		if c.inStep > 0 {
+			rep.Warnf(ptr+"/type", RuleStepOpen, "a step_start while the step of line %d has no step_finish", c.inStep)
+		}
+		c.inStep = rep.Line
+		c.last = lastOther
+	case "step-finish":
+		if c.inStep == 0 {
+			rep.Warnf(ptr+"/type", RuleOutsideStep, "a step_finish with no step_start before it")
+		}
+		c.inStep = 0
+		c.last = lastStepEnd
+		if p.Get("reason").Str == "tool-calls" {
+			c.last = lastStepMore
+		}
+		c.total(p.Get("tokens"), ptr+"/tokens", rep)
+	default:
+		if c.inStep == 0 {
+			rep.Warnf(ptr+"/type", RuleOutsideStep, "a %s part outside a step (no step_start before it)", typ)
+		}
+		c.last = lastOther
+	}
+}
+
+// total checks tokens.total against its parts, exactly.
+func (c *checker) total(t gjson.Result, ptr string, rep dialect.Reporter) {
+	tot := t.Get("total")
+	if tot.Type != gjson.Number {
+		return
+	}
+	want, ok := uint64(0), true
+	for _, k := range []string{"input", "output", "reasoning", "cache.read", "cache.write"} {
+		v := t.Get(k)
+		n, err := strconv.ParseUint(v.Raw, 10, 64)
+		if v.Type != gjson.Number || err != nil || want+n < want {
+			ok = false
+			break
+		}
+		want += n
+	}
+	if ok && tot.Raw != strconv.FormatUint(want, 10) {
+		rep.Warnf(ptr+"/total", RuleUsageTotal, "total is %s, but input + output + reasoning + cache read + cache write is %d", tot.Raw, want)
+	}
+}
+
+func (c *checker) busLine(r gjson.Result, typ string, rep dialect.Reporter) {
+	if !busTypes[typ] {
+		rep.Unknownf("/type", RuleUnknownType, "unknown bus event type %q (kept as opaque data)", typ)
+		return
+	}
+	props := r.Get("properties")
+	switch typ {
+	case "message.part.updated":
+		p := props.Get("part")
+		if p.IsObject() && finished(p) {
+			c.open = true
+			c.part(p, "/properties/part", p.Get("type").Str, props.Get("sessionID"), rep)
+		}
+	case "message.part.delta", "session.error":
+		c.open = true
+	case "session.idle":
+		c.open = false
+		c.inStep = 0
+	}
+}
+
+func (c *checker) End(last int, report func(dialect.Finding)) {
+	if c.lines == 0 {
+		report(dialect.Finding{Severity: dialect.Error, Rule: RuleEmpty, Message: "the stream is empty"})
+		return
+	}
+	if c.bus {
+		if c.open {
+			report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+				Message: "the bus stream ends inside a turn: no session.idle after its last events"})
+		}
+		return
+	}
+	if c.done > 0 || c.last == lastStepEnd || c.last == lastError {
+		return
+	}
+	why := "its last line is not a step_finish, an error or done"
+	if c.last == lastStepMore {
+		why = "its last step stopped to call tools, and the step that should follow is missing"
+	}
+	report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
+		Message: fmt.Sprintf("the run is incomplete: %s (opencode 1.18 writes no terminal line; this is how its end is read)", why)})
+}
+
+func shapeName(bus bool) string {
+	if bus {
+		return "server bus"
+	}
+	return "run json"
+}

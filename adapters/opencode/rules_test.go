@@ -1,0 +1,72 @@
+package opencode_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/opencode"
+	"github.com/evtool/evtool/internal/ruletest"
+)
+
+const ses = "ses_r"
+
+func line(typ, part string) string {
+	return fmt.Sprintf(`{"type":%q,"timestamp":1790000000000,"sessionID":%q,"part":%s}`, typ, ses, part)
+}
+
+func stepStart(id string) string {
+	return line("step_start", fmt.Sprintf(`{"id":%q,"sessionID":%q,"messageID":"msg_1","type":"step-start"}`, id, ses))
+}
+
+func stepFinish(id, reason string) string {
+	return line("step_finish", fmt.Sprintf(`{"id":%q,"sessionID":%q,"messageID":"msg_1","type":"step-finish","reason":%q,"cost":0,"tokens":{"input":1,"output":2,"reasoning":0,"cache":{"read":0,"write":0}}}`, id, ses, reason))
+}
+
+func text(id string) string {
+	return line("text", fmt.Sprintf(`{"id":%q,"sessionID":%q,"messageID":"msg_1","type":"text","text":"hi","time":{"start":1,"end":2}}`, id, ses))
+}
+
+func tool(id, status string) string {
+	return line("tool_use", fmt.Sprintf(`{"id":%q,"sessionID":%q,"messageID":"msg_1","type":"tool","callID":"c","tool":"bash","state":{"status":%q,"input":{},"output":"","title":"","metadata":{},"time":{"start":1,"end":2}}}`, id, ses, status))
+}
+
+const errLine = `{"type":"error","timestamp":1790000000000,"sessionID":"ses_r","error":{"name":"UnknownError","data":{"message":"boom"}}}`
+const doneLine = `{"type":"done","timestamp":1790000000000,"sessionID":"ses_r","reason":"idle","rejected":[]}`
+
+func bus(typ, props string) string {
+	return fmt.Sprintf(`{"id":"evt_1","type":%q,"properties":%s}`, typ, props)
+}
+
+func TestRules(t *testing.T) {
+	busText := bus("message.part.updated", `{"sessionID":"ses_r","part":{"id":"p1","sessionID":"ses_r","messageID":"m","type":"text","text":"x","time":{"start":1,"end":2}},"time":2}`)
+	busStep := bus("message.part.updated", `{"sessionID":"ses_r","part":{"id":"p0","sessionID":"ses_r","messageID":"m","type":"step-start"},"time":1}`)
+	idle := bus("session.idle", `{"sessionID":"ses_r"}`)
+	ruletest.Run(t, opencode.Dialect{}, []ruletest.Case{
+		{Name: "valid run", Lines: []string{stepStart("s1"), tool("t1", "completed"), stepFinish("f1", "tool-calls"), stepStart("s2"), text("x1"), stepFinish("f2", "stop")}},
+		{Name: "valid error end", Lines: []string{stepStart("s1"), errLine}},
+		{Name: "valid done", Lines: []string{stepStart("s1"), stepFinish("f1", "tool-calls"), doneLine}},
+		{Name: "valid bus", Lines: []string{bus("server.connected", `{}`), busStep, busText, idle}},
+		{Name: "empty", Lines: nil, Want: []ruletest.Want{{Line: 0, Rule: opencode.RuleEmpty}}},
+		{Name: "first line", Lines: []string{text("x1"), stepFinish("f1", "stop")},
+			Want: []ruletest.Want{{Line: 1, Rule: opencode.RuleFirstLine}, {Line: 1, Rule: opencode.RuleOutsideStep}, {Line: 2, Rule: opencode.RuleOutsideStep}}},
+		{Name: "truncated after tool-calls", Lines: []string{stepStart("s1"), stepFinish("f1", "tool-calls")}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleTruncated}}},
+		{Name: "truncated inside a step", Lines: []string{stepStart("s1"), text("x1")}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleTruncated}}},
+		{Name: "truncated bus", Lines: []string{bus("server.connected", `{}`), busStep, busText}, Want: []ruletest.Want{{Line: 3, Rule: opencode.RuleTruncated}}},
+		{Name: "after done", Lines: []string{stepStart("s1"), stepFinish("f1", "stop"), doneLine, stepStart("s2"), stepFinish("f2", "stop")},
+			Want: []ruletest.Want{{Line: 4, Rule: opencode.RuleAfterDone}, {Line: 5, Rule: opencode.RuleAfterDone}}},
+		{Name: "mixed shapes", Lines: []string{stepStart("s1"), idle, stepFinish("f1", "stop")}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleShape}}},
+		{Name: "session id", Lines: []string{stepStart("s1"), strings.Replace(stepFinish("f1", "stop"), `"sessionID":"ses_r","part"`, `"sessionID":"ses_other","part"`, 1)},
+			Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleSessionID}, {Line: 2, Rule: opencode.RulePartSession}}},
+		{Name: "part type", Lines: []string{stepStart("s1"), strings.Replace(text("x1"), `"type":"text","text"`, `"type":"file","text"`, 1), stepFinish("f1", "stop")},
+			Want: []ruletest.Want{{Line: 2, Rule: opencode.RulePartType}}},
+		{Name: "part repeated", Lines: []string{stepStart("s1"), text("x1"), text("x1"), stepFinish("f1", "stop")}, Want: []ruletest.Want{{Line: 3, Rule: opencode.RulePartRepeated}}},
+		{Name: "step unfinished", Lines: []string{stepStart("s1"), stepStart("s2"), stepFinish("f1", "stop")}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleStepOpen}}},
+		{Name: "tool not ended", Lines: []string{stepStart("s1"), tool("t1", "running"), stepFinish("f1", "stop")}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleToolState}}},
+		{Name: "usage total", Lines: []string{stepStart("s1"), strings.Replace(stepFinish("f1", "stop"), `"tokens":{`, `"tokens":{"total":4,`, 1)}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleUsageTotal}}},
+		{Name: "unknown type", Lines: []string{stepStart("s1"), `{"type":"compaction","timestamp":1,"sessionID":"ses_r"}`, stepFinish("f1", "stop")}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleUnknownType}}},
+		{Name: "unknown bus type", Lines: []string{bus("server.connected", `{}`), bus("session.next.step", `{}`)}, Want: []ruletest.Want{{Line: 2, Rule: opencode.RuleUnknownType}}},
+		{Name: "unknown fields", Lines: []string{strings.Replace(stepStart("s1"), `"type":"step-start"`, `"type":"step-start","x":1`, 1), strings.Replace(stepFinish("f1", "stop"), `{"type":"step_finish",`, `{"type":"step_finish","modelID":"m",`, 1)},
+			Want: []ruletest.Want{{Line: 1, Rule: opencode.RuleUnknownField}, {Line: 2, Rule: opencode.RuleUnknownField}}},
+	})
+}

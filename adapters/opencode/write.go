@@ -1,0 +1,140 @@
+package opencode
+
+import (
+	"strings"
+
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// obj writes one JSON object into a shared buffer, taking from its residue
+// (the ext.opencode object of its level) every key the residue holds: a
+// key the source line lacked stays out, a value the canonical event holds
+// only approximately comes back as written, and the source's unknown keys
+// follow the known ones in input order.
+type obj struct {
+	b     *[]byte
+	first bool
+	res   gjson.Result
+	done  []string
+}
+
+// open starts an object whose residue is res (which may not exist).
+func open(b *[]byte, res gjson.Result) *obj {
+	*b = append(*b, '{')
+	return &obj{b: b, first: true, res: res}
+}
+
+func (o *obj) key(k string) {
+	if o.first {
+		o.first = false
+	} else {
+		*o.b = append(*o.b, ',')
+	}
+	*o.b = append(jsString(*o.b, k), ':')
+	o.done = append(o.done, k)
+}
+
+// absent reports whether the source line lacked key k.
+func (o *obj) absent(k string) bool {
+	found := false
+	o.res.Get(jsonobj.AbsentKey).ForEach(func(_, v gjson.Result) bool {
+		found = v.Str == k
+		return !found
+	})
+	return found
+}
+
+// kept returns the residue value of key k.
+func (o *obj) kept(k string) (gjson.Result, bool) {
+	if !o.res.IsObject() {
+		return gjson.Result{}, false
+	}
+	v := o.res.Get(gjson.Escape(k))
+	return v, v.Exists()
+}
+
+// field writes key k: the residue's value when it has one, else write's
+// (nothing when write is nil), and nothing when the source lacked it.
+func (o *obj) field(k string, write func()) {
+	if o.absent(k) {
+		o.done = append(o.done, k)
+		return
+	}
+	if v, ok := o.kept(k); ok {
+		o.key(k)
+		*o.b = append(*o.b, v.Raw...)
+		return
+	}
+	if write == nil {
+		return
+	}
+	o.key(k)
+	write()
+}
+
+// str writes a string field.
+func (o *obj) str(k, v string) { o.field(k, func() { *o.b = jsString(*o.b, v) }) }
+
+// raw writes a field whose value is raw JSON.
+func (o *obj) raw(k string, v []byte) { o.field(k, func() { *o.b = append(*o.b, v...) }) }
+
+// opt writes a field only from the residue.
+func (o *obj) opt(k string) { o.field(k, nil) }
+
+// sub writes a nested object whose residue is the residue's value of k.
+func (o *obj) sub(k string, f func(*obj)) {
+	if o.absent(k) {
+		o.done = append(o.done, k)
+		return
+	}
+	o.key(k)
+	s := open(o.b, o.res.Get(gjson.Escape(k)))
+	f(s)
+	s.close()
+}
+
+// close writes the residue keys nothing wrote, in residue order, and
+// closes the object. evtool's own keys ('@') and the lines held before an
+// event are not the object's.
+func (o *obj) close() {
+	if o.res.IsObject() {
+		o.res.ForEach(func(k, v gjson.Result) bool {
+			if k.Str == keyBefore || (k.Str != "" && k.Str[0] == '@') || known(o.done, k.Str) {
+				return true
+			}
+			o.key(k.Str)
+			*o.b = append(*o.b, v.Raw...)
+			return true
+		})
+	}
+	*o.b = append(*o.b, '}')
+}
+
+// jsString appends s as a JSON string the way opencode's JSON.stringify
+// writes it: as jsonenc.String does, except that U+2028 and U+2029 stay as
+// they are. JavaScript since ES2019 writes them unescaped, so opencode's
+// lines hold them raw, and a line must come back as opencode wrote it.
+func jsString(dst []byte, s string) []byte {
+	if !strings.ContainsAny(s, "\u2028\u2029") {
+		return jsonenc.String(dst, s)
+	}
+	dst = append(dst, '"')
+	for {
+		i := strings.IndexAny(s, "\u2028\u2029")
+		seg := s
+		if i >= 0 {
+			seg = s[:i]
+		}
+		// jsonenc.String quotes the segment; its quotes are dropped.
+		n := len(dst)
+		dst = jsonenc.String(dst, seg)
+		dst = append(dst[:n], dst[n+1:len(dst)-1]...)
+		if i < 0 {
+			return append(dst, '"')
+		}
+		dst = append(dst, s[i:i+3]...) // both are three bytes in UTF-8
+		s = s[i+3:]
+	}
+}
