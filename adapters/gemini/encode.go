@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -720,8 +721,36 @@ func val(p *uint64) uint64 {
 }
 
 func (e *Encoder) write(b []byte) error {
-	_, err := e.w.Write(b)
+	_, err := e.w.Write(rawLineSeps(b))
 	return err
+}
+
+// rawLineSeps rewrites the escapes \u2028 and \u2029 in the JSON text b as
+// the characters themselves, which is how Gemini CLI's JSON.stringify
+// writes them (evtool's shared writer escapes them, as encoding/json
+// does), so that a gemini line comes back as Gemini wrote it. Every other
+// escape is copied whole, so an escaped backslash before "u2028" stays
+// text. b is rewritten in place: the result is never longer.
+func rawLineSeps(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u202`)) {
+		return b
+	}
+	out := b[:0]
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' || i+1 == len(b) {
+			out = append(out, c)
+			continue
+		}
+		if i+5 < len(b) && b[i+1] == 'u' && b[i+2] == '2' && b[i+3] == '0' && b[i+4] == '2' && (b[i+5] == '8' || b[i+5] == '9') {
+			out = append(out, 0xe2, 0x80, 0xa8+(b[i+5]-'8')) // U+2028 or U+2029 in UTF-8
+			i += 5
+			continue
+		}
+		out = append(out, c, b[i+1])
+		i++
+	}
+	return out
 }
 
 // Close implements dialect.Encoder. A stream that ended without

@@ -229,6 +229,24 @@ func TestEncodeLossWording(t *testing.T) {
 	})
 }
 
+// TestLineSeparatorsRaw: U+2028 and U+2029 are written raw, as
+// JSON.stringify writes them, in text the encoder writes and in an input
+// copied as written; a backslash before "u2028" in the text stays text.
+func TestLineSeparatorsRaw(t *testing.T) {
+	got, _ := encodeCanonical(t, nil,
+		`{"seq":0,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"x"},"session_id":"s","model":"m"}`,
+		`{"seq":1,"type":"user_message","time":"2026-10-01T09:00:00.000000Z","text":"a\u2028b\u2029c \\u2028 d\\\u2029"}`,
+		`{"seq":2,"type":"tool_call","time":"2026-10-01T09:00:00.000000Z","call_id":"c","name":"shell","input":{"k":"x\u2028y"}}`,
+		`{"seq":3,"type":"session_finished","time":"2026-10-01T09:00:00.000000Z","status":"ok"}`,
+	)
+	checkLines(t, got, []string{
+		`{"type":"init","timestamp":"2026-10-01T09:00:00.000Z","session_id":"s","model":"m"}`,
+		"{\"type\":\"message\",\"timestamp\":\"2026-10-01T09:00:00.000Z\",\"role\":\"user\",\"content\":\"a\u2028b\u2029c \\\\u2028 d\\\\\u2029\"}",
+		"{\"type\":\"tool_use\",\"timestamp\":\"2026-10-01T09:00:00.000Z\",\"tool_name\":\"shell\",\"tool_id\":\"c\",\"parameters\":{\"k\":\"x\u2028y\"}}",
+		`{"type":"result","timestamp":"2026-10-01T09:00:00.000Z","status":"success"}`,
+	})
+}
+
 // TestLossCatalogue: ids under gemini/, unique, worded for one and many.
 func TestLossCatalogue(t *testing.T) {
 	if err := dialect.CheckLossKinds("gemini/", gemini.Dialect{}.LossKinds()); err != nil {

@@ -325,9 +325,8 @@ var verbatim = map[string]bool{"muse": true}
 // compact (no white space between tokens) and with only the escapes
 // serde_json writes (\" \\ \b \f \n \r \t, and \u00xx in lower case for
 // the other control characters), so that no string could be spelled
-// differently, and without a raw U+2028 or U+2029, which evtool writes
-// escaped. Whether its keys are in the producer's order is for the caller
-// to judge.
+// differently. Whether its keys are in the producer's order is for the
+// caller to judge.
 func producerForm(line string) bool {
 	in := false
 	for i := 0; i < len(line); i++ {
@@ -344,14 +343,6 @@ func producerForm(line string) bool {
 		switch c {
 		case '"':
 			in = false
-		case 0xe2:
-			// U+2028 and U+2029 (E2 80 A8, E2 80 A9): producers write them
-			// raw, evtool's writers escape them as encoding/json does
-			// (internal/jsonenc), so such a line cannot come back byte for
-			// byte; it must still come back as the same JSON value.
-			if strings.HasPrefix(line[i:], "\u2028") || strings.HasPrefix(line[i:], "\u2029") {
-				return false
-			}
 		case '\\':
 			i++
 			if i >= len(line) {
