@@ -54,6 +54,7 @@ type Encoder struct {
 	turnText  bool  // a text line was written in the turn
 	written   tally // usage written in the turn's steps
 	lastErr   bool  // the last line written is an error line
+	lines     int   // lines written
 	moreDue   bool  // the last step_finish stopped to call tools
 }
 
@@ -710,6 +711,15 @@ func (e *Encoder) sessionFinished(ev *event.Event, b *event.SessionFinished) err
 	if msg == "" && b.Errors != nil && len(*b.Errors) > 0 {
 		msg = (*b.Errors)[len(*b.Errors)-1]
 	}
+	if e.turns == 0 && e.lines == 0 {
+		// A run that began no turn and wrote nothing (a prompt never
+		// answered, as the ACP projection of a failed run reads back):
+		// without a turn to end, the run's outcome would be lost and the
+		// stream empty, which opencode's validator refuses. The turn is
+		// taken as begun, so that its end is written: an empty step, or
+		// the error line of a failed run.
+		e.turns, e.turnOpen, e.turnSteps, e.turnText, e.written = 1, true, 0, false, tally{}
+	}
 	return e.endTurn(ev, b.Status, msg, b.Usage, "", b.Text)
 }
 
@@ -793,6 +803,7 @@ func (e *Encoder) flush() error {
 }
 
 func (e *Encoder) write(b []byte) error {
+	e.lines++
 	_, err := e.w.Write(b)
 	return err
 }
