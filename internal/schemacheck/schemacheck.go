@@ -680,6 +680,17 @@ func ok(b bool) Verdict {
 	return Invalid
 }
 
+// smallExponent reports whether a number literal's exponent, if it has
+// one, is at most 1000 in size.
+func smallExponent(raw string) bool {
+	i := strings.IndexAny(raw, "eE")
+	if i < 0 {
+		return true
+	}
+	e, err := strconv.Atoi(strings.TrimPrefix(raw[i+1:], "+"))
+	return err == nil && e >= -1000 && e <= 1000
+}
+
 // plainInt reports whether raw is written as an integer: an optional
 // minus sign and digits.
 func plainInt(raw string) bool {
@@ -731,7 +742,22 @@ func (n *node) objectOK(v gjson.Result) Verdict {
 
 func (n *node) boundsOK(raw string) Verdict {
 	if !plainInt(raw) {
-		return Unsure
+		// A fraction or an exponent: exact arithmetic, when the exponent
+		// is small enough for it to be cheap (1e999999999 is not).
+		if len(raw) > 4096 || !smallExponent(raw) {
+			return Unsure
+		}
+		x, ok := new(big.Rat).SetString(raw)
+		if !ok {
+			return Unsure
+		}
+		if n.min != nil && x.Cmp(n.min.r) < 0 {
+			return Invalid
+		}
+		if n.max != nil && x.Cmp(n.max.r) > 0 {
+			return Invalid
+		}
+		return Valid
 	}
 	neg := raw[0] == '-'
 	digits := strings.TrimPrefix(raw, "-")
