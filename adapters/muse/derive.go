@@ -242,12 +242,10 @@ func (s *state) derivePayload(ev *event.Event, pt, cause, task, museKind string,
 	case *event.UserMessage:
 		return append(head("turn_input_user"), kv{"prompt", str(b.Text)})
 	case *event.ModelConfigured:
-		profile := "null"
-		if b.Profile != "" {
-			profile = str(b.Profile)
-		}
+		// profile_id is a string in muse's type (null is refused): a
+		// source that names no profile gets "", which the encoder counts.
 		return append(head("run_model_configured"), kv{"model_id", str(b.Model)}, kv{"display_label", str(b.Label)},
-			kv{"profile_id", profile}, kv{"provider_id", str(b.Provider)}, kv{"source", str(b.Source)})
+			kv{"profile_id", str(b.Profile)}, kv{"provider_id", str(b.Provider)}, kv{"source", str(b.Source)})
 	case *event.MessageDelta:
 		return append(head("run_output_delta"), kv{"text", str(b.Text)})
 	case *event.TurnFinished:

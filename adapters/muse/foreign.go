@@ -2,6 +2,7 @@ package muse
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
@@ -20,6 +21,7 @@ type foreign struct {
 	text    strings.Builder
 	inDelta bool
 	tasks   map[string]*ftask
+	reopen  int // turns opened again after their end, for fresh ids
 }
 
 type ftask struct {
@@ -108,7 +110,15 @@ func (f *foreign) endTurn(fin *event.Event) error {
 
 func (f *foreign) ensureTurn(ev *event.Event) error {
 	if f.turn == "" || f.ended {
-		return f.beginTurn(ev.TurnID, nil)
+		id := ev.TurnID
+		if f.ended && (id == f.turn || id == "") {
+			// An event of a turn that has ended (a model change after
+			// the turn's end, say): muse journals nothing after a run's
+			// terminal record, so it opens a run of its own.
+			f.reopen++
+			id = fmt.Sprintf("%s~%d", f.turn, f.reopen)
+		}
+		return f.beginTurn(id, nil)
 	}
 	return nil
 }
@@ -199,6 +209,9 @@ func (f *foreign) encode(ev *event.Event) error {
 	case *event.ModelConfigured:
 		if err := f.ensureTurn(ev); err != nil {
 			return err
+		}
+		if b.Profile == "" {
+			f.loss(lossEmptyProfile)
 		}
 		return f.record(f.at(ev), residue{})
 	case *event.MessageDelta, *event.Message:

@@ -551,3 +551,35 @@ func TestRunWithoutTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestModelChangeAfterTurn: a model change after a turn's end opens a run
+// of its own instead of writing after the run's terminal record, and a
+// source without a profile gets "" (muse refuses null), counted.
+func TestModelChangeAfterTurn(t *testing.T) {
+	in := strings.Join([]string{
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s"}`,
+		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"hi"}`,
+		`{"seq":2,"type":"model_configured","turn_id":"t1","model":"m"}`,
+		`{"seq":3,"type":"message","turn_id":"t1","text":"a"}`,
+		`{"seq":4,"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+		`{"seq":5,"type":"model_configured","turn_id":"t1","model":"m2"}`,
+		`{"seq":6,"type":"session_finished","status":"ok"}`,
+	}, "\n") + "\n"
+	out, losses := fromCanonical(t, []byte(in))
+	sum, diags := validateAs(t, out, "muse")
+	if sum.Errors != 0 {
+		t.Fatalf("%d errors %v:\n%s", sum.Errors, diags, out)
+	}
+	if strings.Contains(string(out), `"profile_id":null`) {
+		t.Errorf("a null profile_id:\n%s", out)
+	}
+	n := 0
+	for _, l := range losses.List() {
+		if l.ID == "muse/empty-profile" {
+			n = l.Count
+		}
+	}
+	if n != 2 {
+		t.Errorf("empty profiles counted %d times, want 2: %v", n, losses.List())
+	}
+}

@@ -17,6 +17,9 @@ var (
 	lossSynthesizedTaskRecord = dialect.SynthesizeKind("muse/synthesized-task-record",
 		"task.%[1]s record", "task.%[1]s records",
 		"muse journals it; the source has no such line")
+	lossEmptyProfile = dialect.SynthesizeKind("muse/empty-profile",
+		"empty profile_id", "empty profile_ids",
+		"muse's run.model.configured requires a profile id and the source names none")
 	lossSessionFacts = dialect.DropKind("muse/session-facts",
 		"session fact (model, workspace, context files)", "session facts (model, workspace, context files)",
 		"muse journals the model per turn, and no workspace or context files")
@@ -109,6 +112,7 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossSynthesizedTaskRecord,
 		lossSessionFacts,
 		lossSynthesizedRunStarted,
+		lossEmptyProfile,
 		lossImageCount,
 		lossTurnEndOutside,
 		lossTurnTokenCounts,
