@@ -54,8 +54,6 @@ const UnreadableDialect = "evtool"
 // UnreadableType is the source_type of such an event.
 const UnreadableType = "unreadable-line"
 
-// RuleTorn is the rule id of the warning for a torn last line.
-const RuleTorn = "convert/torn-last-line"
 
 // Options configure a conversion.
 type Options struct {
@@ -198,12 +196,10 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 		evs := l.Events
 		if !l.OK() {
 			torn := !l.JSON && in.eof && !in.terminated && rd.Buffered() == 0
+			// The line's own verdict, as validate gives it; that it is a
+			// torn last line (a producer that stopped mid-line) is said
+			// once in the summary and does not fail the conversion.
 			for _, d := range l.Diags {
-				if torn {
-					d.Severity = diag.Warning
-					d.Rule = RuleTorn
-					d.Message = "torn last line (no newline at the end of the input: the producer may have stopped mid-line): " + d.Message
-				}
 				report(&d)
 			}
 			if torn {
