@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -83,6 +84,10 @@ type Options struct {
 	Provenance bool
 	// MaxDepth bounds nesting in a line; 0 means ndjson.DefaultMaxDepth.
 	MaxDepth int
+	// Lookahead lets the decoder hold events back until a later line names
+	// a fact they need (see dialect.DecodeOptions). NewReader sets it when
+	// r is a regular file; a live pipe is read without it.
+	Lookahead bool
 }
 
 // Line is one non-blank line of the input and what the Reader made of it.
@@ -158,6 +163,11 @@ type Reader struct {
 
 // NewReader returns a Reader of r; file names it in diagnostics.
 func NewReader(r io.Reader, file string, opts Options) *Reader {
+	if f, ok := r.(*os.File); ok && !opts.Lookahead {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			opts.Lookahead = true
+		}
+	}
 	rd := &Reader{file: file, opts: opts, nd: ndjson.NewReader(r)}
 	if opts.Dialect != nil {
 		if err := rd.setDialect(opts.Dialect); err != nil {
@@ -183,7 +193,7 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 		return err
 	}
 	r.d, r.sch = d, sch
-	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance})
+	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance, Lookahead: r.opts.Lookahead})
 	return nil
 }
 

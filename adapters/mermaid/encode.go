@@ -41,6 +41,7 @@ type Encoder struct {
 	order     []string        // call ids in the order they were started
 	real      map[string]bool // calls started by a tool_started of the source
 	approved  []string        // call ids of the approval_required lines written
+	rounds    bool            // the current turn had round_finished events
 }
 
 // Encode implements dialect.Encoder.
@@ -209,22 +210,30 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		loss.Drop("usage events", "mermaid has no per-round usage")
 		return nil
+	case *event.RoundFinished:
+		e.rounds = true
+		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil || u.CostUSD != "") {
+			loss.Drop("round token counts by kind", "mermaid's turn_done has one total")
+		}
+		return e.turnDone(b.StopReason, b.Usage, ev.Ext[Name])
 	case *event.TurnFinished:
+		rounds := e.rounds
+		e.rounds = false
+		if ev.Synthetic {
+			return nil // mermaid's run is one turn; result ends it
+		}
 		if b.Status != "ok" || b.Reason != "" || b.Text != nil {
 			loss.Drop("turn outcomes (status, reason, text)", "mermaid's turn_done has only a token total and a stop reason")
 		}
+		if rounds {
+			loss.Drop("turn ends", "mermaid's run is one turn; its rounds were written as turn_done")
+			return nil
+		}
+		// A source without rounds: the turn's last round ended with it.
 		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil) {
 			loss.Drop("turn token counts by kind", "mermaid's turn_done has one total")
 		}
-		l.Begin(ev.Ext[Name])
-		l.Str("type", "turn_done")
-		var total *uint64
-		if b.Usage != nil {
-			total = b.Usage.TotalTokens
-		}
-		l.NullUint("total_tokens", total)
-		l.NullStr("stop_reason", stopWord(b.StopReason))
-		return e.write(l.End())
+		return e.turnDone(b.StopReason, b.Usage, ev.Ext[Name])
 	case *event.SessionFinished:
 		if ev.Synthetic {
 			loss.Synthesize("result lines", "the source has no such line; built from its facts")
@@ -254,6 +263,20 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		loss.Drop(string(ev.Type())+" events", "mermaid has no such event")
 		return nil
 	}
+}
+
+// turnDone writes the end of a model round.
+func (e *Encoder) turnDone(reason event.StopReason, u *event.Usage, residue json.RawMessage) error {
+	l := &e.l
+	l.Begin(residue)
+	l.Str("type", "turn_done")
+	var total *uint64
+	if u != nil {
+		total = u.TotalTokens
+	}
+	l.NullUint("total_tokens", total)
+	l.NullStr("stop_reason", stopWord(reason))
+	return e.write(l.End())
 }
 
 func (e *Encoder) add(n uint64) {
