@@ -236,12 +236,18 @@ func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 	status := u.Get("status").Str
 	txt := strings.Join(all, "\n")
 	if len(all) > 0 && status != "completed" && status != "failed" {
-		prev := d.content[id]
-		chunk := txt
-		if strings.HasPrefix(txt, prev) {
-			chunk = txt[len(prev):]
+		// While a call runs, evtool shows its output first and its latest
+		// progress last.
+		output := all[0]
+		if len(all) > 1 {
+			out = append(out, &event.Event{Body: &event.ToolProgress{CallID: id, Name: d.names[id], Message: all[len(all)-1]}})
 		}
-		d.content[id] = txt
+		prev := d.content[id]
+		chunk := output
+		if strings.HasPrefix(output, prev) {
+			chunk = output[len(prev):]
+		}
+		d.content[id] = output
 		if chunk != "" {
 			out = append(out, &event.Event{Body: &event.ToolOutput{CallID: id, Name: d.names[id], Chunk: chunk}})
 		}
