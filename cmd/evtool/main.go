@@ -7,7 +7,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/adapters/acp"
+	"github.com/evtool/evtool/adapters/acp/replay"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/schema"
@@ -368,32 +368,16 @@ func acpCmd() *cli.Command {
 				if err != nil {
 					return err
 				}
-				params["transcript"] = "true"
-				f, err := os.Open(c.Args().First())
+				name := c.Args().First()
+				f, err := os.Open(name)
 				if err != nil {
 					return &exitError{code: exitUsage, msg: err.Error()}
 				}
-				defer f.Close()
-				to, _ := dialect.Lookup(acp.Name)
-				defaults := map[string]string{}
-				if id := c.String("session-id"); id != "" {
-					defaults["session_id"] = id
-				}
-				var transcript bytes.Buffer
-				res, err := convert.Run(f, &transcript, c.Args().First(), convert.Options{From: from, To: to, Params: params, Defaults: defaults},
-					func(le *convert.LineError) { fmt.Fprintln(c.App.ErrWriter, le.Error()) })
+				f.Close()
+				open := func() (io.ReadCloser, error) { return os.Open(name) }
+				err = replay.Serve(c.Context, c.App.Reader, c.App.Writer, open, replay.Options{From: from, Name: name,
+					Profile: params["profile"], Meta: params["meta"] == "true", SessionID: c.String("session-id"), Log: c.App.ErrWriter})
 				if err != nil {
-					return &exitError{code: exitUsage, msg: err.Error()}
-				}
-				if res.Errors > 0 {
-					return &exitError{code: exitProblem, msg: "the recording has lines that could not be read"}
-				}
-				script, err := acp.NewScript(transcript.Bytes())
-				if err != nil {
-					return err
-				}
-				sid := acp.SessionOf(transcript.Bytes())
-				if err := script.Replay(c.App.Reader, c.App.Writer, sid); err != nil {
 					return &exitError{code: exitUsage, msg: err.Error()}
 				}
 				return nil
