@@ -142,6 +142,7 @@ func (e *Encoder) withMeta(params obj, ev *event.Event) obj {
 	}
 	if len(ev.Ext) > 0 {
 		b, _ := json.Marshal(ev.Ext)
+		b = e.finite(b)
 		if len(b) > maxRaw {
 			e.loss.Drop("residue too large for one message", "an ACP message stays under 8 MiB")
 			b = []byte("{}")
@@ -355,6 +356,15 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	return nil
 }
 
+// finite writes numbers a double cannot hold as strings, counted.
+func (e *Encoder) finite(raw []byte) []byte {
+	raw, changed := finiteNumbers(raw)
+	if changed {
+		e.loss.Approximate("numbers beyond a double's range", "ACP clients read numbers as doubles; written as strings of the same text")
+	}
+	return raw
+}
+
 // showFailure tells the user, once per turn, that the run failed and why.
 func (e *Encoder) showFailure(ev *event.Event, reason string) error {
 	if e.failed || e.basis() {
@@ -480,7 +490,7 @@ func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.T
 		input = nil
 	}
 	if len(input) > 0 && (string(input) != "null" || e.basis()) {
-		u = u.raw("rawInput", input)
+		u = u.raw("rawInput", e.finite(input))
 	}
 	if !e.basis() {
 		var loc []byte

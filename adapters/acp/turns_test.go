@@ -251,3 +251,15 @@ func TestLongTexts(t *testing.T) {
 		t.Errorf("a 9 MiB message in %d chunks", chunks)
 	}
 }
+
+func TestFiniteNumbers(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1e400,"b":"1e400","c":[-2E+999,0.5,9007199254740993],"d":1e-400}`: `{"a":"1e400","b":"1e400","c":["-2E+999",0.5,9007199254740993],"d":1e-400}`,
+		`{"s":"x\"1e999","n":12}`: `{"s":"x\"1e999","n":12}`,
+	} {
+		msgs := project(t, nil, head, `{"seq":1,"type":"tool_call","call_id":"a","name":"x","input":`+in+`}`)
+		if got := gjson.Get(msgs[0], "params.update.rawInput").Raw; got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
