@@ -4,15 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 )
 
@@ -217,5 +221,123 @@ func TestRealACPClients(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestACPReplayScripts runs the JSON-RPC cases of `evtool acp replay` in
+// testdata/acp-script with acpclient, an interactive scripted client.
+func TestACPReplayScripts(t *testing.T) {
+	streams, _ := filepath.Abs("../../testdata/streams")
+	acpdata, _ := filepath.Abs("../../testdata/acp")
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/acp-script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("STREAMS", streams)
+			env.Setenv("ACPDATA", acpdata)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"acpclient": acpClient},
+	})
+}
+
+// acpClient runs `evtool acp replay ARGS...` and plays the script file
+// SCRIPT against it, one step a line:
+//
+//	send JSON        write the line to the agent as it is
+//	expect REGEXP    read the agent's messages until one matches (10 s)
+//	answer OPTION    wait for a permission request and answer it with
+//	                 optionId OPTION, or cancelled
+//	close            close the agent's input
+//
+// Every message the agent wrote goes to stdout, its stderr to stderr.
+// usage: acpclient SCRIPT ARGS...
+func acpClient(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: acpclient SCRIPT ARGS...")
+	}
+	var bin string
+	for _, d := range filepath.SplitList(ts.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "evtool")); err == nil {
+			bin = filepath.Join(d, "evtool")
+			break
+		}
+	}
+	cmd := exec.Command(bin, append([]string{"acp", "replay"}, args[1:]...)...)
+	cmd.Dir = ts.MkAbs(".")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	ts.Check(err)
+	out, err := cmd.StdoutPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var got strings.Builder
+	var asks []string // permission requests read and not yet answered
+	read := func(match func(string) bool, what string) string {
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					ts.Fatalf("the agent ended before %s\n%s", what, got.String())
+				}
+				got.WriteString(l + "\n")
+				if strings.Contains(l, `"method":"session/request_permission"`) {
+					asks = append(asks, l)
+				}
+				if match(l) {
+					return l
+				}
+			case <-timeout:
+				ts.Fatalf("no %s in 10 s\n%s", what, got.String())
+			}
+		}
+	}
+	for _, step := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		verb, arg, _ := strings.Cut(step, " ")
+		switch verb {
+		case "", "#":
+		case "send":
+			_, err := io.WriteString(in, arg+"\n")
+			ts.Check(err)
+		case "expect":
+			re := regexp.MustCompile(arg)
+			read(re.MatchString, "message matching "+arg)
+		case "answer":
+			if len(asks) == 0 {
+				read(func(l string) bool { return strings.Contains(l, `"method":"session/request_permission"`) }, "permission request")
+			}
+			l := asks[0]
+			asks = asks[1:]
+			outcome := `{"outcome":"cancelled"}`
+			if arg != "cancelled" {
+				outcome = `{"outcome":"selected","optionId":"` + arg + `"}`
+			}
+			_, err := io.WriteString(in, `{"jsonrpc":"2.0","id":`+gjson.Get(l, "id").Raw+`,"result":{"outcome":`+outcome+"}}\n")
+			ts.Check(err)
+		case "close":
+			in.Close()
+		default:
+			ts.Fatalf("acpclient: unknown step %q", step)
+		}
+	}
+	in.Close()
+	for l := range lines {
+		got.WriteString(l + "\n")
+	}
+	err = cmd.Wait()
+	ts.Stdout().Write([]byte(got.String()))
+	ts.Stderr().Write(stderr.Bytes())
+	if err != nil {
+		ts.Fatalf("evtool acp replay: %v", err)
 	}
 }

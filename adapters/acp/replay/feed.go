@@ -3,7 +3,6 @@ package replay
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/stream"
 	"github.com/tidwall/gjson"
 )
@@ -155,10 +155,12 @@ func (f *feed) produce(c feedConfig) error {
 
 // noteMessage is a message of evtool's own to the user, as the agent's text.
 func noteMessage(session string, n int, text string) []byte {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
-		"sessionId": session, "update": map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": "evtool-note-" + strconv.Itoa(n),
-			"content": map[string]any{"type": "text", "text": text}}}})
-	return b
+	b := jsonenc.String([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`), session)
+	b = append(b, `,"update":{"sessionUpdate":"agent_message_chunk","messageId":"evtool-note-`...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, `","content":{"type":"text","text":`...)
+	b = jsonenc.String(b, text)
+	return append(b, "}}}}"...)
 }
 
 // lineSink splits the encoder's output into messages and queues them.

@@ -210,9 +210,20 @@ func (s *server) judge(line []byte, n int, pw *io.PipeWriter) error {
 		fmt.Fprintf(s.opts.Log, "evtool: acp replay: client message %d is not a JSON-RPC request; answered -32600\n", n)
 		return s.reply("null", -32600, "Invalid request", "not a JSON-RPC 2.0 request, notification or response")
 	}
+	if m := r.Get("method").Str; (!id.Exists() || id.Type == gjson.Null) && requests[m] {
+		// A request sent as a notification cannot be answered; playing a
+		// turn for it would answer nobody.
+		fmt.Fprintf(s.opts.Log, "evtool: acp replay: client message %d is %s without an id (a notification); ignored\n", n, m)
+		return nil
+	}
 	_, err := pw.Write(append(line, '\n'))
 	return err
 }
+
+// requests are the agent methods that only make sense with an id.
+var requests = map[string]bool{"initialize": true, "authenticate": true, "session/new": true, "session/load": true,
+	"session/prompt": true, "session/set_mode": true, "session/set_config_option": true, "session/list": true,
+	"session/resume": true, "session/close": true, "session/delete": true, "logout": true}
 
 // reply writes an error answer of evtool's own.
 func (s *server) reply(id string, code int, msg, detail string) error {
