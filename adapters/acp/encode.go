@@ -897,14 +897,28 @@ func (e *Encoder) endTurn(reason string, atEnd bool) error {
 	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).sub("result", result).bytes())
 }
 
-// usageObj renders the counts the source stated, and no other: a count it
-// did not state is absent, never 0.
+// usageObj renders the turn's usage. ACP's Usage requires totalTokens,
+// inputTokens and outputTokens: it is written only when the source states
+// input and output (the total is the stated one, else their sum with the
+// thoughts); the optional counts only when stated. A count the source does
+// not state is never written as 0.
 func usageObj(u *event.Usage) obj {
+	if u.InputTokens == nil || u.OutputTokens == nil {
+		return nil
+	}
+	total := u.TotalTokens
+	if total == nil {
+		n := *u.InputTokens + *u.OutputTokens
+		if u.ThoughtsTokens != nil {
+			n += *u.ThoughtsTokens
+		}
+		total = &n
+	}
 	o := obj{}
 	for _, f := range []struct {
 		k string
 		v *uint64
-	}{{"totalTokens", u.TotalTokens}, {"inputTokens", u.InputTokens}, {"outputTokens", u.OutputTokens},
+	}{{"totalTokens", total}, {"inputTokens", u.InputTokens}, {"outputTokens", u.OutputTokens},
 		{"thoughtTokens", u.ThoughtsTokens}, {"cachedReadTokens", u.CacheReadTokens}, {"cachedWriteTokens", u.CacheCreationTokens}} {
 		if f.v != nil {
 			o = o.add(f.k, []byte(strconv.FormatUint(*f.v, 10)))

@@ -170,7 +170,7 @@ func TestWhatAnEditorShows(t *testing.T) {
 		`{"seq":7,"type":"tool_call","call_id":"p1","name":"apply_patch","kind":"edit","input":{"patch":"--- a/b.go\n+++ b/b.go\n@@ -3,2 +3,2 @@\n ctx\n-old\n+new\n"}}`,
 		`{"seq":8,"type":"tool_output","call_id":"p1","chunk":"fail: \"quoted\"\n"}`,
 		`{"seq":9,"type":"tool_finished","call_id":"p1","status":"error","error":"fail: \"quoted\""}`,
-		`{"seq":10,"type":"turn_finished","turn_id":"t1","status":"ok","usage":{"total_tokens":12,"output_tokens":3}}`)
+		`{"seq":10,"type":"turn_finished","turn_id":"t1","status":"ok","usage":{"input_tokens":9,"output_tokens":3}}`)
 	var titles []string
 	for _, m := range msgs {
 		r := gjson.Parse(m)
@@ -205,7 +205,7 @@ func TestWhatAnEditorShows(t *testing.T) {
 				t.Errorf("the error is shown %d times: %s", n, u.Get("content").Raw)
 			}
 		}
-		if r.Get("result.stopReason").Exists() && r.Get("result.usage").Raw != `{"totalTokens":12,"outputTokens":3}` {
+		if r.Get("result.stopReason").Exists() && r.Get("result.usage").Raw != `{"totalTokens":12,"inputTokens":9,"outputTokens":3}` {
 			t.Errorf("usage: %s", r.Get("result").Raw)
 		}
 	}
@@ -260,6 +260,22 @@ func TestFiniteNumbers(t *testing.T) {
 		msgs := project(t, nil, head, `{"seq":1,"type":"tool_call","call_id":"a","name":"x","input":`+in+`}`)
 		if got := gjson.Get(msgs[0], "params.update.rawInput").Raw; got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
+// ACP's Usage needs total, input and output tokens: a turn whose source
+// states only a total has no usage rather than invented zeros.
+func TestUsageOnlyWhatIsStated(t *testing.T) {
+	for usage, want := range map[string]string{
+		`{"total_tokens":12}`: ``,
+		`{"input_tokens":9,"output_tokens":3,"total_tokens":20,"cache_read_tokens":4}`: `{"totalTokens":20,"inputTokens":9,"outputTokens":3,"cachedReadTokens":4}`,
+	} {
+		msgs := project(t, map[string]string{"transcript": "true", "profile": "unstable"}, head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1"}`,
+			`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"ok","usage":`+usage+`}`)
+		if got := gjson.Get(msgs[len(msgs)-1], "result.usage").Raw; got != want {
+			t.Errorf("%s: usage %s, want %s", usage, got, want)
 		}
 	}
 }

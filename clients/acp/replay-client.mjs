@@ -17,11 +17,14 @@ const [evtool, file, mode, arg, ...flags] = process.argv.slice(2);
 const child = spawn(evtool, ["acp", "replay", ...flags, file], { stdio: ["pipe", "pipe", "inherit"] });
 const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 
-const got = { updates: [], permissions: [], results: [], initMs: 0, loadSession: false };
+// With EVTOOL_CLIENT_SUMMARY=1 no update is kept, only their count.
+const summary = process.env.EVTOOL_CLIENT_SUMMARY === "1";
+const got = { updates: [], permissions: [], results: [], updateCount: 0, initMs: 0, loadSession: false };
 const app = acp
   .client({ name: "evtool-test-client" })
   .onNotification(acp.methods.client.session.update, (ctx) => {
-    got.updates.push(ctx.params);
+    got.updateCount++;
+    if (!summary) got.updates.push(ctx.params);
   })
   .onRequest(acp.methods.client.session.requestPermission, (ctx) => {
     got.permissions.push(ctx.params);

@@ -9,7 +9,8 @@
 // session/request_permission it received and the result of every prompt,
 // as their exact bytes (read off the wire beside the SDK), with the number
 // of updates the SDK's typed client accepted, how long initialize took,
-// and whether the agent offers session/load.
+// and whether the agent offers session/load. With EVTOOL_CLIENT_SUMMARY=1
+// it keeps no message, only their count and the longest line's length.
 //
 // usage: acpgo EVTOOL FILE prompt PROMPTS [evtool flags...]
 //
@@ -47,6 +48,8 @@ type received struct {
 	Permissions  []json.RawMessage `json:"permissions"`
 	Results      []json.RawMessage `json:"results"`
 	TypedUpdates int               `json:"typedUpdates"`
+	UpdateCount  int               `json:"updateCount"`
+	MaxLine      int               `json:"maxLine"`
 	InitMs       float64           `json:"initMs"`
 	LoadSession  bool              `json:"loadSession"`
 }
@@ -70,7 +73,7 @@ func run(args []string) error {
 		return err
 	}
 	got := &received{Updates: []json.RawMessage{}, Permissions: []json.RawMessage{}, Results: []json.RawMessage{}}
-	wire := &recorder{got: got}
+	wire := &recorder{got: got, summary: os.Getenv("EVTOOL_CLIENT_SUMMARY") == "1"}
 	c := &client{}
 	conn := acp.NewClientSideConnection(c, stdin, io.TeeReader(stdout, wire))
 	conn.SetLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -123,9 +126,10 @@ func run(args []string) error {
 // recorder keeps, from the agent's bytes as the SDK reads them, the exact
 // params and results the test compares.
 type recorder struct {
-	mu   sync.Mutex
-	part []byte
-	got  *received
+	mu      sync.Mutex
+	part    []byte
+	got     *received
+	summary bool // count and measure only (EVTOOL_CLIENT_SUMMARY=1)
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
@@ -138,9 +142,18 @@ func (r *recorder) Write(b []byte) (int, error) {
 			return len(b), nil
 		}
 		line := r.part[:i]
+		r.got.MaxLine = max(r.got.MaxLine, len(line))
+		if r.summary {
+			if bytes.Contains(line[:min(len(line), 64)], []byte(`"method":"session/update"`)) {
+				r.got.UpdateCount++
+			}
+			r.part = append(r.part[:0], r.part[i+1:]...)
+			continue
+		}
 		m := gjson.ParseBytes(line)
 		switch {
 		case m.Get("method").Str == "session/update":
+			r.got.UpdateCount++
 			r.got.Updates = append(r.got.Updates, json.RawMessage(m.Get("params").Raw))
 		case m.Get("method").Str == "session/request_permission":
 			r.got.Permissions = append(r.got.Permissions, json.RawMessage(m.Get("params").Raw))
