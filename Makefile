@@ -41,7 +41,7 @@ compare:
 # SDKs: initialize latency, evtool's peak RSS, the longest message
 # (clients/measure.sh; needs Node.js). MB and DIALECT choose the recording.
 acp-measure: clients/acp/node_modules
-	clients/measure.sh $(or $(MB),210) $(or $(DIALECT),mermaid)
+	clients/measure.sh $(or $(MB),210) $(or $(DIALECT),basis)
 
 # Long fuzzing runs, one target after another.
 fuzz:

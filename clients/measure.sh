@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MB=${1:-210}
-DIALECT=${2:-mermaid}
+DIALECT=${2:-basis}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/evtool" ./cmd/evtool

@@ -88,7 +88,7 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 	case method == "session/prompt" && id.Exists():
 		d.turns++
 		d.turn = "turn-" + strconv.Itoa(d.turns)
-		d.prompts[id.Raw] = d.turn
+		d.prompts[strings.Clone(id.Raw)] = d.turn
 		d.open = true
 		var parts []string
 		p.Get("prompt").ForEach(func(_, b gjson.Result) bool {
@@ -103,7 +103,7 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 			{TurnID: d.turn, Synthetic: true, Body: &event.UserMessage{Text: text}}}
 	case method == "session/request_permission" && id.Exists():
 		call := p.Get("toolCall.toolCallId").Str
-		d.asks[id.Raw] = call
+		d.asks[strings.Clone(id.Raw)] = strings.Clone(call)
 		title := p.Get("toolCall.title").Str
 		return []*event.Event{{Body: &event.PermissionRequested{RequestID: id.Raw, CallID: call, Tool: d.names[call], Description: title}}}
 	case method == "" && id.Exists() && r.Get("result").Exists():
@@ -187,7 +187,7 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 		if name == "" {
 			name = u.Get("title").Str
 		}
-		d.names[id] = name
+		d.names[strings.Clone(id)] = strings.Clone(name)
 		call := &event.ToolCall{CallID: id, Name: name, Title: u.Get("title").Str, Kind: event.ToolKind(u.Get("kind").Str)}
 		if !call.Kind.Valid() {
 			call.Kind = event.KindOther
@@ -247,7 +247,7 @@ func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 		if strings.HasPrefix(output, prev) {
 			chunk = output[len(prev):]
 		}
-		d.content[id] = output
+		d.content[strings.Clone(id)] = strings.Clone(output)
 		if chunk != "" {
 			out = append(out, &event.Event{Body: &event.ToolOutput{CallID: id, Name: d.names[id], Chunk: chunk}})
 		}

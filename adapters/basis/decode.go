@@ -3,6 +3,7 @@ package basis
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
@@ -259,7 +260,7 @@ func (d *Decoder) announce(id string) {
 	if d.queued == nil {
 		d.queued = map[string]bool{}
 	}
-	d.queued[id] = true
+	d.queued[strings.Clone(id)] = true // a gjson string keeps its whole line alive
 }
 
 // implied returns a synthetic tool_call for a call that a tool line names

@@ -3,6 +3,7 @@ package mermaid
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
@@ -182,7 +183,7 @@ func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			res.Add("task_id", []byte(`""`)) // "" is a fact; null is its absence
 		}
 		s.SessionID, _ = o.Str("session_id")
-		d.session = s.SessionID
+		d.session = strings.Clone(s.SessionID)
 		ev.Body = s
 	case "text":
 		d.beginTurn(emit)
@@ -391,7 +392,7 @@ func (d *Decoder) callFor(id, name string, emit func(*event.Event)) {
 	if d.calls[id] {
 		return
 	}
-	d.calls[id] = true
+	d.calls[strings.Clone(id)] = true // a gjson string keeps its whole line alive
 	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name, Kind: kindOf(name)}})
 }
 

@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/evtool/evtool/adapters/acp"
@@ -55,10 +56,23 @@ type Options struct {
 	Meta bool
 	// SessionID is the id of the first session; "" takes the recording's.
 	SessionID string
+	// Rate caps the notifications sent per second (0: DefaultRate; <0:
+	// no cap). A client's SDK may queue notifications in bounded memory:
+	// the Go SDK drops the connection when more than 1024 wait, and a
+	// replay, unlike a live agent, could send them faster than any client
+	// handles them.
+	Rate int
 	// Log receives warnings (a line of the recording that cannot be read,
 	// a client message that is not JSON); nil discards them.
 	Log io.Writer
 }
+
+// DefaultRate is the default cap on notifications per second, with bursts
+// of up to rateBurst: a client that handles 5000 updates a second keeps
+// up, and the Go SDK's queue of 1024 never fills.
+const DefaultRate = 5000
+
+const rateBurst = 256
 
 // Serve acts as an ACP agent on in and out until in ends (or ctx is
 // done), replaying the recording open opens.
@@ -69,7 +83,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open Opener, opts O
 	if opts.Profile == "" {
 		opts.Profile = acp.Stable
 	}
-	s := &server{opts: opts, open: open, out: &syncWriter{w: out}, sessions: map[string]*session{}}
+	if opts.Rate == 0 {
+		opts.Rate = DefaultRate
+	}
+	s := &server{opts: opts, open: open, out: &syncWriter{w: out}, sessions: map[string]*session{}, pace: newPacer(opts.Rate)}
 	pr, pw := io.Pipe()
 	s.conn = sdk.NewConnection(s.handle, s.out, pr)
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelError})))
@@ -100,6 +117,8 @@ type server struct {
 	conn *sdk.Connection
 	out  *syncWriter
 	wg   sync.WaitGroup
+
+	pace *pacer
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -397,4 +416,39 @@ func (s *server) stopAll() {
 	for _, ss := range s.sessions {
 		ss.cancelTurn()
 	}
+}
+
+// pacer is a token bucket: at most rate sends a second, in bursts of at
+// most rateBurst.
+type pacer struct {
+	mu     sync.Mutex
+	rate   float64 // 0: no cap
+	tokens float64
+	last   time.Time
+}
+
+func newPacer(rate int) *pacer {
+	p := &pacer{tokens: rateBurst, last: time.Now()}
+	if rate > 0 {
+		p.rate = float64(rate)
+	}
+	return p
+}
+
+// wait returns when one more send is within the rate.
+func (p *pacer) wait() {
+	if p.rate == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	p.tokens = min(rateBurst, p.tokens+now.Sub(p.last).Seconds()*p.rate)
+	p.last = now
+	if p.tokens < 1 {
+		time.Sleep(time.Duration((1 - p.tokens) / p.rate * float64(time.Second)))
+		p.tokens = 1
+		p.last = time.Now()
+	}
+	p.tokens--
 }

@@ -46,9 +46,9 @@ func (ss *session) cursor() *feed {
 // start sends what the recording says before its first turn (the commands
 // it offers). It runs right after the session/new answer is written.
 func (ss *session) start() {
+	defer ss.markReady() // after the unlock: a prompt waits for both
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	defer ss.markReady()
 	f := ss.cursor()
 	for {
 		it, ok := f.peek()
@@ -80,6 +80,7 @@ func (ss *session) cancelTurn() {
 }
 
 func (ss *session) send(params []byte) error {
+	ss.srv.pace.wait()
 	return ss.srv.conn.SendNotification(context.Background(), "session/update", json.RawMessage(params))
 }
 
@@ -214,9 +215,9 @@ func (ss *session) stop(t *turn, begun bool) (any, *sdk.RequestError) {
 // updates a notification log of it has, user messages included; no
 // permission is asked again.
 func (ss *session) history(ctx context.Context) *sdk.RequestError {
+	defer ss.markReady()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	defer ss.markReady()
 	f := startFeed(ss.srv.config(ss.id, false))
 	defer f.close()
 	for ctx.Err() == nil {
