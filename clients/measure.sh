@@ -3,7 +3,7 @@
 # SDKs (clients/acp: TypeScript, clients/acpgo: Go) and prints what the
 # issue asks to measure: how long initialize took, evtool's peak RSS, and
 # the longest message (line) evtool wrote. Not part of make test: about a
-# minute or two per run on 2 cores. Usage: clients/measure.sh [MB] [DIALECT]
+# few minutes per SDK on 2 cores (notifications are paced at 5000/s). Usage: clients/measure.sh [MB] [DIALECT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MB=${1:-210}
@@ -43,7 +43,7 @@ import json, sys
 d = json.load(sys.stdin)
 print('%s SDK: initialize answered in %.1f ms; %d updates; %s; evtool peak RSS %.1f MiB; %.0f s in all' % (
   '$client'.upper() if '$client' == 'ts' else 'Go', d['initMs'], d.get('updateCount', 0),
-  ('longest line %d bytes' % d['maxLine']) if 'maxLine' in d else 'results ' + json.dumps(d['results']),
+  ('longest line %d bytes' % d['maxLine']) if 'maxLine' in d else '%d prompt results, stop reasons %s' % (len(d['results']), sorted({r['stopReason'] for r in d['results']})),
   $rss / 1024, $end - $start))"
 done
 # The longest message evtool writes for it, as bytes.
