@@ -435,7 +435,9 @@ func newPacer(rate int) *pacer {
 	return p
 }
 
-// wait returns when one more send is within the rate.
+// wait returns when one more send is within the rate. A send may go into
+// debt; the debt is paid in one sleep once it reaches pauseAt sends, since
+// a sleep of a fraction of a millisecond lasts far longer under load.
 func (p *pacer) wait() {
 	if p.rate == 0 {
 		return
@@ -445,10 +447,11 @@ func (p *pacer) wait() {
 	now := time.Now()
 	p.tokens = min(rateBurst, p.tokens+now.Sub(p.last).Seconds()*p.rate)
 	p.last = now
-	if p.tokens < 1 {
-		time.Sleep(time.Duration((1 - p.tokens) / p.rate * float64(time.Second)))
-		p.tokens = 1
-		p.last = time.Now()
-	}
 	p.tokens--
+	if p.tokens < -pauseAt {
+		time.Sleep(time.Duration(-p.tokens / p.rate * float64(time.Second)))
+	}
 }
+
+// pauseAt is the debt, in sends, paid in one sleep.
+const pauseAt = 64
