@@ -181,12 +181,22 @@ type Reader struct {
 	par  *pipeline // the workers, once started
 }
 
+// RegularFile reports whether r is a regular file, whole on disk rather
+// than a live pipe: a Reader of one decodes with Lookahead. A caller that
+// wraps a file in a reader of its own asks this of the file first.
+func RegularFile(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // NewReader returns a Reader of r; file names it in diagnostics.
 func NewReader(r io.Reader, file string, opts Options) *Reader {
-	if f, ok := r.(*os.File); ok && !opts.Lookahead {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			opts.Lookahead = true
-		}
+	if !opts.Lookahead {
+		opts.Lookahead = RegularFile(r)
 	}
 	rd := &Reader{file: file, opts: opts, nd: ndjson.NewReader(r)}
 	switch {
