@@ -94,6 +94,12 @@ func TestACPAgreesWithOfficialSchema(t *testing.T) {
 					t.Fatal(err)
 				}
 				lines += strings.Count(out.String(), "\n")
+				if out.Len() == 0 && profile == acp.Basis && transcript == "false" {
+					// A stream of only the user's prompt and the run's
+					// end: the basis client sent the prompt itself, so
+					// its log has nothing to show, and nothing to check.
+					continue
+				}
 				sch := filepath.Join(official, "schema.json")
 				if profile == acp.Unstable {
 					sch = filepath.Join(official, "schema.unstable.json")
