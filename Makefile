@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test check bench compare fuzz fmt vet
+.PHONY: all build test check bench compare fuzz fmt vet acp-measure
 
 all: build
 
@@ -48,6 +48,12 @@ bench:
 # command, SIZE_MB the stream's size.
 compare:
 	bench/compare.sh
+
+# A generated recording of at least 200 MB replayed under both official ACP
+# SDKs: initialize latency, evtool's peak RSS, the longest message
+# (clients/measure.sh; needs Node.js). MB and DIALECT choose the recording.
+acp-measure: clients/acp/node_modules
+	clients/measure.sh $(or $(MB),210) $(or $(DIALECT),basis)
 
 # Long fuzzing runs, one target after another.
 fuzz:

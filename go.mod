@@ -3,6 +3,7 @@ module github.com/evtool/evtool
 go 1.26.8
 
 require (
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/schollz/progressbar/v3 v3.19.1

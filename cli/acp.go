@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
+	"io"
 	"os"
 
-	"github.com/evtool/evtool/adapters/acp"
-	"github.com/evtool/evtool/convert"
-	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/adapters/acp/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -47,35 +43,16 @@ func acpReplayCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := os.Open(args[0])
+			name := args[0]
+			f, err := os.Open(name)
 			if err != nil {
 				return ioErr(err)
 			}
-			defer f.Close()
-			to, _ := dialect.Lookup(acp.Name)
-			defaults := map[string]string{}
-			if sessionID != "" {
-				defaults["session_id"] = sessionID
-			}
-			var transcript bytes.Buffer
-			res, err := convert.Run(f, &transcript, args[0], convert.Options{From: fromD, To: to, Params: params, Defaults: defaults},
-				func(le *convert.LineError) { fmt.Fprintln(cmd.ErrOrStderr(), le.Error()) })
-			var empty *convert.EmptyError
-			if errors.As(err, &empty) {
-				return problem("%v", err)
-			}
+			f.Close() // opened only to report a missing file before the handshake
+			open := func() (io.ReadCloser, error) { return os.Open(name) }
+			err = replay.Serve(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), open, replay.Options{From: fromD, Name: name,
+				Profile: params["profile"], Meta: params["meta"] == "true", SessionID: sessionID, Log: cmd.ErrOrStderr()})
 			if err != nil {
-				return ioErr(err)
-			}
-			if res.Errors > 0 {
-				return problem("the recording has lines that could not be read")
-			}
-			script, err := acp.NewScript(transcript.Bytes())
-			if err != nil {
-				return ioErr(err)
-			}
-			sid := acp.SessionOf(transcript.Bytes())
-			if err := script.Replay(cmd.InOrStdin(), cmd.OutOrStdout(), sid); err != nil {
 				return ioErr(err)
 			}
 			return nil

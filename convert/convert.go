@@ -157,7 +157,9 @@ func (e *FailError) Error() string {
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
 	res := Result{Losses: &dialect.Losses{}}
 	in := &tracker{r: r, terminated: true}
-	rd := stream.NewReader(in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes})
+	// in hides the file from the Reader: ask of r whether it may look ahead.
+	rd := stream.NewReader(in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes,
+		Lookahead: stream.RegularFile(r)})
 	defer rd.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var enc dialect.Encoder

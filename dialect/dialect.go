@@ -43,6 +43,10 @@ type Dialect interface {
 type DecodeOptions struct {
 	// Provenance makes every event carry its source line in Src.
 	Provenance bool
+	// Lookahead says the input is a whole file, not a live pipe: a decoder
+	// may hold events back (within a bound) until a later line tells it a
+	// fact they need, such as the name of a tool a producer names last.
+	Lookahead bool
 }
 
 // Decoder turns the lines of one stream into canonical events.

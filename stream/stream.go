@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -95,6 +96,10 @@ type Options struct {
 	// number, every line gets the same verdict and the same events. With
 	// workers, read to io.EOF or call Close.
 	Workers int
+	// Lookahead lets the decoder hold events back until a later line names
+	// a fact they need (see dialect.DecodeOptions). NewReader sets it when
+	// r is a regular file; a live pipe is read without it.
+	Lookahead bool
 }
 
 // DefaultMaxLineBytes is the longest line a Reader accepts by default.
@@ -176,8 +181,23 @@ type Reader struct {
 	par  *pipeline // the workers, once started
 }
 
+// RegularFile reports whether r is a regular file, whole on disk rather
+// than a live pipe: a Reader of one decodes with Lookahead. A caller that
+// wraps a file in a reader of its own asks this of the file first.
+func RegularFile(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // NewReader returns a Reader of r; file names it in diagnostics.
 func NewReader(r io.Reader, file string, opts Options) *Reader {
+	if !opts.Lookahead {
+		opts.Lookahead = RegularFile(r)
+	}
 	rd := &Reader{file: file, opts: opts, nd: ndjson.NewReader(r)}
 	switch {
 	case opts.MaxLineBytes == 0:
@@ -238,7 +258,7 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 		}
 		r.dupOK = func(ptr string) bool { return allowed[ptr] }
 	}
-	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance})
+	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance, Lookahead: r.opts.Lookahead})
 	return nil
 }
 

@@ -109,7 +109,7 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 	case method == "session/prompt" && id.Exists():
 		d.turns++
 		d.turn = "turn-" + strconv.Itoa(d.turns)
-		d.prompts[id.Raw] = d.turn
+		d.prompts[strings.Clone(id.Raw)] = d.turn
 		d.open = true
 		var parts []string
 		p.Get("prompt").ForEach(func(_, b gjson.Result) bool {
@@ -124,7 +124,7 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 			{TurnID: d.turn, Synthetic: true, Body: &event.UserMessage{Text: text}}}
 	case method == "session/request_permission" && id.Exists():
 		call := p.Get("toolCall.toolCallId").Str
-		d.asks[id.Raw] = call
+		d.asks[strings.Clone(id.Raw)] = strings.Clone(call)
 		title := p.Get("toolCall.title").Str
 		return []*event.Event{{Body: &event.PermissionRequested{RequestID: id.Raw, CallID: call, Tool: d.names[call], Description: title}}}
 	case method == "" && id.Exists() && r.Get("result").Exists():
@@ -208,7 +208,7 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 		if name == "" {
 			name = u.Get("title").Str
 		}
-		d.names[id] = name
+		d.names[strings.Clone(id)] = strings.Clone(name)
 		call := &event.ToolCall{CallID: id, Name: name, Title: u.Get("title").Str, Kind: event.ToolKind(u.Get("kind").Str)}
 		if !call.Kind.Valid() {
 			call.Kind = event.KindOther
@@ -257,12 +257,18 @@ func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 	status := u.Get("status").Str
 	txt := strings.Join(all, "\n")
 	if len(all) > 0 && status != "completed" && status != "failed" {
-		prev := d.content[id]
-		chunk := txt
-		if strings.HasPrefix(txt, prev) {
-			chunk = txt[len(prev):]
+		// While a call runs, evtool shows its output first and its latest
+		// progress last.
+		output := all[0]
+		if len(all) > 1 {
+			out = append(out, &event.Event{Body: &event.ToolProgress{CallID: id, Name: d.names[id], Message: all[len(all)-1]}})
 		}
-		d.content[id] = txt
+		prev := d.content[id]
+		chunk := output
+		if strings.HasPrefix(output, prev) {
+			chunk = output[len(prev):]
+		}
+		d.content[strings.Clone(id)] = strings.Clone(output)
 		if chunk != "" {
 			out = append(out, &event.Event{Body: &event.ToolOutput{CallID: id, Name: d.names[id], Chunk: chunk}})
 		}

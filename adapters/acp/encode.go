@@ -12,11 +12,21 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
-	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
 )
 
 // Encoder writes canonical events as ACP JSON-RPC messages.
+//
+// Turns: a turn begins at turn_started (or, before any, at the first event
+// that needs one) and ends at turn_finished, at the next turn_started, at
+// session_finished or at the end of the stream; round_finished (one model
+// call inside a turn) never ends it. Before a turn ends, its open
+// permission requests are answered cancelled and its open calls are closed
+// as failed, outcome unknown, so that every turn is closed in itself. In a
+// transcript each turn is one session/prompt and its response; the turn's
+// prompt is what the client sent, so the user message that is the prompt
+// is not echoed (a notification log, which is the history session/load
+// streams, has it as user_message_chunk).
 type Encoder struct {
 	w          *bufio.Writer
 	loss       *dialect.Losses
@@ -42,12 +52,16 @@ type Encoder struct {
 	inMsg, inThink bool // a message or thought is being streamed
 	msgDelta       bool // the current message came as deltas
 
-	// transcript state
-	turnOpen  bool        // a turn has begun and not yet been answered
-	promptID  int         // id of the turn's session/prompt, 0 until it is sent
+	// The turn.
+	turnOpen  bool        // a turn has begun and not yet ended
+	explicit  bool        // it began with turn_started
+	promptID  int         // transcript: id of the turn's session/prompt, 0 until it is sent
 	prompt    string      // the prompt text, once known
-	usage     event.Usage // the turn's usage, for the unstable PromptResponse
+	gotPrompt bool        // the turn's prompt message was seen
+	usage     event.Usage // the turn's usage, summed from rounds and usage events
 	haveUsage bool
+	turnUsage *event.Usage // the turn's usage as turn_finished states it
+	failed    bool         // the turn's failure was shown to the user
 
 	// Permission requests, by key (the request id, or "call:" and the call
 	// id): the unanswered ones, also by call; an answered key as a digest in
@@ -64,7 +78,10 @@ type tool struct {
 	title, name string
 	kind        event.ToolKind
 	placeholder bool // the title is a stand-in for an unknown name
-	output      strings.Builder
+	output      capped
+	sent        int    // output bytes shown in the last update
+	progress    string // the latest progress text, shown after the output
+	diffs       []obj  // diff content from the call's input
 }
 
 // perm is an unanswered permission request. Requests are answered in the
@@ -105,11 +122,16 @@ func (e *Encoder) write(b []byte) error {
 	return e.w.WriteByte('\n')
 }
 
-// notify writes a session/update notification.
+// notify writes a session/update notification of the current turn.
 func (e *Encoder) notify(update obj, ev *event.Event) error {
-	if err := e.openPrompt(); err != nil {
+	if err := e.inTurn(); err != nil {
 		return err
 	}
+	return e.update(update, ev)
+}
+
+// update writes a session/update notification, in a turn or not.
+func (e *Encoder) update(update obj, ev *event.Event) error {
 	params := obj{}.str("sessionId", e.session).sub("update", update)
 	params = e.withMeta(params, ev)
 	return e.write(obj{}.str("jsonrpc", "2.0").str("method", "session/update").sub("params", params).bytes())
@@ -157,27 +179,48 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.session = b.SessionID
 		}
 		e.workspace = b.Workspace
+		if len(b.Commands) > 0 {
+			// Session-wide: sent before any turn, as an agent does right
+			// after session/new.
+			return e.update(obj{}.str("sessionUpdate", "available_commands_update").add("availableCommands", commands(b.Commands)), ev)
+		}
 		return nil
 	case *event.TurnStarted:
-		if err := e.answerTurn("end_turn"); err != nil { // the previous turn ended without saying so
+		e.endStreams()
+		var prompt string
+		if b.Prompt != nil {
+			prompt = *b.Prompt
+		}
+		if e.turnOpen && !e.explicit {
+			// What came before the first turn belongs to it.
+			e.explicit = true
+			if e.prompt == "" && e.promptID == 0 {
+				e.prompt = prompt
+			}
+			return nil
+		}
+		if err := e.endTurn("end_turn", false); err != nil { // the previous turn ended without saying so
 			return err
 		}
-		e.turnOpen, e.promptID, e.prompt = true, 0, ""
-		e.usage, e.haveUsage = event.Usage{}, false
-		e.endStreams()
-		if b.Prompt != nil {
-			e.prompt = *b.Prompt
-		}
+		e.beginTurn(true, prompt)
 		return nil
 	case *event.UserMessage:
 		e.endStreams()
-		if e.transcript && e.turnOpen && e.promptID == 0 {
-			e.prompt = b.Text
+		if !e.turnOpen {
+			e.beginTurn(false, b.Text)
 		}
-		if e.basis() {
-			return nil // the client sent it; echoing it doubles it (basis's rule)
+		if !e.gotPrompt && (e.prompt == b.Text || e.prompt == "" && e.promptID == 0) {
+			// The turn's prompt. In a transcript the client's session/prompt
+			// carries it, so it is not echoed back; a log (the history
+			// session/load streams) shows it.
+			e.gotPrompt, e.prompt = true, b.Text
+			if e.transcript || e.basis() {
+				return e.inTurn()
+			}
+		} else if e.basis() {
+			return nil // basis's own mapping never echoes a user message
 		}
-		return e.notify(obj{}.str("sessionUpdate", "user_message_chunk").sub("content", text(b.Text)), ev)
+		return e.chunks(ev, "user_message_chunk", b.Text, "")
 	case *event.MessageDelta:
 		return e.chunk(ev, b.Text, b.MessageID, false, true)
 	case *event.Message:
@@ -213,22 +256,34 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", "in_progress"), ev)
 	case *event.ToolProgress:
 		e.endStreams()
-		if t, _, err := e.known(ev, b.CallID, b.Name, ""); err != nil || t == nil {
+		t, _, err := e.known(ev, b.CallID, b.Name, "")
+		if err != nil || t == nil {
 			return err
 		}
-		// ACP has no progress field: progress becomes the title, so a
-		// client showing the call sees it change (basis's mapping).
-		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("title", b.Message), ev)
+		if e.basis() {
+			// basis's mapping: progress becomes the title.
+			return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("title", clip(b.Message, maxTitle)), ev)
+		}
+		// Progress is shown in the call's content, after its output, until
+		// the call ends; the title stays the call's own.
+		t.progress = strings.Clone(clip(b.Message, maxTitle))
+		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).add("content", arr(t.content(true)...)), ev)
 	case *event.ToolOutput:
 		e.endStreams()
 		t, _, err := e.known(ev, b.CallID, b.Name, "")
 		if err != nil || t == nil {
 			return err
 		}
-		t.output.WriteString(b.Chunk)
-		// content replaces the stored collection: send all of it.
+		t.output.add(b.Chunk)
+		// content replaces the stored collection, so each update carries
+		// the whole output so far: every chunk while it is short, then each
+		// time it has doubled, and nothing more once it reaches its cap.
+		if !t.due() {
+			return nil
+		}
+		t.sent = t.output.n
 		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).
-			add("content", arr(textContent(t.output.String()))), ev)
+			add("content", arr(t.content(true)...)), ev)
 	case *event.ToolFinished:
 		e.endStreams()
 		return e.toolFinished(ev, b)
@@ -241,7 +296,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		e.endStreams()
 		var entries []obj
 		for _, p := range b.Entries {
-			entries = append(entries, obj{}.str("content", p.Content).str("priority", priority(p.Priority)).str("status", planStatus(p.Status)))
+			entries = append(entries, obj{}.str("content", clip(p.Content, maxTitle)).str("priority", priority(p.Priority)).str("status", planStatus(p.Status)))
 			if p.Status != "pending" && p.Status != "in_progress" && p.Status != "completed" {
 				e.loss.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
 			}
@@ -265,12 +320,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		e.endStreams()
 		if e.profile == Unstable && b.Message != "" {
 			sev := cmp.Or(b.Severity, event.SeverityInfo)
-			return e.notify(obj{}.str("sessionUpdate", "notice").str("severity", string(sev)).str("title", b.Message), ev)
+			return e.notify(obj{}.str("sessionUpdate", "notice").str("severity", string(sev)).str("title", clip(b.Message, maxTitle)), ev)
 		}
 		return e.thought(ev, b.Message)
 	case *event.Retry:
 		e.endStreams()
-		return e.thought(ev, "retrying after "+b.Error+" (attempt "+u64(b.Attempt)+"/"+u64(b.MaxAttempts)+")")
+		return e.thought(ev, retryText(b))
 	case *event.Error:
 		e.endStreams()
 		return e.thought(ev, "error: "+b.Message)
@@ -278,29 +333,84 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		e.addUsage(b)
 		e.loss.Add(lossUsage)
 		return nil
-	case *event.TurnFinished:
-		e.endStreams()
+	case *event.RoundFinished:
+		// One model call inside the turn: its usage counts toward the
+		// turn's; the turn goes on.
 		if b.Usage != nil {
 			e.addUsage(b.Usage)
 		}
-		if b.Text != nil && e.msgs == 0 && *b.Text != "" {
+		return nil
+	case *event.TurnFinished:
+		e.endStreams()
+		if b.Usage != nil {
+			u := *b.Usage
+			e.turnUsage = &u
+		}
+		if b.Text != nil && e.msgs == 0 && *b.Text != "" && e.turnOpen {
 			// An answer that was never streamed still reaches the client.
 			if err := e.chunk(ev, *b.Text, "", false, false); err != nil {
 				return err
 			}
 			e.inMsg = false
 		}
-		return e.answerTurn(stopReason(b.Status, b.StopReason, ""))
+		if b.Status == event.StatusError {
+			if err := e.showFailure(ev, b.Reason); err != nil {
+				return err
+			}
+		}
+		return e.endTurn(stopReason(b.Status, b.StopReason, ""), false)
 	case *event.SessionFinished:
 		e.endStreams()
-		reason := stopReason(b.Status, "", b.StoppedBy)
-		return e.answerTurn(reason)
+		if b.Status == event.StatusError && e.turnOpen {
+			if err := e.showFailure(ev, b.Message); err != nil {
+				return err
+			}
+		}
+		return e.endTurn(stopReason(b.Status, "", b.StoppedBy), true)
 	case *event.Unknown:
 		e.loss.AddDetail(lossUnknownEvent, b.Dialect)
 		return nil
 	}
 	e.loss.AddDetail(lossNoSuchUpdate, string(ev.Type()))
 	return nil
+}
+
+// finite writes numbers a double cannot hold as strings, counted.
+func (e *Encoder) finite(raw []byte) []byte {
+	raw, changed := finiteNumbers(raw)
+	if changed {
+		e.loss.Add(lossBigNumber)
+	}
+	return raw
+}
+
+// showFailure tells the user, once per turn, that the run failed and why.
+func (e *Encoder) showFailure(ev *event.Event, reason string) error {
+	if e.failed || e.basis() {
+		return nil
+	}
+	e.failed = true
+	msg := "The recorded run failed."
+	if reason != "" {
+		msg = "The recorded run failed: " + reason
+	}
+	e.inMsg = false
+	err := e.chunk(ev, msg, "", false, false)
+	e.inMsg = false
+	return err
+}
+
+// commands renders prompt templates as ACP AvailableCommands.
+func commands(cs []event.Command) []byte {
+	items := make([]obj, 0, len(cs))
+	for _, c := range cs {
+		o := obj{}.str("name", strings.TrimPrefix(c.Name, "/")).str("description", clip(c.Description, maxTitle))
+		if c.Hint != "" {
+			o = o.sub("input", obj{}.str("hint", clip(c.Hint, maxTitle)))
+		}
+		items = append(items, o)
+	}
+	return arr(items...)
 }
 
 // chunk writes a message or thought chunk; messageId is stable within one
@@ -321,18 +431,34 @@ func (e *Encoder) chunk(ev *event.Event, s, id string, thought, delta bool) erro
 		}
 		e.inThink = false
 	}
-	u := obj{}.str("sessionUpdate", kind)
-	if !e.basis() {
-		if id == "" {
-			if thought {
-				id = "thought-" + strconv.Itoa(e.thoughts)
-			} else {
-				id = "msg-" + strconv.Itoa(e.msgs)
-			}
+	if !e.basis() && id == "" {
+		if thought {
+			id = "thought-" + strconv.Itoa(e.thoughts)
+		} else {
+			id = "msg-" + strconv.Itoa(e.msgs)
 		}
-		u = u.str("messageId", id)
 	}
-	return e.notify(u.sub("content", text(s)), ev)
+	return e.chunks(ev, kind, s, id)
+}
+
+// chunks writes text as chunks of one message (one id), as many as it
+// takes to keep each message under the size limit.
+func (e *Encoder) chunks(ev *event.Event, kind, s, id string) error {
+	for first := true; first || s != ""; first = false {
+		part := s
+		if len(part) > maxText {
+			part = s[:cut(s, maxText)]
+		}
+		s = s[len(part):]
+		u := obj{}.str("sessionUpdate", kind)
+		if id != "" && !e.basis() {
+			u = u.str("messageId", id)
+		}
+		if err := e.notify(u.sub("content", text(part)), ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // endStreams ends the message or thought being streamed: the next chunk
@@ -354,14 +480,17 @@ func (e *Encoder) toolCall(ev *event.Event, b *event.ToolCall) error {
 }
 
 // announce writes the tool_call that makes a call known, with its status.
-func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.ToolKind, input json.RawMessage, status string, extra func(obj) obj) error {
+func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.ToolKind, input json.RawMessage, status string, extra func(*tool, obj) obj) error {
+	if err := e.inTurn(); err != nil {
+		return err
+	}
 	e.announced++
 	// Clone: a decoder's strings may share the memory of a whole line.
 	t := &tool{rank: e.announced, name: strings.Clone(name)}
 	e.tools[strings.Clone(id)] = t
-	t.title = strings.Clone(title)
+	t.title = strings.Clone(clip(title, maxTitle))
 	if strings.TrimSpace(title) == "" {
-		t.title = t.name
+		t.title = clip(t.name, maxTitle)
 	}
 	if t.title == "" {
 		t.title, t.placeholder = placeholderTitle, true
@@ -375,14 +504,28 @@ func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.T
 	if e.profile == Unstable && name != "" {
 		u = u.str("name", name)
 	}
-	if len(input) > 0 && (string(input) != "null" || e.basis()) {
-		u = u.raw("rawInput", input)
+	if len(input) > maxRaw {
+		e.loss.Add(lossLargeToolInput)
+		input = nil
 	}
-	if loc := e.locations(input); loc != nil && !e.basis() {
-		u = u.add("locations", loc)
+	if len(input) > 0 && (string(input) != "null" || e.basis()) {
+		u = u.raw("rawInput", e.finite(input))
+	}
+	if !e.basis() {
+		var loc []byte
+		t.diffs, loc = e.edits(input)
+		if len(t.diffs) > 0 && extra == nil {
+			u = u.add("content", arr(t.diffs...))
+		}
+		if loc == nil {
+			loc = e.locations(input)
+		}
+		if loc != nil {
+			u = u.add("locations", loc)
+		}
 	}
 	if extra != nil {
-		u = extra(u)
+		u = extra(t, u)
 	}
 	return e.notify(u, ev)
 }
@@ -413,38 +556,53 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	if b.Status != "success" {
 		status = "failed" // ACP has no cancelled or rejected tool status
 	}
-	var content []obj
-	switch {
-	case e.basis():
+	var texts []string
+	if e.basis() {
 		s := ""
 		if b.Summary != nil {
 			s = *b.Summary
 		}
-		content = []obj{textContent(s)}
-	case e.tools[b.CallID] != nil && e.tools[b.CallID].output.Len() > 0:
-		content = []obj{textContent(e.tools[b.CallID].output.String())}
-	case b.Output != nil && *b.Output != "":
-		content = []obj{textContent(*b.Output)}
-	case b.Summary != nil && *b.Summary != "":
-		content = []obj{textContent(*b.Summary)}
-	case b.Error != "":
-		content = []obj{textContent(b.Error)}
-	}
-	if !e.basis() && b.Error != "" && len(content) > 0 && !strings.Contains(string(content[0].bytes()), b.Error) {
-		content = append(content, textContent(b.Error))
+		texts = []string{clip(s, maxText)}
+	} else {
+		switch t := e.tools[b.CallID]; {
+		case t != nil && t.output.n > 0:
+			texts = []string{t.output.text()}
+		case b.Output != nil && *b.Output != "":
+			var c capped
+			c.add(*b.Output)
+			texts = []string{c.text()}
+		case b.Summary != nil && *b.Summary != "":
+			texts = []string{clip(*b.Summary, maxText)}
+		}
+		// The error, unless the text shown already says it.
+		if b.Error != "" && !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, b.Error) }) {
+			texts = append(texts, clip(b.Error, maxText))
+		}
 	}
 	if err := e.answerPermission(b.CallID, b.Status); err != nil {
 		return err
 	}
-	rest := func(u obj) obj {
+	rest := func(t *tool, u obj) obj {
+		var content []obj
+		if t != nil {
+			content = append(content, t.diffs...)
+		}
+		if e.basis() {
+			// basis's mapping: the summary only.
+		} else if d, loc := e.edits(b.Edit); len(d) > 0 && (t == nil || len(t.diffs) == 0) {
+			content = append(content, d...)
+			u = u.add("locations", loc)
+		} else if loc := e.editLocations(b.Edit); loc != nil {
+			u = u.add("locations", loc)
+		}
+		for _, s := range texts {
+			content = append(content, textContent(s))
+		}
 		if content != nil {
 			u = u.add("content", arr(content...))
 		}
 		if raw := rawOutput(b); raw != nil && !e.basis() {
 			u = u.add("rawOutput", raw)
-		}
-		if loc := e.editLocations(b.Edit); loc != nil && !e.basis() {
-			u = u.add("locations", loc)
 		}
 		return u
 	}
@@ -463,32 +621,62 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	defer e.finish(b.CallID, t)
 	u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", status)
 	if t.placeholder && b.Name != "" && !e.basis() {
-		// The name was unknown when the call was announced (mermaid).
-		t.title, t.placeholder = b.Name, false
-		u = u.str("title", b.Name)
+		// The name was unknown when the call was announced (mermaid on a
+		// live pipe).
+		t.title, t.placeholder = clip(b.Name, maxTitle), false
+		u = u.str("title", t.title)
 		if b.Kind.Valid() && b.Kind != t.kind {
 			t.kind = b.Kind
 			u = u.str("kind", string(b.Kind))
 		}
 	}
-	return e.notify(rest(u), ev)
+	return e.notify(rest(t, u), ev)
 }
 
 func rawOutput(b *event.ToolFinished) []byte {
 	o := obj{}
 	if b.Command != "" {
-		o = o.str("command", b.Command)
+		o = o.str("command", clip(b.Command, maxTitle))
 	}
 	if b.ExitCode != nil {
 		o = o.add("exit_code", []byte(strconv.FormatInt(*b.ExitCode, 10)))
 	}
 	if b.Output != nil && (b.Command != "" || b.ExitCode != nil) {
-		o = o.str("output", *b.Output)
+		var c capped
+		c.add(*b.Output)
+		o = o.str("output", c.text())
 	}
 	if len(o) == 0 {
 		return nil
 	}
 	return o.bytes()
+}
+
+// content is what a call shows while it runs: its output so far (capped,
+// with a note), then its latest progress.
+func (t *tool) content(progress bool) []obj {
+	var c []obj
+	c = append(c, t.diffs...)
+	if t.output.n > 0 {
+		c = append(c, textContent(t.output.text()))
+	}
+	if progress && t.progress != "" {
+		c = append(c, textContent(t.progress))
+	}
+	return c
+}
+
+// due reports whether the call's output has grown enough since the last
+// update to send another.
+func (t *tool) due() bool {
+	n := t.output.n
+	switch {
+	case t.output.full && t.sent >= len(t.output.b):
+		return false // capped: the end of the call shows the rest's size
+	case n <= eagerOutput:
+		return true
+	}
+	return n >= 2*t.sent || t.output.full
 }
 
 // locations finds the absolute path a tool input names.
@@ -497,11 +685,9 @@ func (e *Encoder) locations(input json.RawMessage) []byte {
 		return nil
 	}
 	r := gjson.ParseBytes(input)
-	for _, k := range []string{"path", "file_path", "filePath", "file"} {
-		if v := r.Get(k); v.Type == gjson.String && v.Str != "" {
-			if p := e.absolute(v.Str); p != "" {
-				return arr(obj{}.str("path", p))
-			}
+	if p := pathOf(r); p != "" {
+		if p := e.absolute(p); p != "" {
+			return arr(obj{}.str("path", p))
 		}
 	}
 	return nil
@@ -552,7 +738,7 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 		}
 		t = e.tools[b.CallID]
 	}
-	if err := e.openPrompt(); err != nil {
+	if err := e.inTurn(); err != nil {
 		return err
 	}
 	id := e.nextID
@@ -562,8 +748,9 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 		key = "call:" + b.CallID
 	}
 	e.ask(key, b.CallID, id)
-	// The request shows the tool call; its description is what the person
-	// is asked, so it becomes the call's title.
+	// The request shows the tool call. A client applies its toolCall to
+	// the call, so the title stays the call's own; what the person is
+	// asked (the description) is shown as the call's content.
 	var title string
 	var kind event.ToolKind
 	if t != nil {
@@ -571,15 +758,14 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 	} else {
 		title, kind = e.closedTool(finished) // a request after the call finished
 	}
-	if b.Description != "" && !e.basis() {
-		title = b.Description
-		if t != nil {
-			t.title, t.placeholder = strings.Clone(title), false
-		} else {
-			e.done.Add(b.CallID, e.closedValue(kind, title))
-		}
-	}
 	call := obj{}.str("toolCallId", b.CallID).str("title", title).str("kind", string(kind)).str("status", "pending")
+	if b.Description != "" && b.Description != title && !e.basis() {
+		var c []obj
+		if t != nil {
+			c = t.content(false)
+		}
+		call = call.add("content", arr(append(c, textContent(clip(b.Description, maxText)))...))
+	}
 	params := obj{}.str("sessionId", e.session).sub("toolCall", call).add("options", permissionOptions)
 	params = e.withMeta(params, ev)
 	if !e.meta && len(b.Preview) > 0 && string(b.Preview) != "null" {
@@ -647,87 +833,39 @@ func (e *Encoder) answer(p *perm, outcome obj) error {
 	return e.write(obj{}.str("jsonrpc", "2.0").num("id", p.id).sub("result", obj{}.sub("outcome", outcome)).bytes())
 }
 
-// openPrompt writes, in a transcript, the client's session/prompt before
-// the first message of its turn.
-func (e *Encoder) openPrompt() error {
+// beginTurn opens a turn; explicit says turn_started opened it.
+func (e *Encoder) beginTurn(explicit bool, prompt string) {
+	e.turnOpen, e.explicit, e.promptID, e.prompt, e.gotPrompt = true, explicit, 0, prompt, false
+	e.usage, e.haveUsage, e.turnUsage, e.failed = event.Usage{}, false, nil, false
+}
+
+// inTurn makes sure a turn is open before an update of it: a source
+// without turn events has one turn. In a transcript it writes the client's
+// session/prompt before the turn's first message.
+func (e *Encoder) inTurn() error {
+	if !e.turnOpen {
+		e.beginTurn(false, "")
+	}
 	if !e.transcript || e.promptID != 0 {
 		return nil
 	}
-	if !e.turnOpen {
-		e.turnOpen = true // a source without turn events has one turn
-	}
 	e.promptID = e.nextID
 	e.nextID++
-	params := e.withMeta(obj{}.str("sessionId", e.session).add("prompt", arr(text(e.prompt))), nil)
+	params := e.withMeta(obj{}.str("sessionId", e.session).add("prompt", arr(text(clip(e.prompt, maxText)))), nil)
 	return e.write(obj{}.str("jsonrpc", "2.0").num("id", e.promptID).str("method", "session/prompt").sub("params", params).bytes())
 }
 
-// answerTurn writes, in a transcript, the response that ends the turn.
-func (e *Encoder) answerTurn(reason string) error {
-	if !e.transcript || !e.turnOpen {
+// endTurn closes the open turn in itself: its open permission requests
+// are answered cancelled, its open calls closed as failed, and in a
+// transcript the prompt is answered with the stop reason (and, in the
+// unstable profile, the counts the source stated).
+func (e *Encoder) endTurn(reason string, atEnd bool) error {
+	if !e.turnOpen {
 		return nil
 	}
-	if err := e.openPrompt(); err != nil {
+	if err := e.inTurn(); err != nil { // a turn with no updates still has its prompt
 		return err
 	}
-	result := obj{}.str("stopReason", reason)
-	if e.profile == Unstable && e.haveUsage {
-		u := e.usage
-		usage := obj{}.add("totalTokens", []byte(strconv.FormatUint(total(u), 10))).
-			add("inputTokens", []byte(u64(u.InputTokens))).add("outputTokens", []byte(u64(u.OutputTokens)))
-		if u.ThoughtsTokens != nil {
-			usage = usage.add("thoughtTokens", []byte(u64(u.ThoughtsTokens)))
-		}
-		if u.CacheReadTokens != nil {
-			usage = usage.add("cachedReadTokens", []byte(u64(u.CacheReadTokens)))
-		}
-		if u.CacheCreationTokens != nil {
-			usage = usage.add("cachedWriteTokens", []byte(u64(u.CacheCreationTokens)))
-		}
-		result = result.sub("usage", usage)
-	}
-	id := e.promptID
-	// An update after this response belongs to a new turn, with a prompt of its own.
-	e.turnOpen, e.promptID, e.prompt = false, 0, ""
-	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).sub("result", result).bytes())
-}
-
-func (e *Encoder) addUsage(u *event.Usage) {
-	e.haveUsage = true
-	add := func(dst **uint64, v *uint64) {
-		if v == nil {
-			return
-		}
-		if *dst == nil {
-			*dst = new(uint64)
-		}
-		**dst += *v
-	}
-	add(&e.usage.InputTokens, u.InputTokens)
-	add(&e.usage.OutputTokens, u.OutputTokens)
-	add(&e.usage.CacheReadTokens, u.CacheReadTokens)
-	add(&e.usage.CacheCreationTokens, u.CacheCreationTokens)
-	add(&e.usage.ThoughtsTokens, u.ThoughtsTokens)
-	add(&e.usage.TotalTokens, u.TotalTokens)
-}
-
-func total(u event.Usage) uint64 {
-	if u.TotalTokens != nil {
-		return *u.TotalTokens
-	}
-	n := uint64(0)
-	for _, p := range []*uint64{u.InputTokens, u.OutputTokens, u.ThoughtsTokens} {
-		if p != nil {
-			n += *p
-		}
-	}
-	return n
-}
-
-// Close implements dialect.Encoder: every call still open is closed as
-// failed with an outcome-unknown text, and in a transcript every open
-// request is answered.
-func (e *Encoder) Close() error {
 	// Open permission requests are answered first: a client must not see
 	// a call end while it is still asking about it.
 	open := make([]*perm, 0, len(e.perms))
@@ -744,16 +882,98 @@ func (e *Encoder) Close() error {
 		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(e.tools[a].rank, e.tools[b].rank) })
+	note := "outcome unknown: the turn ended before this tool call finished"
+	if atEnd {
+		note = "outcome unknown: the recording ended before this tool call finished"
+	}
 	for _, id := range ids {
-		delete(e.tools, id)
+		t := e.tools[id]
 		e.loss.Add(lossSynthesizedFailedToolCall)
 		u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", id).str("status", "failed").
-			add("content", arr(textContent("outcome unknown: the recording ended before this tool call finished")))
-		if err := e.notify(u, nil); err != nil {
+			add("content", arr(append(t.content(false), textContent(note))...))
+		if err := e.update(u, nil); err != nil {
 			return err
 		}
+		e.finish(id, t)
 	}
-	if err := e.answerTurn("end_turn"); err != nil {
+	e.endStreams()
+	id := e.promptID
+	// An update after this belongs to a new turn, with a prompt of its own.
+	usage := e.turnUsage
+	if usage == nil && e.haveUsage {
+		usage = &e.usage
+	}
+	e.turnOpen, e.explicit, e.promptID, e.prompt = false, false, 0, ""
+	if !e.transcript {
+		return nil
+	}
+	result := obj{}.str("stopReason", reason)
+	if e.profile == Unstable && usage != nil {
+		if u := usageObj(usage); len(u) > 0 {
+			result = result.sub("usage", u)
+		}
+	}
+	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).sub("result", result).bytes())
+}
+
+// usageObj renders the turn's usage. ACP's Usage requires totalTokens,
+// inputTokens and outputTokens: it is written only when the source states
+// input and output (the total is the stated one, else their sum with the
+// thoughts); the optional counts only when stated. A count the source does
+// not state is never written as 0.
+func usageObj(u *event.Usage) obj {
+	if u.InputTokens == nil || u.OutputTokens == nil {
+		return nil
+	}
+	total := u.TotalTokens
+	if total == nil {
+		n := *u.InputTokens + *u.OutputTokens
+		if u.ThoughtsTokens != nil {
+			n += *u.ThoughtsTokens
+		}
+		total = &n
+	}
+	o := obj{}
+	for _, f := range []struct {
+		k string
+		v *uint64
+	}{{"totalTokens", total}, {"inputTokens", u.InputTokens}, {"outputTokens", u.OutputTokens},
+		{"thoughtTokens", u.ThoughtsTokens}, {"cachedReadTokens", u.CacheReadTokens}, {"cachedWriteTokens", u.CacheCreationTokens}} {
+		if f.v != nil {
+			o = o.add(f.k, []byte(strconv.FormatUint(*f.v, 10)))
+		}
+	}
+	return o
+}
+
+func (e *Encoder) addUsage(u *event.Usage) {
+	e.haveUsage = true
+	add := func(dst **uint64, v *uint64) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = new(uint64)
+		}
+		if **dst+*v < **dst {
+			**dst = ^uint64(0) // saturate rather than wrap
+			return
+		}
+		**dst += *v
+	}
+	add(&e.usage.InputTokens, u.InputTokens)
+	add(&e.usage.OutputTokens, u.OutputTokens)
+	add(&e.usage.CacheReadTokens, u.CacheReadTokens)
+	add(&e.usage.CacheCreationTokens, u.CacheCreationTokens)
+	add(&e.usage.ThoughtsTokens, u.ThoughtsTokens)
+	add(&e.usage.TotalTokens, u.TotalTokens)
+}
+
+// Close implements dialect.Encoder: a turn still open is closed in itself
+// (its calls failed with an outcome-unknown text, its requests answered
+// cancelled) and, in a transcript, answered end_turn.
+func (e *Encoder) Close() error {
+	if err := e.endTurn("end_turn", true); err != nil {
 		return err
 	}
 	if e.meta && len(e.carry) > 0 {
@@ -897,8 +1117,6 @@ func planStatus(s string) string {
 	return "pending"
 }
 
-// debugName renders a status as Rust's Debug does for basis's enums:
-// "running" → "Running", "background_task" → "BackgroundTask".
 // taskLabel names a task status in a thought, as basis's own ACP mapping
 // prints its task states: [Spawned] for a task not yet running, and so on.
 func taskLabel(s event.TaskStatus) string {
@@ -917,11 +1135,14 @@ func taskLabel(s event.TaskStatus) string {
 	return "Unknown"
 }
 
-func u64(p *uint64) string {
-	if p == nil {
-		return "0"
+// retryText says what is retried, with the counts the source states.
+func retryText(b *event.Retry) string {
+	s := "retrying after " + b.Error
+	switch {
+	case b.Attempt != nil && b.MaxAttempts != nil:
+		s += " (attempt " + strconv.FormatUint(*b.Attempt, 10) + "/" + strconv.FormatUint(*b.MaxAttempts, 10) + ")"
+	case b.Attempt != nil:
+		s += " (attempt " + strconv.FormatUint(*b.Attempt, 10) + ")"
 	}
-	return strconv.FormatUint(*p, 10)
+	return s
 }
-
-var _ = jsonenc.String

@@ -52,7 +52,13 @@ var (
 		"not recorded; inferred from the tool's outcome")
 	lossSynthesizedFailedToolCall = dialect.SynthesizeKind("acp/synthesized-failed-tool-call",
 		"failed tool_call update for a call left open", "failed tool_call updates for calls left open",
-		"the recording ends before the calls finish; ACP clients need every call closed")
+		"the turn or the recording ends before the calls finish; ACP clients need every call closed")
+	lossBigNumber = dialect.ApproximateKind("acp/big-number",
+		"number beyond a double's range", "numbers beyond a double's range",
+		"ACP clients read numbers as doubles; written as strings of the same text")
+	lossLargeToolInput = dialect.DropKind("acp/large-tool-input",
+		"tool input too large for one message", "tool inputs too large for one message",
+		"an ACP message stays under 8 MiB; the input is left out")
 )
 
 // LossKinds implements dialect.LossLister.
@@ -74,6 +80,8 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossPermissionOutcomeUnasked,
 		lossPermissionAnswerInferred,
 		lossSynthesizedFailedToolCall,
+		lossBigNumber,
+		lossLargeToolInput,
 	}
 }
 

@@ -72,6 +72,7 @@ func TestCheckerMemory(t *testing.T) {
 	ch.End(n, report)
 	want := []string{
 		acp.RuleToolCallTwice + `: a second tool_call for "call_0000000"`,
+		acp.RuleTurnClosed + `: the turn ends with tool call "call_0000002" still in_progress`,
 		acp.RuleToolCallOpen + `: tool call "call_0000002" is still in_progress at the end of the stream`,
 	}
 	if len(findings) != len(want) {

@@ -26,6 +26,7 @@ const (
 	RuleUnknownID      = "acp/response-unknown-id"
 	RuleUnanswered     = "acp/request-unanswered"
 	RuleUnstableUpdate = "acp/unstable-variant"
+	RuleTurnClosed     = "acp/turn-closed"
 )
 
 // Rules implements dialect.RuleLister.
@@ -43,6 +44,7 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.WarningRule(RuleUnknownID, "a response answers a request of the stream"),
 		dialect.WarningRule(RuleUnanswered, "every request of a transcript is answered"),
 		dialect.WarningRule(RuleUnstableUpdate, "session updates are stable v1 variants (unstable ones are opt-in)"),
+		dialect.ErrorRule(RuleTurnClosed, "a turn is closed in itself: its tool calls completed or failed and its permission requests answered before its session/prompt response"),
 	}
 }
 
@@ -183,6 +185,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		if q.method == "session/prompt" {
 			c.answered++
 			c.turn = false
+			c.turnClosed(n, report)
 		}
 		return
 	default:
@@ -274,6 +277,31 @@ func (c *checker) custom(o gjson.Result, ptr string, allowed []string, errf func
 		}
 		return true
 	})
+}
+
+// turnClosed reports, at a prompt's response, the calls still open and the
+// permission requests still unanswered: the turn left them for the next.
+func (c *checker) turnClosed(n int, report func(dialect.Finding)) {
+	open := make([]string, 0, len(c.tools))
+	for id := range c.tools {
+		open = append(open, id)
+	}
+	slices.SortFunc(open, func(a, b string) int { return cmp.Compare(c.tools[a].rank, c.tools[b].rank) })
+	for _, id := range open {
+		report(dialect.Finding{Line: n, Severity: dialect.Error, Rule: RuleTurnClosed,
+			Message: fmt.Sprintf("the turn ends with tool call %q still %s", id, c.tools[id].status)})
+	}
+	var asks []string
+	for id, q := range c.requests {
+		if q.method == "session/request_permission" {
+			asks = append(asks, id)
+		}
+	}
+	slices.SortFunc(asks, func(a, b string) int { return c.requests[a].line - c.requests[b].line })
+	for _, id := range asks {
+		report(dialect.Finding{Line: n, Severity: dialect.Error, Rule: RuleTurnClosed,
+			Message: fmt.Sprintf("the turn ends with permission request %s (line %d) unanswered", id, c.requests[id].line)})
+	}
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {

@@ -39,6 +39,10 @@ func TestRules(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`, upd(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"late"}}`)}, Want: []ruletest.Want{{Line: 3, Rule: acp.RuleAfterResponse}}},
 		{Name: "response to nothing", Lines: []string{`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleUnknownID}}},
 		{Name: "unanswered request", Lines: []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleUnanswered}}},
+		{Name: "call left open by its turn", Lines: []string{`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`, upd(call),
+			`{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c1"},"options":[]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`, `{"jsonrpc":"2.0","id":2,"result":{"outcome":{"outcome":"cancelled"}}}`, upd(finish)},
+			Want: []ruletest.Want{{Line: 4, Rule: acp.RuleTurnClosed}, {Line: 4, Rule: acp.RuleTurnClosed}, {Line: 6, Rule: acp.RuleAfterResponse}}},
 		{Name: "unstable variant", Lines: []string{upd(`{"sessionUpdate":"notice","severity":"info","title":"hi"}`)}, Want: []ruletest.Want{{Line: 1, Rule: acp.RuleUnstableUpdate}}},
 	})
 }
@@ -69,7 +73,7 @@ func TestReadTranscript(t *testing.T) {
 			t.Errorf("tool_finished: %+v", f)
 		}
 	}
-	want := "session_started turn_started user_message tool_call permission_requested permission_resolved tool_finished reasoning_delta reasoning_delta turn_finished session_finished"
+	want := "session_started turn_started user_message tool_call permission_requested permission_resolved tool_finished reasoning_delta reasoning_delta message_delta turn_finished session_finished"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -102,7 +106,7 @@ func TestInvariantsByConstruction(t *testing.T) {
 		`{"sessionUpdate":"tool_call","toolCallId":"late","title":"Tool call","kind":"other","status":"in_progress"}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"late","content":[{"type":"content","content":{"type":"text","text":"a"}}]}`,
 		`{"sessionUpdate":"tool_call_update","toolCallId":"late","content":[{"type":"content","content":{"type":"text","text":"ab"}}]}`,
-		`{"sessionUpdate":"tool_call_update","toolCallId":"late","status":"failed","content":[{"type":"content","content":{"type":"text","text":"outcome unknown: the recording ended before this tool call finished"}}]}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"late","status":"failed","content":[{"type":"content","content":{"type":"text","text":"ab"}},{"type":"content","content":{"type":"text","text":"outcome unknown: the recording ended before this tool call finished"}}]}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d messages:\n%s", len(lines), out.String())

@@ -3,6 +3,7 @@ package mermaid
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
@@ -16,18 +17,43 @@ type DecodeError = jsonobj.FieldError
 
 // Decoder reads mermaid lines into canonical events.
 //
-// mermaid names no turn start and names a tool only when it finishes, so the
-// decoder synthesises a turn_started before the first event of each turn and
-// a tool_call (with an empty name) the first time a call id appears.
+// A mermaid run is one user turn: mermaid is given one prompt and runs
+// until it writes result. Each turn_done ends one model call inside it (a
+// round; stop reason tool_use says the model goes on to call tools). The
+// decoder synthesises the turn_started before the run's first event and the
+// turn_finished before result.
+//
+// mermaid names a tool only when it finishes, so the decoder synthesises a
+// tool_call the first time a call id appears. Reading a file (Lookahead),
+// it holds the events from an unnamed call's tool_started back until the
+// call's tool_finished or approval_required names it, within a bound, so
+// that the tool_call carries the name and kind from the start; on a live
+// pipe the name comes with tool_finished.
 type Decoder struct {
 	opts    dialect.DecodeOptions
 	o       jsonobj.Object
 	res     jsonobj.Residue
 	session string
 	turns   int
-	turn    string // current turn id, "" between turns
+	turn    string // current turn id, "" before the run's first event
 	calls   map[string]bool
+	// The last round's stop reason: the turn's, unless the model stopped to
+	// call tools.
+	lastStop event.StopReason
+
+	// Lookahead: events held back, the unnamed calls among them (their
+	// synthetic tool_call), and the size of the lines behind them.
+	held      []*event.Event
+	unnamed   map[string]*event.ToolCall
+	heldBytes int
 }
+
+// Bounds of the lookahead: past either, held events go out with their
+// calls unnamed (named at their end, as on a live pipe).
+const (
+	maxHeldBytes  = 4 << 20
+	maxHeldEvents = 4096
+)
 
 // writtenAsNull lists, per type, the keys mermaid always writes, as null
 // when absent. A line that lacks one comes from an older producer; the
@@ -48,6 +74,66 @@ var taskShape = jsonobj.Shape{
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
+	if !d.opts.Lookahead {
+		return d.decode(out, line, n)
+	}
+	start := len(out)
+	out, err := d.decode(out, line, n)
+	return d.hold(out, start, len(line)), err
+}
+
+// hold keeps back the events from out[start:] while an unnamed call is
+// among the held ones, and returns out with what can go.
+func (d *Decoder) hold(out []*event.Event, start, size int) []*event.Event {
+	evs := out[start:]
+	for _, ev := range evs {
+		var id, name string
+		switch b := ev.Body.(type) {
+		case *event.ToolCall:
+			if b.Name == "" && ev.Synthetic {
+				if d.unnamed == nil {
+					d.unnamed = map[string]*event.ToolCall{}
+				}
+				d.unnamed[b.CallID] = b
+			}
+			continue
+		case *event.ToolFinished:
+			id, name = b.CallID, b.Name
+		case *event.PermissionRequested:
+			id, name = b.CallID, b.Tool
+		default:
+			continue
+		}
+		if tc := d.unnamed[id]; tc != nil && name != "" {
+			tc.Name, tc.Kind = name, toolKind(name)
+			delete(d.unnamed, id)
+		}
+	}
+	if len(d.held) == 0 && len(d.unnamed) == 0 {
+		return out
+	}
+	d.held = append(d.held, evs...)
+	d.heldBytes += size
+	out = out[:start]
+	if d.heldBytes > maxHeldBytes || len(d.held) > maxHeldEvents {
+		clear(d.unnamed) // named late, at their end
+	}
+	// Release up to the first call still unnamed.
+	i := 0
+	for ; i < len(d.held); i++ {
+		if tc, ok := d.held[i].Body.(*event.ToolCall); ok && d.unnamed[tc.CallID] == tc {
+			break
+		}
+	}
+	out = append(out, d.held[:i]...)
+	d.held = append(d.held[:0], d.held[i:]...)
+	if len(d.held) == 0 {
+		d.held, d.heldBytes = nil, 0
+	}
+	return out
+}
+
+func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
 	if !root.IsObject() {
 		return out, &DecodeError{Msg: "a mermaid line must be a JSON object"}
@@ -97,7 +183,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			res.Add("task_id", []byte(`""`)) // "" is a fact; null is its absence
 		}
 		s.SessionID, _ = o.Str("session_id")
-		d.session = s.SessionID
+		d.session = strings.Clone(s.SessionID)
 		ev.Body = s
 	case "text":
 		d.beginTurn(emit)
@@ -173,7 +259,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ev.Body = b
 	case "turn_done":
 		d.beginTurn(emit)
-		b := &event.TurnFinished{Status: event.StatusOK}
+		b := &event.RoundFinished{}
 		if t := nullableUint(o, "total_tokens", u64); t != nil {
 			b.Usage = &event.Usage{TotalTokens: t}
 		}
@@ -184,10 +270,10 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 				res.Add("stop_reason", jsonenc.String(nil, r))
 			}
 		}
-		ev.TurnID = d.turn
-		d.turn = ""
+		d.lastStop = b.StopReason
 		ev.Body = b
 	case "result":
+		d.beginTurn(emit)
 		b := &event.SessionFinished{Status: "ok"}
 		if s, ok := o.Str("response"); ok {
 			b.Text = &s
@@ -228,13 +314,35 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if !res.Empty() {
 		ev.Ext = event.Ext{Name: res.Bytes()}
 	}
-	switch ev.Body.(type) {
-	case *event.SessionStarted, *event.SessionFinished, *event.TurnFinished:
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+	case *event.SessionFinished:
+		emit(d.endTurn(b))
 	default:
 		ev.TurnID = d.turn
 	}
 	emit(ev)
 	return out, nil
+}
+
+// endTurn synthesises the turn_finished that result implies: the run's
+// one turn ends with the run's outcome and token total, and with the last
+// round's stop reason unless that round stopped to call tools.
+func (d *Decoder) endTurn(f *event.SessionFinished) *event.Event {
+	b := &event.TurnFinished{Status: f.Status}
+	if d.lastStop != event.StopToolUse {
+		b.StopReason = d.lastStop
+	}
+	if f.Status == event.StatusError {
+		b.Reason = f.Message
+	}
+	if f.Usage != nil {
+		u := *f.Usage
+		b.Usage = &u
+	}
+	ev := &event.Event{TurnID: d.turn, Synthetic: true, Body: b}
+	d.turn = ""
+	return ev
 }
 
 // toolStatus reads tool_finished's status. mermaid types it as a plain
@@ -269,7 +377,7 @@ func web(o *jsonobj.Object, res *jsonobj.Residue) json.RawMessage {
 	return json.RawMessage(v.Raw)
 }
 
-// beginTurn synthesises a turn_started when an event arrives between turns.
+// beginTurn synthesises the run's turn_started before its first event.
 func (d *Decoder) beginTurn(emit func(*event.Event)) {
 	if d.turn != "" {
 		return
@@ -284,12 +392,18 @@ func (d *Decoder) callFor(id, name string, emit func(*event.Event)) {
 	if d.calls[id] {
 		return
 	}
-	d.calls[id] = true
+	d.calls[strings.Clone(id)] = true // a gjson string keeps its whole line alive
 	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name, Kind: kindOf(name)}})
 }
 
-// End implements dialect.Decoder. A stream without result stays truncated.
-func (d *Decoder) End(out []*event.Event) []*event.Event { return out }
+// End implements dialect.Decoder: what is held back goes out. A stream
+// without result stays truncated: its turn is not ended.
+func (d *Decoder) End(out []*event.Event) []*event.Event {
+	out = append(out, d.held...)
+	d.held, d.heldBytes = nil, 0
+	clear(d.unnamed)
+	return out
+}
 
 // kindOf is a tool call's kind when its name is known.
 func kindOf(name string) event.ToolKind {

@@ -41,6 +41,7 @@ type Encoder struct {
 	order     []string        // call ids in the order they were started
 	real      map[string]bool // calls started by a tool_started of the source
 	approved  []string        // call ids of the approval_required lines written
+	rounds    bool            // the current turn had round_finished events
 }
 
 // Encode implements dialect.Encoder.
@@ -209,22 +210,30 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		loss.Add(lossUsage)
 		return nil
+	case *event.RoundFinished:
+		e.rounds = true
+		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil || u.CostUSD != "") {
+			loss.Add(lossRoundTokenCounts)
+		}
+		return e.turnDone(b.StopReason, b.Usage, ev.Ext[Name])
 	case *event.TurnFinished:
+		rounds := e.rounds
+		e.rounds = false
+		if ev.Synthetic {
+			return nil // mermaid's run is one turn; result ends it
+		}
 		if b.Status != "ok" || b.Reason != "" || b.Text != nil {
 			loss.Add(lossTurnOutcome)
 		}
+		if rounds {
+			loss.Add(lossTurnEnd)
+			return nil
+		}
+		// A source without rounds: the turn's last round ended with it.
 		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil) {
 			loss.Add(lossTurnTokenCounts)
 		}
-		l.Begin(ev.Ext[Name])
-		l.Str("type", "turn_done")
-		var total *uint64
-		if b.Usage != nil {
-			total = b.Usage.TotalTokens
-		}
-		l.NullUint("total_tokens", total)
-		l.NullStr("stop_reason", stopWord(b.StopReason))
-		return e.write(l.End())
+		return e.turnDone(b.StopReason, b.Usage, ev.Ext[Name])
 	case *event.SessionFinished:
 		if ev.Synthetic {
 			loss.Add(lossSynthesizedResult)
@@ -254,6 +263,20 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		loss.AddDetail(lossNoSuchEvent, string(ev.Type()))
 		return nil
 	}
+}
+
+// turnDone writes the end of a model round.
+func (e *Encoder) turnDone(reason event.StopReason, u *event.Usage, residue json.RawMessage) error {
+	l := &e.l
+	l.Begin(residue)
+	l.Str("type", "turn_done")
+	var total *uint64
+	if u != nil {
+		total = u.TotalTokens
+	}
+	l.NullUint("total_tokens", total)
+	l.NullStr("stop_reason", stopWord(reason))
+	return e.write(l.End())
 }
 
 func (e *Encoder) add(n uint64) {

@@ -59,6 +59,12 @@ var (
 	lossTurnTokenCounts = dialect.DropKind("mermaid/turn-token-counts",
 		"turn's token counts by kind", "turns' token counts by kind",
 		"mermaid's turn_done has one total")
+	lossRoundTokenCounts = dialect.DropKind("mermaid/round-token-counts",
+		"round's token counts by kind", "rounds' token counts by kind",
+		"mermaid's turn_done has one total")
+	lossTurnEnd = dialect.DropKind("mermaid/turn-end",
+		"turn end", "turn ends",
+		"mermaid's run is one turn; its rounds were written as turn_done")
 	lossSynthesizedResult = dialect.SynthesizeKind("mermaid/synthesized-result",
 		"result line", "result lines",
 		"the source has no such line; built from its facts")
@@ -157,6 +163,8 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossUsage,
 		lossTurnOutcome,
 		lossTurnTokenCounts,
+		lossRoundTokenCounts,
+		lossTurnEnd,
 		lossSynthesizedResult,
 		lossTurnPrompt,
 		lossUserMessage,

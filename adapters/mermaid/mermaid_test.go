@@ -188,7 +188,7 @@ func TestNullsAreNotFacts(t *testing.T) {
 			t.Errorf("a null became a canonical fact: %s", line)
 		}
 	}
-	want := []event.Type{"session_started", "turn_started", "tool_call", "tool_started", "tool_finished", "plan_updated", "turn_finished", "session_finished"}
+	want := []event.Type{"session_started", "turn_started", "tool_call", "tool_started", "tool_finished", "plan_updated", "round_finished", "turn_finished", "session_finished"}
 	if !reflect.DeepEqual(types, want) {
 		t.Fatalf("types %v, want %v", types, want)
 	}
@@ -198,7 +198,7 @@ func TestNullsAreNotFacts(t *testing.T) {
 	if p := evs[5].Body.(*event.PlanUpdated); p.Entries[0].ID != "3" || p.Entries[0].Origin != "" || p.Entries[0].ElapsedSecs != nil {
 		t.Errorf("plan entry: %+v", p.Entries[0])
 	}
-	end := evs[7].Body.(*event.SessionFinished)
+	end := evs[8].Body.(*event.SessionFinished)
 	if end.Reasoning != nil || end.Text == nil || *end.Text != "" || end.Errors == nil || len(*end.Errors) != 0 || *end.Usage.TotalTokens != 0 {
 		t.Errorf("session_finished: %+v", end)
 	}

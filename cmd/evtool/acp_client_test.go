@@ -1,115 +1,394 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
 )
 
-// TestRealACPClient has the official TypeScript SDK (clients/acp) spawn
-// `evtool acp replay` on a stream, initialize, open a session, prompt once
-// per recorded turn and answer every permission request. What it receives
-// must be exactly the updates and permission requests `evtool convert --to
-// acp` writes for the same stream.
-func TestRealACPClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node is needed for the ACP client test")
-	}
-	client, _ := filepath.Abs("../../clients/acp/replay-client.mjs")
-	if _, err := os.Stat(filepath.Join(filepath.Dir(client), "node_modules", "@agentclientprotocol", "sdk")); err != nil {
-		t.Fatal("the ACP SDK is not installed: run npm ci --prefix clients/acp (make test does)")
-	}
-	bin := filepath.Join(t.TempDir(), "evtool")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	streams := []string{
-		"../../testdata/streams/basis/full_schema2.jsonl",
-		"../../testdata/streams/basis/denied_and_failed.jsonl",
-		"../../testdata/streams/mermaid/full_run.jsonl",
-		"../../testdata/acp/basis_cut_mid_tool.jsonl",
-		"../../../shared/corpus/muse/meta_tool_use.jsonl",
-	}
-	// Every wire dialect in the registry is served at least once: one the
-	// streams above do not cover adds its bundled streams and real captures.
+// acpStreams are the test streams of every dialect that the real clients
+// replay: the bundled streams, the ACP goldens' inputs, and the bundled
+// streams and real captures of every wire dialect in the registry, so that
+// a new dialect's projection onto ACP is replayed too.
+func acpStreams(t *testing.T) []string {
+	var files []string
+	globs := []string{"../../testdata/streams/*/*.jsonl", "../../testdata/acp/*.jsonl"}
 	for _, d := range registered() {
-		if d == "acp" || d == "canonical" || slices.ContainsFunc(streams, func(f string) bool { return strings.Contains(f, "/"+d+"/") }) {
+		if d == "acp" || d == "canonical" {
 			continue
 		}
-		for _, dir := range []string{"../../testdata/streams/", "../../../shared/corpus/", "../../../shared/dialects-next/captures/"} {
-			m, _ := filepath.Glob(dir + d + "/*.jsonl")
-			streams = append(streams, m...)
+		for _, dir := range []string{"../../../shared/corpus/", "../../../shared/dialects-next/captures/"} {
+			globs = append(globs, dir+d+"/*.jsonl")
 		}
 	}
-	for _, profile := range []string{"stable", "basis"} {
-		for _, f := range streams {
-			t.Run(profile+"/"+filepath.Base(f), func(t *testing.T) {
-				transcript, _, code := evtool(t, nil, "convert", "--to", "acp", "--acp-profile", profile, "--transcript", f)
-				if code != 0 {
-					t.Fatalf("transcript exit %d", code)
+	for _, g := range globs {
+		m, _ := filepath.Glob(g)
+		for _, f := range m {
+			if !strings.HasSuffix(f, ".acp.jsonl") && !strings.HasSuffix(f, ".transcript.jsonl") {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) < 15 {
+		t.Fatalf("only %d test streams", len(files))
+	}
+	return files
+}
+
+// sourceTurns counts the user turns of a stream from the source itself,
+// by each producer's own rule: a mermaid run is one turn, a basis turn
+// begins at each user_message, a muse turn at each accepted command, a
+// codex turn at each turn.started, a Claude Code turn ends at each result,
+// an opencode or Gemini CLI turn begins at each user message. A run with
+// events but no turn marker is one turn.
+func sourceTurns(t *testing.T, file string) int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	d, ok := dialect.Detect(lines[0])
+	if !ok {
+		t.Fatalf("%s: dialect not detected", file)
+	}
+	n, other := 0, 0
+	users := map[string]bool{} // opencode user message ids
+	for _, l := range lines {
+		r := gjson.ParseBytes(l)
+		typ := r.Get("type").Str
+		switch d.Name() {
+		case "mermaid":
+			return 1
+		case "basis":
+			switch typ {
+			case "user_message":
+				n++
+			case "run_started", "run_finished":
+			default:
+				other++
+			}
+		case "muse":
+			if r.Get("payload_type").Str == "runtime.command.accepted" {
+				n++
+			}
+		case "codex":
+			switch typ {
+			case "turn.started":
+				n++
+			case "thread.started":
+			default:
+				other++
+			}
+		case "claude":
+			switch typ {
+			case "result":
+				n++
+			case "system":
+			default:
+				other++
+			}
+		case "opencode":
+			switch {
+			case typ == "message.updated" && r.Get("properties.info.role").Str == "user":
+				if id := r.Get("properties.info.id").Str; !users[id] {
+					users[id] = true
+					n++
 				}
-				prompts := strings.Count(transcript, `"method":"session/prompt"`)
-				log, _, _ := evtool(t, nil, "convert", "--to", "acp", "--acp-profile", profile, f)
-				var wantUpdates, wantPerms []any
-				for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
-					var m struct {
-						Method string `json:"method"`
-						Params any    `json:"params"`
-					}
-					if err := json.Unmarshal([]byte(l), &m); err != nil {
-						t.Fatal(err)
-					}
-					switch m.Method {
-					case "session/update":
-						wantUpdates = append(wantUpdates, m.Params)
-					case "session/request_permission":
-						wantPerms = append(wantPerms, m.Params)
-					}
-				}
-				cmd := exec.Command(node, client, bin, f, itoa(prompts), "--acp-profile", profile)
-				var stderr bytes.Buffer
-				cmd.Stderr = &stderr
-				out, err := cmd.Output()
-				if err != nil {
-					t.Fatalf("the ACP client failed: %v\n%s", err, stderr.String())
-				}
-				var got struct {
-					Updates     []any    `json:"updates"`
-					Permissions []any    `json:"permissions"`
-					StopReasons []string `json:"stopReasons"`
-				}
-				if err := json.Unmarshal(out, &got); err != nil {
-					t.Fatalf("%v: %s", err, out)
-				}
-				if len(got.StopReasons) != prompts {
-					t.Errorf("%d stop reasons for %d prompts", len(got.StopReasons), prompts)
-				}
-				if len(got.Updates) != len(wantUpdates) {
-					t.Fatalf("the client received %d updates, --to acp writes %d", len(got.Updates), len(wantUpdates))
-				}
-				for i := range wantUpdates {
-					if !reflect.DeepEqual(got.Updates[i], wantUpdates[i]) {
-						g, _ := json.Marshal(got.Updates[i])
-						w, _ := json.Marshal(wantUpdates[i])
-						t.Fatalf("update %d differs:\n got %s\nwant %s", i, g, w)
-					}
-				}
-				if len(got.Permissions)+len(wantPerms) > 0 && !reflect.DeepEqual(got.Permissions, wantPerms) {
-					t.Errorf("permission requests differ: got %d, want %d", len(got.Permissions), len(wantPerms))
-				}
-			})
+			case strings.HasPrefix(typ, "server.") || strings.HasPrefix(typ, "session."):
+			default:
+				other++
+			}
+		case "gemini":
+			switch {
+			case typ == "message" && r.Get("role").Str == "user":
+				n++
+			case typ == "init":
+			default:
+				other++
+			}
+		default:
+			t.Fatalf("%s: no turn rule for %s", file, d.Name())
+		}
+	}
+	if n == 0 && other > 0 {
+		n = 1 // a run without a prompt is still one turn
+	}
+	return n
+}
+
+// agentSide returns, from a transcript or log, the params of its
+// session/update notifications and permission requests and the results of
+// its prompt responses.
+func agentSide(t *testing.T, out string) (updates, perms, results []json.RawMessage) {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		m := gjson.Parse(sc.Text())
+		switch {
+		case m.Get("method").Str == "session/update":
+			updates = append(updates, json.RawMessage(m.Get("params").Raw))
+		case m.Get("method").Str == "session/request_permission":
+			perms = append(perms, json.RawMessage(m.Get("params").Raw))
+		case m.Get("result.stopReason").Exists():
+			results = append(results, json.RawMessage(m.Get("result").Raw))
+		}
+	}
+	return
+}
+
+// received is what either test client prints.
+type received struct {
+	Updates      []json.RawMessage `json:"updates"`
+	Permissions  []json.RawMessage `json:"permissions"`
+	Results      []json.RawMessage `json:"results"`
+	TypedUpdates *int              `json:"typedUpdates"`
+	InitMs       float64           `json:"initMs"`
+	LoadSession  bool              `json:"loadSession"`
+}
+
+// sameJSON compares two lists of JSON values. exact compares numbers as
+// their text; otherwise as float64, which is all a JavaScript client has.
+func sameJSON(t *testing.T, what string, got, want []json.RawMessage, exact bool) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: the client received %d, --to acp writes %d", what, len(got), len(want))
+	}
+	for i := range want {
+		g, w := decodeJSON(t, got[i], exact), decodeJSON(t, want[i], exact)
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s %d differs:\n got %s\nwant %s", what, i, got[i], want[i])
 		}
 	}
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
+func decodeJSON(t *testing.T, b []byte, exact bool) any {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if exact {
+		dec.UseNumber()
+	}
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return v
+}
+
+// TestRealACPClients has both official SDKs, as editors, replay every test
+// stream of every dialect with `evtool acp replay`: the TypeScript SDK
+// (clients/acp) and the Go SDK (clients/acpgo). Each prompts once per user
+// turn of the source (counted from the source) and must receive exactly
+// the updates, permission requests and prompt results of `--to acp
+// --transcript`; each loads the recorded session and must receive exactly
+// the updates of `--to acp`, the whole history.
+func TestRealACPClients(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is needed for the ACP client test")
+	}
+	tsClient, _ := filepath.Abs("../../clients/acp/replay-client.mjs")
+	if _, err := os.Stat(filepath.Join(filepath.Dir(tsClient), "node_modules", "@agentclientprotocol", "sdk")); err != nil {
+		t.Fatal("the ACP SDK is not installed: run npm ci --prefix clients/acp (make test does)")
+	}
+	dir := t.TempDir()
+	bin, goClient := filepath.Join(dir, "evtool"), filepath.Join(dir, "acpgo")
+	for _, b := range [][2]string{{bin, "."}, {goClient, "../../clients/acpgo"}} {
+		if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b[1], err, out)
+		}
+	}
+	clients := map[string]func(args ...string) *exec.Cmd{
+		"ts": func(args ...string) *exec.Cmd { return exec.Command(node, append([]string{tsClient, bin}, args...)...) },
+		"go": func(args ...string) *exec.Cmd { return exec.Command(goClient, append([]string{bin}, args...)...) },
+	}
+	runClient := func(t *testing.T, name string, args ...string) received {
+		t.Helper()
+		cmd := clients[name](args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("the %s client failed: %v\n%s", name, err, stderr.String())
+		}
+		var got received
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if !got.LoadSession {
+			t.Error("initialize does not offer session/load")
+		}
+		if got.TypedUpdates != nil && *got.TypedUpdates != len(got.Updates) {
+			t.Errorf("the Go SDK's typed client accepted %d of %d updates", *got.TypedUpdates, len(got.Updates))
+		}
+		return got
+	}
+	for _, f := range acpStreams(t) {
+		profiles := []string{"stable"}
+		if strings.Contains(f, "basis") {
+			profiles = append(profiles, "basis")
+		}
+		turns := sourceTurns(t, f)
+		for _, profile := range profiles {
+			transcript, _, code := evtool(t, nil, "convert", "--to", "acp", "--acp-profile", profile, "--transcript", f)
+			if code != 0 {
+				t.Fatalf("%s: transcript exit %d", f, code)
+			}
+			if n := strings.Count(transcript, `"method":"session/prompt"`); n != turns {
+				t.Errorf("%s: %d prompts in the transcript, the source has %d user turns", f, n, turns)
+			}
+			log, _, _ := evtool(t, nil, "convert", "--to", "acp", "--acp-profile", profile, f)
+			wantUpdates, wantPerms, wantResults := agentSide(t, transcript)
+			wantHistory, _, _ := agentSide(t, log)
+			session := gjson.Get(strings.SplitN(log, "\n", 2)[0], "params.sessionId").Str
+			for _, name := range []string{"ts", "go"} {
+				exact := name == "go"
+				t.Run(name+"/"+profile+"/"+filepath.Base(f), func(t *testing.T) {
+					got := runClient(t, name, f, "prompt", strconv.Itoa(turns), "--acp-profile", profile)
+					sameJSON(t, "update", got.Updates, wantUpdates, exact)
+					sameJSON(t, "permission request", got.Permissions, wantPerms, exact)
+					sameJSON(t, "prompt result", got.Results, wantResults, exact)
+					if session == "" {
+						return
+					}
+					got = runClient(t, name, f, "load", session, "--acp-profile", profile)
+					sameJSON(t, "history update", got.Updates, wantHistory, exact)
+					if len(got.Permissions) > 0 {
+						t.Errorf("loading the history asked %d permissions again", len(got.Permissions))
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestACPReplayScripts runs the JSON-RPC cases of `evtool acp replay` in
+// testdata/acp-script with acpclient, an interactive scripted client.
+func TestACPReplayScripts(t *testing.T) {
+	streams, _ := filepath.Abs("../../testdata/streams")
+	acpdata, _ := filepath.Abs("../../testdata/acp")
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/acp-script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("STREAMS", streams)
+			env.Setenv("ACPDATA", acpdata)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"acpclient": acpClient},
+	})
+}
+
+// acpClient runs `evtool acp replay ARGS...` and plays the script file
+// SCRIPT against it, one step a line:
+//
+//	send JSON        write the line to the agent as it is
+//	expect REGEXP    read the agent's messages until one matches (10 s)
+//	answer OPTION    wait for a permission request and answer it with
+//	                 optionId OPTION, or cancelled
+//	close            close the agent's input
+//
+// Every message the agent wrote goes to stdout, its stderr to stderr.
+// usage: acpclient SCRIPT ARGS...
+func acpClient(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: acpclient SCRIPT ARGS...")
+	}
+	var bin string
+	for _, d := range filepath.SplitList(ts.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "evtool")); err == nil {
+			bin = filepath.Join(d, "evtool")
+			break
+		}
+	}
+	cmd := exec.Command(bin, append([]string{"acp", "replay"}, args[1:]...)...)
+	cmd.Dir = ts.MkAbs(".")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	ts.Check(err)
+	out, err := cmd.StdoutPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var got strings.Builder
+	var asks []string // permission requests read and not yet answered
+	read := func(match func(string) bool, what string) string {
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					ts.Fatalf("the agent ended before %s\n%s", what, got.String())
+				}
+				got.WriteString(l + "\n")
+				if strings.Contains(l, `"method":"session/request_permission"`) {
+					asks = append(asks, l)
+				}
+				if match(l) {
+					return l
+				}
+			case <-timeout:
+				ts.Fatalf("no %s in 10 s\n%s", what, got.String())
+			}
+		}
+	}
+	for _, step := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		verb, arg, _ := strings.Cut(step, " ")
+		switch verb {
+		case "", "#":
+		case "send":
+			_, err := io.WriteString(in, arg+"\n")
+			ts.Check(err)
+		case "expect":
+			re := regexp.MustCompile(arg)
+			read(re.MatchString, "message matching "+arg)
+		case "answer":
+			if len(asks) == 0 {
+				read(func(l string) bool { return strings.Contains(l, `"method":"session/request_permission"`) }, "permission request")
+			}
+			l := asks[0]
+			asks = asks[1:]
+			outcome := `{"outcome":"cancelled"}`
+			if arg != "cancelled" {
+				outcome = `{"outcome":"selected","optionId":"` + arg + `"}`
+			}
+			_, err := io.WriteString(in, `{"jsonrpc":"2.0","id":`+gjson.Get(l, "id").Raw+`,"result":{"outcome":`+outcome+"}}\n")
+			ts.Check(err)
+		case "close":
+			in.Close()
+		default:
+			ts.Fatalf("acpclient: unknown step %q", step)
+		}
+	}
+	in.Close()
+	for l := range lines {
+		got.WriteString(l + "\n")
+	}
+	err = cmd.Wait()
+	ts.Stdout().Write([]byte(got.String()))
+	ts.Stderr().Write(stderr.Bytes())
+	if err != nil {
+		ts.Fatalf("evtool acp replay: %v", err)
+	}
 }

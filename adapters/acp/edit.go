@@ -1,0 +1,180 @@
+package acp
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Keys under which tool inputs and edit facts name a file and a change.
+var (
+	pathKeys  = []string{"path", "file_path", "filePath", "file", "filename"}
+	oldKeys   = []string{"old_string", "oldString", "old_text", "oldText", "old_str", "old"}
+	newKeys   = []string{"new_string", "newString", "new_text", "newText", "new_str", "new"}
+	patchKeys = []string{"patch", "diff", "unified_diff"}
+)
+
+// maxDiffs bounds the diff text carried in one message.
+const maxDiffs = 2 << 20
+
+func firstString(r gjson.Result, keys []string) (string, bool) {
+	for _, k := range keys {
+		if v := r.Get(k); v.Type == gjson.String {
+			return v.Str, true
+		}
+	}
+	return "", false
+}
+
+// pathOf returns the path a tool input names, or "".
+func pathOf(r gjson.Result) string {
+	p, _ := firstString(r, pathKeys)
+	return p
+}
+
+// edits reads an edit from a tool input or from edit facts: a path with
+// old and new text, or a path (or a diff's own file headers) with a
+// unified diff. It returns ACP diff content, hunk by hunk, and the
+// locations it names; nothing when the change or its absolute path cannot
+// be told, or when it is too large for one message.
+func (e *Encoder) edits(raw json.RawMessage) (diffs []obj, locations []byte) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	r := gjson.ParseBytes(raw)
+	if !r.IsObject() {
+		return nil, nil
+	}
+	file := pathOf(r)
+	var hs []hunk
+	if old, ok := firstString(r, oldKeys); ok {
+		nw, ok := firstString(r, newKeys)
+		if !ok || file == "" {
+			return nil, nil
+		}
+		hs = []hunk{{path: file, old: &old, new: nw}}
+	} else if patch, ok := firstString(r, patchKeys); ok {
+		hs = parsePatch(patch, file)
+	}
+	size := 0
+	var locs []obj
+	for _, h := range hs {
+		p := e.absolute(h.path)
+		if p == "" {
+			return nil, nil
+		}
+		size += len(h.new)
+		if h.old != nil {
+			size += len(*h.old)
+		}
+		if size > maxDiffs {
+			return nil, nil
+		}
+		d := obj{}.str("type", "diff").str("path", p)
+		if h.old != nil {
+			d = d.str("oldText", *h.old)
+		} else {
+			d = d.add("oldText", []byte("null"))
+		}
+		diffs = append(diffs, d.str("newText", h.new))
+		loc := obj{}.str("path", p)
+		if h.line > 0 {
+			loc = loc.add("line", []byte(strconv.Itoa(h.line)))
+		}
+		locs = append(locs, loc)
+	}
+	if len(diffs) == 0 {
+		return nil, nil
+	}
+	return diffs, arr(locs...)
+}
+
+// hunk is one change to one file: old and new text hunk-local (context
+// lines in both), old nil for a file the change creates, line the first
+// line of the new text (0 when unknown).
+type hunk struct {
+	path string
+	old  *string
+	new  string
+	line int
+}
+
+// parsePatch reads a unified diff into hunks. file names the file when
+// the diff has no headers of its own.
+func parsePatch(patch, file string) []hunk {
+	var out []hunk
+	var cur *hunk
+	var oldB, newB strings.Builder
+	created := false
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		cur.new = newB.String()
+		if !created {
+			o := oldB.String()
+			cur.old = &o
+		}
+		out = append(out, *cur)
+		cur = nil
+		oldB.Reset()
+		newB.Reset()
+	}
+	lines := strings.SplitAfter(patch, "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			flush()
+			created = strings.TrimSpace(l[4:]) == "/dev/null"
+		case strings.HasPrefix(l, "+++ ") && (i == 0 || strings.HasPrefix(lines[i-1], "--- ")):
+			p := strings.TrimSpace(strings.SplitN(l[4:], "\t", 2)[0])
+			if p != "/dev/null" {
+				p = strings.TrimPrefix(strings.TrimPrefix(p, "b/"), "a/")
+				file = p
+			}
+		case strings.HasPrefix(l, "@@"):
+			flush()
+			cur = &hunk{path: file, line: newStart(l)}
+		case cur == nil:
+		case strings.HasPrefix(l, "+"):
+			newB.WriteString(l[1:])
+		case strings.HasPrefix(l, "-"):
+			oldB.WriteString(l[1:])
+		case strings.HasPrefix(l, " "):
+			oldB.WriteString(l[1:])
+			newB.WriteString(l[1:])
+		case l == "\n" || l == "":
+			// a blank context line some tools leave without its space
+		case strings.HasPrefix(l, `\`):
+			// "\ No newline at end of file"
+		default:
+			flush()
+		}
+	}
+	flush()
+	for _, h := range out {
+		if h.path == "" {
+			return nil
+		}
+	}
+	return out
+}
+
+// newStart reads c from a hunk header "@@ -a,b +c,d @@".
+func newStart(h string) int {
+	i := strings.Index(h, " +")
+	if i < 0 {
+		return 0
+	}
+	s := h[i+2:]
+	if j := strings.IndexAny(s, ", @"); j >= 0 {
+		s = s[:j]
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1<<31 {
+		return 0
+	}
+	return n
+}

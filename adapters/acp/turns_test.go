@@ -1,0 +1,281 @@
+package acp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/acp"
+	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/dialect"
+	"github.com/tidwall/gjson"
+)
+
+// project converts canonical lines to ACP with the given params and
+// checks the output with the ACP checker.
+func project(t *testing.T, params map[string]string, lines ...string) []string {
+	t.Helper()
+	var out bytes.Buffer
+	if _, err := convert.Run(strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, "c",
+		convert.Options{To: acp.Dialect{}, Params: params}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		t.Fatal(err)
+	}
+	msgs := strings.Split(strings.TrimSpace(out.String()), "\n")
+	c := acp.Dialect{}.NewChecker(dialect.CheckOptions{})
+	report := func(f dialect.Finding) {
+		if f.Severity == dialect.Error {
+			t.Errorf("line %d: %s: %s", f.Line, f.Rule, f.Message)
+		}
+	}
+	for i, m := range msgs {
+		if len(m) > acp.MaxMessage {
+			t.Errorf("message %d has %d bytes", i+1, len(m))
+		}
+		c.Line([]byte(m), i+1, report)
+	}
+	c.End(len(msgs), report)
+	return msgs
+}
+
+var transcript = map[string]string{"transcript": "true"}
+
+// kinds lists each message as its method or sessionUpdate, "response" or
+// "answer:<outcome>".
+func kinds(msgs []string) string {
+	var out []string
+	for _, m := range msgs {
+		r := gjson.Parse(m)
+		switch {
+		case r.Get("params.update.sessionUpdate").Exists():
+			s := r.Get("params.update.sessionUpdate").Str
+			if st := r.Get("params.update.status"); st.Exists() {
+				s += ":" + st.Str
+			}
+			out = append(out, s)
+		case r.Get("method").Exists():
+			out = append(out, r.Get("method").Str)
+		case r.Get("result.stopReason").Exists():
+			out = append(out, "response:"+r.Get("result.stopReason").Str)
+		case r.Get("result.outcome").Exists():
+			out = append(out, "answer:"+r.Get("result.outcome.outcome").Str)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+const head = `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","workspace":"/repo"}`
+
+func TestTurnsFromTheSource(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		params map[string]string
+		lines  []string
+		want   string
+	}{{
+		name:   "rounds stay inside their turn",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1","synthetic":true}`,
+			`{"seq":2,"type":"tool_call","turn_id":"t1","call_id":"a","name":"read_file","kind":"read"}`,
+			`{"seq":3,"type":"tool_finished","turn_id":"t1","call_id":"a","status":"success","summary":"ok"}`,
+			`{"seq":4,"type":"round_finished","turn_id":"t1","stop_reason":"tool_use","usage":{"total_tokens":5}}`,
+			`{"seq":5,"type":"message_delta","turn_id":"t1","text":"answer"}`,
+			`{"seq":6,"type":"round_finished","turn_id":"t1","stop_reason":"end_turn","usage":{"total_tokens":7}}`,
+			`{"seq":7,"type":"turn_finished","turn_id":"t1","synthetic":true,"status":"ok"}`,
+			`{"seq":8,"type":"session_finished","status":"ok"}`},
+		want: "session/prompt tool_call:pending tool_call_update:completed agent_message_chunk response:end_turn",
+	}, {
+		name:   "each turn is closed in itself",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
+			`{"seq":2,"type":"user_message","turn_id":"t1","text":"one"}`,
+			`{"seq":3,"type":"tool_call","turn_id":"t1","call_id":"a","name":"bash","kind":"execute"}`,
+			`{"seq":4,"type":"permission_requested","turn_id":"t1","call_id":"a","request_id":"r1","description":"run it?"}`,
+			`{"seq":5,"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+			`{"seq":6,"type":"turn_started","turn_id":"t2","prompt":"two"}`,
+			`{"seq":7,"type":"user_message","turn_id":"t2","text":"two"}`,
+			`{"seq":8,"type":"tool_finished","turn_id":"t2","call_id":"a","status":"success"}`,
+			`{"seq":9,"type":"message_delta","turn_id":"t2","text":"done"}`,
+			`{"seq":10,"type":"session_finished","status":"ok"}`},
+		want: "session/prompt tool_call:pending session/request_permission answer:cancelled tool_call_update:failed response:end_turn " +
+			"session/prompt agent_message_chunk response:end_turn",
+	}, {
+		name:   "a log echoes the prompt, as history",
+		params: nil,
+		lines: []string{head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
+			`{"seq":2,"type":"user_message","turn_id":"t1","text":"one"}`,
+			`{"seq":3,"type":"user_message","turn_id":"t1","text":"and more"}`,
+			`{"seq":4,"type":"session_finished","status":"ok"}`},
+		want: "user_message_chunk user_message_chunk",
+	}, {
+		name:   "a transcript does not echo it",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
+			`{"seq":2,"type":"user_message","turn_id":"t1","text":"one"}`,
+			`{"seq":3,"type":"user_message","turn_id":"t1","text":"and more"}`,
+			`{"seq":4,"type":"session_finished","status":"ok"}`},
+		want: "session/prompt user_message_chunk response:end_turn",
+	}, {
+		name:   "what comes before the first turn belongs to it",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"notice","message":"starting"}`,
+			`{"seq":2,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
+			`{"seq":3,"type":"user_message","turn_id":"t1","text":"one"}`,
+			`{"seq":4,"type":"turn_finished","turn_id":"t1","status":"cancelled"}`},
+		want: "session/prompt agent_thought_chunk user_message_chunk response:cancelled",
+	}, {
+		name:   "a turn without updates still has its prompt",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
+			`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+			`{"seq":3,"type":"session_finished","status":"ok"}`},
+		want: "session/prompt response:end_turn",
+	}, {
+		name:   "a failed run shows its error",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1"}`,
+			`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"error","reason":"the provider went away"}`},
+		want: "session/prompt agent_message_chunk response:end_turn",
+	}, {
+		name:   "commands before any turn",
+		params: transcript,
+		lines: []string{`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","commands":[{"name":"/review","description":"Review","hint":"<what>"}]}`,
+			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
+			`{"seq":2,"type":"session_finished","status":"ok"}`},
+		want: "available_commands_update session/prompt response:end_turn",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := kinds(project(t, tc.params, tc.lines...)); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWhatAnEditorShows(t *testing.T) {
+	msgs := project(t, map[string]string{"transcript": "true", "profile": "unstable"}, head,
+		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"fix"}`,
+		`{"seq":2,"type":"tool_call","call_id":"e1","name":"edit_file","title":"Edit a.go","kind":"edit","input":{"path":"a.go","old_string":"x := 1\n","new_string":"x := 2\n"}}`,
+		`{"seq":3,"type":"tool_progress","call_id":"e1","message":"writing"}`,
+		`{"seq":4,"type":"permission_requested","call_id":"e1","description":"Edit a.go?"}`,
+		`{"seq":5,"type":"permission_resolved","call_id":"e1","outcome":"allowed"}`,
+		`{"seq":6,"type":"tool_finished","call_id":"e1","status":"success","summary":"edited"}`,
+		`{"seq":7,"type":"tool_call","call_id":"p1","name":"apply_patch","kind":"edit","input":{"patch":"--- a/b.go\n+++ b/b.go\n@@ -3,2 +3,2 @@\n ctx\n-old\n+new\n"}}`,
+		`{"seq":8,"type":"tool_output","call_id":"p1","chunk":"fail: \"quoted\"\n"}`,
+		`{"seq":9,"type":"tool_finished","call_id":"p1","status":"error","error":"fail: \"quoted\""}`,
+		`{"seq":10,"type":"turn_finished","turn_id":"t1","status":"ok","usage":{"input_tokens":9,"output_tokens":3}}`)
+	var titles []string
+	for _, m := range msgs {
+		r := gjson.Parse(m)
+		u := r.Get("params.update")
+		if u.Get("toolCallId").Str == "e1" && u.Get("title").Exists() {
+			titles = append(titles, u.Get("title").Str)
+		}
+		if tc := r.Get("params.toolCall"); tc.Exists() {
+			if tc.Get("title").Str != "Edit a.go" || !strings.Contains(tc.Get("content").Raw, "Edit a.go?") {
+				t.Errorf("permission request: %s", tc.Raw)
+			}
+		}
+		if u.Get("sessionUpdate").Str == "tool_call" && u.Get("toolCallId").Str == "e1" {
+			want := `[{"type":"diff","path":"/repo/a.go","oldText":"x := 1\n","newText":"x := 2\n"}]`
+			if u.Get("content").Raw != want || u.Get("locations").Raw != `[{"path":"/repo/a.go"}]` {
+				t.Errorf("edit call: %s", u.Raw)
+			}
+		}
+		if u.Get("sessionUpdate").Str == "tool_call" && u.Get("toolCallId").Str == "p1" {
+			want := `[{"type":"diff","path":"/repo/b.go","oldText":"ctx\nold\n","newText":"ctx\nnew\n"}]`
+			if u.Get("content").Raw != want || u.Get("locations").Raw != `[{"path":"/repo/b.go","line":3}]` {
+				t.Errorf("patch call: %s", u.Raw)
+			}
+		}
+		if u.Get("toolCallId").Str == "e1" && u.Get("sessionUpdate").Str == "tool_call_update" && !u.Get("status").Exists() {
+			if !strings.Contains(u.Get("content").Raw, `"writing"`) || u.Get("title").Exists() {
+				t.Errorf("progress: %s", u.Raw)
+			}
+		}
+		if u.Get("toolCallId").Str == "p1" && u.Get("status").Str == "failed" {
+			if n := strings.Count(u.Get("content").Raw, "fail: \\\"quoted\\\""); n != 1 {
+				t.Errorf("the error is shown %d times: %s", n, u.Get("content").Raw)
+			}
+		}
+		if r.Get("result.stopReason").Exists() && r.Get("result.usage").Raw != `{"totalTokens":12,"inputTokens":9,"outputTokens":3}` {
+			t.Errorf("usage: %s", r.Get("result").Raw)
+		}
+	}
+	if len(titles) != 1 || titles[0] != "Edit a.go" {
+		t.Errorf("titles of the call: %q", titles)
+	}
+}
+
+// No message exceeds the limit, however long an output or a message is:
+// long output is capped with a visible note, and sent as it doubles.
+func TestLongTexts(t *testing.T) {
+	chunk := strings.Repeat("0123456789abcdef", 4096) // 64 KiB
+	lines := []string{head, `{"seq":1,"type":"tool_call","call_id":"a","name":"bash"}`}
+	for i := range 200 { // 12.5 MiB of output
+		b, _ := json.Marshal(map[string]any{"seq": 2 + i, "type": "tool_output", "call_id": "a", "chunk": chunk})
+		lines = append(lines, string(b))
+	}
+	big, _ := json.Marshal(map[string]any{"seq": 300, "type": "message_delta", "text": strings.Repeat("é\x01", 3<<20)})
+	lines = append(lines, `{"seq":299,"type":"tool_finished","call_id":"a","status":"success"}`, string(big), `{"seq":301,"type":"session_finished","status":"ok"}`)
+	msgs := project(t, transcript, lines...)
+	updates, chunks := 0, 0
+	var last string
+	for _, m := range msgs {
+		u := gjson.Get(m, "params.update")
+		if u.Get("toolCallId").Str == "a" {
+			updates++
+			last = u.Get("content.0.content.text").Str
+		}
+		if u.Get("sessionUpdate").Str == "agent_message_chunk" {
+			chunks++
+			if u.Get("messageId").Str != "msg-1" {
+				t.Errorf("chunk of another message: %s", u.Get("messageId").Str)
+			}
+		}
+	}
+	if updates > 12 {
+		t.Errorf("%d updates for one call", updates)
+	}
+	if !strings.HasSuffix(last, "[… output truncated by evtool: showing the first 1048576 of 13107200 bytes]") {
+		t.Errorf("no truncation note: …%s", last[max(0, len(last)-120):])
+	}
+	if chunks < 9 {
+		t.Errorf("a 9 MiB message in %d chunks", chunks)
+	}
+}
+
+func TestFiniteNumbers(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1e400,"b":"1e400","c":[-2E+999,0.5,9007199254740993],"d":1e-400}`: `{"a":"1e400","b":"1e400","c":["-2E+999",0.5,9007199254740993],"d":1e-400}`,
+		`{"s":"x\"1e999","n":12}`: `{"s":"x\"1e999","n":12}`,
+	} {
+		msgs := project(t, nil, head, `{"seq":1,"type":"tool_call","call_id":"a","name":"x","input":`+in+`}`)
+		if got := gjson.Get(msgs[0], "params.update.rawInput").Raw; got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
+// ACP's Usage needs total, input and output tokens: a turn whose source
+// states only a total has no usage rather than invented zeros.
+func TestUsageOnlyWhatIsStated(t *testing.T) {
+	for usage, want := range map[string]string{
+		`{"total_tokens":12}`: ``,
+		`{"input_tokens":9,"output_tokens":3,"total_tokens":20,"cache_read_tokens":4}`: `{"totalTokens":20,"inputTokens":9,"outputTokens":3,"cachedReadTokens":4}`,
+	} {
+		msgs := project(t, map[string]string{"transcript": "true", "profile": "unstable"}, head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1"}`,
+			`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"ok","usage":`+usage+`}`)
+		if got := gjson.Get(msgs[len(msgs)-1], "result.usage").Raw; got != want {
+			t.Errorf("%s: usage %s, want %s", usage, got, want)
+		}
+	}
+}
