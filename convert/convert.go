@@ -54,7 +54,6 @@ const UnreadableDialect = "evtool"
 // UnreadableType is the source_type of such an event.
 const UnreadableType = "unreadable-line"
 
-
 // Options configure a conversion.
 type Options struct {
 	// From is the source dialect; nil detects it from the first line.
