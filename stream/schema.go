@@ -2,22 +2,16 @@ package stream
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 	"sync"
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/evtool/evtool/internal/schemacheck"
+	"github.com/evtool/evtool/internal/schemaerr"
 	"github.com/evtool/evtool/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"github.com/tidwall/gjson"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 var (
@@ -62,89 +56,10 @@ func (ls *lineSchema) explain(line []byte) []diag.Diagnostic {
 		return []diag.Diagnostic{{Severity: diag.Error, Message: "cannot be checked: " + err.Error()}}
 	}
 	if err := ls.validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return []diag.Diagnostic{{Severity: diag.Error, Message: "cannot be checked: " + err.Error()}}
-		}
-		var out []diag.Diagnostic
-		for _, leaf := range leaves(ve, nil) {
-			ptr := jsonptr.Join(leaf.InstanceLocation...)
-			out = append(out, diag.Diagnostic{
-				Severity:       diag.Error,
-				Pointer:        ptr,
-				Message:        messageOf(leaf, line, ptr),
-				Keyword:        keyword(leaf),
-				SchemaLocation: leaf.SchemaURL,
-			})
-		}
-		return out
+		// Worded by evtool, bounds exactly, in a fixed order.
+		return schemaerr.Explain(err, line, nil)
 	}
 	return nil
-}
-
-// messageOf says what a schema keyword found wrong. Bounds are said with
-// the number as the line writes it and the bound exactly: the engine's own
-// words print both as floats, and 18446744073709551616 and its bound
-// 18446744073709551615 would read the same.
-func messageOf(ve *jsonschema.ValidationError, line []byte, ptr string) string {
-	var verb string
-	var want *big.Rat
-	switch k := ve.ErrorKind.(type) {
-	case *kind.Minimum:
-		verb, want = "at least", k.Want
-	case *kind.Maximum:
-		verb, want = "at most", k.Want
-	case *kind.ExclusiveMinimum:
-		verb, want = "more than", k.Want
-	case *kind.ExclusiveMaximum:
-		verb, want = "less than", k.Want
-	case *kind.Type:
-		if k.Got == "number" {
-			return fmt.Sprintf("got %s, want %s", literal(line, ptr), strings.Join(k.Want, " or "))
-		}
-		return ve.ErrorKind.LocalizedString(printer)
-	default:
-		return ve.ErrorKind.LocalizedString(printer)
-	}
-	return fmt.Sprintf("%s: got %s, want %s %s", keyword(ve), literal(line, ptr), verb, exact(want))
-}
-
-// literal returns the number at ptr as the line writes it.
-func literal(line []byte, ptr string) string {
-	r := gjson.ParseBytes(line[jsonptr.Offset(line, ptr):])
-	if r.Type != gjson.Number {
-		return "a number"
-	}
-	return r.Raw
-}
-
-// exact renders a bound without rounding.
-func exact(r *big.Rat) string {
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	return r.RatString()
-}
-
-func keyword(ve *jsonschema.ValidationError) string {
-	p := ve.ErrorKind.KeywordPath()
-	if len(p) == 0 {
-		return ""
-	}
-	return p[len(p)-1]
-}
-
-var printer = message.NewPrinter(language.English)
-
-// leaves returns the innermost errors, which say what is actually wrong.
-func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return append(out, ve)
-	}
-	for _, c := range ve.Causes {
-		out = leaves(c, out)
-	}
-	return out
 }
 
 func (ls *lineSchema) validate(inst any) error {
