@@ -7,8 +7,10 @@
 package jsonenc
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hex = "0123456789abcdef"
@@ -18,7 +20,7 @@ func String(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && Plain8(load8(s, i)) {
+		for i+8 <= len(s) && Plain8(LoadString8(s, i)) {
 			i += 8
 		}
 		if i >= len(s) {
@@ -128,13 +130,13 @@ func Text8(x uint64) bool {
 }
 
 // Load8 reads the eight bytes of b at i as a little-endian word.
-func Load8(b []byte, i int) uint64 { return load8(b, i) }
+func Load8(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
-// load8 reads the eight bytes of s at i as a little-endian word.
-func load8[T string | []byte](s T, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+// LoadString8 reads the eight bytes of s at i as a little-endian word, in
+// one load: a string's bytes are never written, so viewing them as a
+// slice is safe.
+func LoadString8(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
 }
 
 // SkipString returns the index just past the JSON string that starts with
@@ -143,7 +145,7 @@ func load8[T string | []byte](s T, i int) uint64 {
 func SkipString(b []byte, i int) int {
 	i++
 	for i < len(b) {
-		for i+8 <= len(b) && Plain8(load8(b, i)) {
+		for i+8 <= len(b) && Plain8(Load8(b, i)) {
 			i += 8
 		}
 		if i >= len(b) {

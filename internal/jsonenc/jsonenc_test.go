@@ -39,17 +39,17 @@ func TestPlain8(t *testing.T) {
 		for c := range 256 {
 			b := []byte("abcdefgh")
 			b[pos] = byte(c)
-			if got, want := Plain8(load8(b, 0)), plain(byte(c)); got != want {
+			if got, want := Plain8(Load8(b, 0)), plain(byte(c)); got != want {
 				t.Fatalf("byte %#x at %d: Plain8 = %v, want %v", c, pos, got, want)
 			}
 			text := c >= 0x20 && c != '"' && c != '\\'
-			if got := Text8(load8(b, 0)); got != text {
+			if got := Text8(LoadString8(string(b), 0)); got != text {
 				t.Fatalf("byte %#x at %d: Text8 = %v, want %v", c, pos, got, text)
 			}
 			// Among high bytes too.
 			h := []byte("\xc3\xa9\xc3\xa9\xe6\x97\xa5x")
 			h[pos] = byte(c)
-			if got := Text8(load8(h, 0)); got != text {
+			if got := Text8(Load8(h, 0)); got != text {
 				t.Fatalf("byte %#x at %d among high bytes: Text8 = %v, want %v", c, pos, got, text)
 			}
 		}

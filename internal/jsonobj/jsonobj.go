@@ -38,7 +38,8 @@ type Object struct {
 // Reset loads the keys of root, an object.
 func (o *Object) Reset(root gjson.Result) {
 	o.keys, o.vals, o.err = o.keys[:0], o.vals[:0], nil
-	root.ForEach(func(k, v gjson.Result) bool {
+	// Values are read lazily: a line's rules may only want its keys.
+	ForEachRaw(root, func(k, v gjson.Result) bool {
 		o.keys = append(o.keys, k.Str)
 		o.vals = append(o.vals, v)
 		return true
@@ -49,7 +50,16 @@ func (o *Object) Reset(root gjson.Result) {
 func (o *Object) Len() int { return len(o.keys) }
 
 // At returns the i-th key and its value.
-func (o *Object) At(i int) (string, gjson.Result) { return o.keys[i], o.vals[i] }
+func (o *Object) At(i int) (string, gjson.Result) { return o.keys[i], o.val(i) }
+
+// val returns the i-th value with its text unescaped, once.
+func (o *Object) val(i int) gjson.Result {
+	v := &o.vals[i]
+	if v.Type == gjson.String && v.Str == "" && len(v.Raw) > 2 {
+		v.Str = Text(*v)
+	}
+	return *v
+}
 
 // Err returns the first field error met, if any.
 func (o *Object) Err() error { return o.err }
@@ -58,7 +68,7 @@ func (o *Object) Err() error { return o.err }
 func (o *Object) Get(k string) (gjson.Result, bool) {
 	for i := len(o.keys) - 1; i >= 0; i-- {
 		if o.keys[i] == k {
-			return o.vals[i], true
+			return o.val(i), true
 		}
 	}
 	return gjson.Result{}, false
@@ -168,7 +178,7 @@ func (o *Object) Strings(k string, res *Residue) []string {
 	}
 	var out []string
 	i := 0
-	v.ForEach(func(_, e gjson.Result) bool {
+	ForEach(v, func(_, e gjson.Result) bool {
 		if e.Type != gjson.String {
 			o.Fail(fmt.Sprintf("/%s/%d", k, i), "must be a string")
 			return false
@@ -210,7 +220,7 @@ func (o *Object) Each(k string, s Shape, res *Residue, f func(ptr string, e gjso
 	}
 	keep := false
 	i := 0
-	v.ForEach(func(_, e gjson.Result) bool {
+	ForEach(v, func(_, e gjson.Result) bool {
 		ptr := fmt.Sprintf("/%s/%d", k, i)
 		if !e.IsObject() {
 			o.Fail(ptr, "must be an object")
@@ -231,7 +241,7 @@ func (o *Object) Each(k string, s Shape, res *Residue, f func(ptr string, e gjso
 
 func (s Shape) fits(e gjson.Result) bool {
 	fits := true
-	e.ForEach(func(k, v gjson.Result) bool {
+	ForEach(e, func(k, v gjson.Result) bool {
 		if !slices.Contains(s.Known, k.Str) {
 			fits = false
 		}
@@ -244,7 +254,7 @@ func (s Shape) fits(e gjson.Result) bool {
 		return fits
 	})
 	for _, k := range s.Required {
-		if !e.Get(gjson.Escape(k)).Exists() {
+		if !Lookup(e, k).Exists() {
 			fits = false
 		}
 	}
@@ -253,7 +263,7 @@ func (s Shape) fits(e gjson.Result) bool {
 
 // Field reads a string key of a nested object e at ptr ("" when absent or null).
 func (o *Object) Field(ptr string, e gjson.Result, k string) string {
-	v := e.Get(gjson.Escape(k))
+	v := Lookup(e, k)
 	if !v.Exists() || v.Type == gjson.Null {
 		return ""
 	}
@@ -265,7 +275,7 @@ func (o *Object) Field(ptr string, e gjson.Result, k string) string {
 
 // FieldU64 reads an integer key of a nested object e at ptr (nil when absent or null).
 func (o *Object) FieldU64(ptr string, e gjson.Result, k string) *uint64 {
-	v := e.Get(gjson.Escape(k))
+	v := Lookup(e, k)
 	if !v.Exists() || v.Type == gjson.Null {
 		return nil
 	}

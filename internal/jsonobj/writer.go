@@ -28,9 +28,9 @@ func (w *Writer) Begin(residue json.RawMessage) {
 	w.first = true
 	w.ext, w.absent = w.ext[:0], w.absent[:0]
 	if len(residue) > 0 {
-		gjson.ParseBytes(residue).ForEach(func(k, v gjson.Result) bool {
+		ForEach(gjson.ParseBytes(residue), func(k, v gjson.Result) bool {
 			if k.Str == AbsentKey {
-				v.ForEach(func(_, a gjson.Result) bool {
+				ForEach(v, func(_, a gjson.Result) bool {
 					w.absent = append(w.absent, a.Str)
 					return true
 				})

@@ -1,0 +1,333 @@
+package jsonobj
+
+import (
+	"math/bits"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/tidwall/gjson"
+)
+
+// ForEach calls f for each key and value of the object v, or for each
+// element of the array v (its key a Number holding the index), in order,
+// until f returns false; for any other value it calls f once with a zero
+// key. It gives the same Results as v.ForEach of gjson, but it is for
+// values already found well formed (every line is, once the reader's
+// syntax check passed it): it skips strings and nested values eight bytes
+// at a time instead of one, which is most of the work on lines that carry
+// whole files. On malformed input it stops early and never panics.
+func ForEach(v gjson.Result, f func(k, e gjson.Result) bool) {
+	each(v, f, false)
+}
+
+// ForEachRaw is ForEach for callers that mostly read values' types and
+// raw text: a string value with an escape in it is given with Str empty
+// (its Raw is set), and Text reads it when it is needed. Unescaping a
+// whole file carried in a line, for a check that only wants to know that
+// it is a string, is the cost this saves.
+func ForEachRaw(v gjson.Result, f func(k, e gjson.Result) bool) {
+	each(v, f, true)
+}
+
+// Text returns the text of a string value from ForEachRaw (or any other
+// Result): its Str, unescaped from Raw when ForEachRaw left it out.
+func Text(e gjson.Result) string {
+	if e.Type == gjson.String && e.Str == "" && len(e.Raw) > 2 {
+		return Unescape(e.Raw[1 : len(e.Raw)-1])
+	}
+	return e.Str
+}
+
+func each(v gjson.Result, f func(k, e gjson.Result) bool, lazy bool) {
+	if !v.Exists() {
+		return
+	}
+	if v.Type != gjson.JSON {
+		f(gjson.Result{}, v)
+		return
+	}
+	s := v.Raw
+	i := ws(s, 0)
+	if i >= len(s) {
+		return
+	}
+	obj := s[i] == '{'
+	if !obj && s[i] != '[' {
+		return
+	}
+	i++
+	var key gjson.Result
+	if obj {
+		key.Type = gjson.String
+	} else {
+		key.Type = gjson.Number
+		key.Num = -1
+	}
+	for {
+		i = ws(s, i)
+		if i < len(s) && s[i] == ',' {
+			i = ws(s, i+1)
+		}
+		if i >= len(s) || s[i] == '}' || s[i] == ']' {
+			return
+		}
+		if obj {
+			if s[i] != '"' {
+				return
+			}
+			end, esc := skipString(s, i)
+			if end > len(s) {
+				return
+			}
+			key.Raw = s[i:end]
+			key.Str = content(key.Raw, esc)
+			key.Index = v.Index + i
+			i = ws(s, end)
+			if i >= len(s) || s[i] != ':' {
+				return
+			}
+			i = ws(s, i+1)
+			if i >= len(s) {
+				return
+			}
+		} else {
+			key.Num++
+		}
+		val, end := value(s, i, lazy)
+		if end < 0 {
+			return
+		}
+		val.Index = v.Index + i
+		i = end
+		if !f(key, val) {
+			return
+		}
+	}
+}
+
+// Lookup returns the value of key k in the object v (the first if it is
+// repeated, as gjson's Get does), or a Result that does not exist. Unlike
+// Get, k is a plain key, not a path.
+func Lookup(v gjson.Result, k string) gjson.Result {
+	var out gjson.Result
+	if !v.IsObject() {
+		return out
+	}
+	ForEach(v, func(key, e gjson.Result) bool {
+		if key.Str == k {
+			out = e
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// ws returns the index of the first byte at or after i that is not JSON
+// white space.
+func ws(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// value reads the value starting at s[i]; end is -1 when there is none.
+func value(s string, i int, lazy bool) (v gjson.Result, end int) {
+	switch c := s[i]; {
+	case c == '"':
+		end, esc := skipString(s, i)
+		if end > len(s) {
+			return v, -1
+		}
+		v.Type, v.Raw = gjson.String, s[i:end]
+		if !lazy || !esc {
+			v.Str = content(v.Raw, esc)
+		}
+		return v, end
+	case c == '{' || c == '[':
+		end := skipNested(s, i)
+		if end < 0 {
+			return v, -1
+		}
+		v.Type, v.Raw = gjson.JSON, s[i:end]
+		return v, end
+	case c == 't':
+		return literal(s, i, "true", gjson.True)
+	case c == 'f':
+		return literal(s, i, "false", gjson.False)
+	case c == 'n':
+		return literal(s, i, "null", gjson.Null)
+	case c == '-' || (c >= '0' && c <= '9'):
+		j := i + 1
+		for j < len(s) && numByte(s[j]) {
+			j++
+		}
+		v.Type, v.Raw = gjson.Number, s[i:j]
+		v.Num, _ = strconv.ParseFloat(v.Raw, 64)
+		return v, j
+	}
+	return v, -1
+}
+
+func numByte(c byte) bool {
+	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}
+
+func literal(s string, i int, word string, t gjson.Type) (gjson.Result, int) {
+	if !strings.HasPrefix(s[i:], word) {
+		return gjson.Result{}, -1
+	}
+	return gjson.Result{Type: t, Raw: word}, i + len(word)
+}
+
+// skipString returns the index just past the string whose quote is at
+// s[i] (len(s)+1 when it is not closed) and whether it holds an escape.
+//
+// It looks for quotes eight bytes at a time and asks of each whether a
+// backslash escapes it: text carried in events (source files, tool
+// output) has an escaped newline or tab every few dozen bytes, and
+// stopping at each would cost more than the words in between.
+func skipString(s string, i int) (end int, esc bool) {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	start := i
+	i++
+	for i+8 <= len(s) {
+		x := jsonenc.LoadString8(s, i)
+		b := x ^ ('\\' * lo)
+		bm := (b - lo) &^ b & hi // its lowest bit is exact
+		q := x ^ ('"' * lo)
+		qm := (q - lo) &^ q & hi
+		if qm == 0 {
+			esc = esc || bm != 0
+			i += 8
+			continue
+		}
+		at := bits.TrailingZeros64(qm)
+		esc = esc || (bm != 0 && bits.TrailingZeros64(bm) < at)
+		j := i + at>>3
+		if !escaped(s, start, j) {
+			return j + 1, esc
+		}
+		esc = true
+		i = j + 1
+	}
+	// The last bytes, one at a time; a backslash among the words may
+	// escape the first of them.
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			if !escaped(s, start, i) {
+				return i + 1, esc
+			}
+		case '\\':
+			esc = true
+		}
+	}
+	return len(s) + 1, esc
+}
+
+// escaped reports whether the quote at s[j] is preceded, after the
+// string's opening quote at s[start], by an odd number of backslashes.
+func escaped(s string, start, j int) bool {
+	k := j - 1
+	for k > start && s[k] == '\\' {
+		k--
+	}
+	return (j-1-k)%2 == 1
+}
+
+// skipNested returns the index just past the object or array at s[i], or
+// -1 when it is not closed.
+func skipNested(s string, i int) int {
+	depth := 0
+	for i < len(s) {
+		switch s[i] {
+		case '"':
+			end, _ := skipString(s, i)
+			i = end
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// content returns the text of the quoted string raw: a view of it when it
+// has no escape.
+func content(raw string, esc bool) string {
+	body := raw[1 : len(raw)-1]
+	if !esc {
+		return body
+	}
+	return Unescape(body)
+}
+
+// Unescape returns the text a JSON string's body (without its quotes)
+// stands for, as gjson reads it: a \u escape of half a surrogate pair
+// stands for U+FFFD.
+func Unescape(body string) string {
+	out := make([]byte, 0, len(body))
+	for {
+		j := strings.IndexByte(body, '\\')
+		if j < 0 {
+			out = append(out, body...)
+			break
+		}
+		out = append(out, body[:j]...)
+		body = body[j:]
+		if len(body) < 2 {
+			break
+		}
+		c := body[1]
+		body = body[2:]
+		switch c {
+		case '"', '\\', '/':
+			out = append(out, c)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if len(body) < 4 {
+				return string(out)
+			}
+			r := hex4(body)
+			body = body[4:]
+			if r >= 0xD800 && r < 0xDC00 && len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
+				if r2 := hex4(body[2:]); r2 >= 0xDC00 && r2 < 0xE000 {
+					r = utf16.DecodeRune(r, r2)
+					body = body[6:]
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return string(out)
+		}
+	}
+	return string(out)
+}
+
+func hex4(s string) rune {
+	n, _ := strconv.ParseUint(s[:4], 16, 64)
+	return rune(n)
+}
