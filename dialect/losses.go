@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -205,7 +206,7 @@ func (ls *Losses) Foreign(ext map[string]json.RawMessage, self string) {
 			continue
 		}
 		facts := false
-		gjson.ParseBytes(raw).ForEach(func(k, _ gjson.Result) bool {
+		jsonobj.ForEach(gjson.ParseBytes(raw), func(k, _ gjson.Result) bool {
 			if k.Str != "seq" && !strings.HasPrefix(k.Str, "@") {
 				facts = true
 			}

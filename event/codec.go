@@ -167,11 +167,11 @@ func readArray(e gjson.Result, ptr string, make func(n int), read func(i int, a 
 		return &FieldError{Pointer: ptr, Msg: "got " + jsonobj.TypeName(e) + ", want an array"}
 	}
 	n := 0
-	e.ForEach(func(_, _ gjson.Result) bool { n++; return true })
+	jsonobj.ForEach(e, func(_, _ gjson.Result) bool { n++; return true })
 	make(n)
 	i := 0
 	var err error
-	e.ForEach(func(_, a gjson.Result) bool {
+	jsonobj.ForEach(e, func(_, a gjson.Result) bool {
 		err = read(i, a, ptr+"/"+strconv.Itoa(i))
 		i++
 		return err == nil
@@ -256,7 +256,7 @@ func Parse(line []byte) (*Event, error) {
 	known := bodyKeys(t)
 	e := &Event{Body: body}
 	var ferr error
-	root.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(root, func(k, v gjson.Result) bool {
 		key := k.Str
 		switch key {
 		case "seq":
@@ -299,7 +299,7 @@ func Parse(line []byte) (*Event, error) {
 				return false
 			}
 			e.Ext = Ext{}
-			v.ForEach(func(dk, dv gjson.Result) bool {
+			jsonobj.ForEach(v, func(dk, dv gjson.Result) bool {
 				e.Ext[dk.Str] = json.RawMessage(dv.Raw)
 				return true
 			})

@@ -4,6 +4,7 @@ package event
 
 import (
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -155,7 +156,7 @@ func appendBranchedFields(dst []byte, v *Branched, first *bool) []byte {
 
 func parseBranchedFields(v *Branched, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -200,7 +201,7 @@ func appendCompactionFinishedFields(dst []byte, v *CompactionFinished, first *bo
 
 func parseCompactionFinishedFields(v *CompactionFinished, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -227,7 +228,7 @@ func appendCompactionStartedFields(dst []byte, v *CompactionStarted, first *bool
 
 func parseCompactionStartedFields(v *CompactionStarted, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -272,7 +273,7 @@ func appendContextElidedFields(dst []byte, v *ContextElided, first *bool) []byte
 
 func parseContextElidedFields(v *ContextElided, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -305,7 +306,7 @@ func appendErrorFields(dst []byte, v *Error, first *bool) []byte {
 
 func parseErrorFields(v *Error, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -330,7 +331,7 @@ func appendMemoryUpdatedFields(dst []byte, v *MemoryUpdated, first *bool) []byte
 
 func parseMemoryUpdatedFields(v *MemoryUpdated, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -355,7 +356,7 @@ func appendMessageFields(dst []byte, v *Message, first *bool) []byte {
 
 func parseMessageFields(v *Message, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -382,7 +383,7 @@ func appendMessageDeltaFields(dst []byte, v *MessageDelta, first *bool) []byte {
 
 func parseMessageDeltaFields(v *MessageDelta, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -421,7 +422,7 @@ func appendModelConfiguredFields(dst []byte, v *ModelConfigured, first *bool) []
 
 func parseModelConfiguredFields(v *ModelConfigured, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -454,7 +455,7 @@ func appendNoticeFields(dst []byte, v *Notice, first *bool) []byte {
 
 func parseNoticeFields(v *Notice, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -499,7 +500,7 @@ func appendPermissionRequestedFields(dst []byte, v *PermissionRequested, first *
 
 func parsePermissionRequestedFields(v *PermissionRequested, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -546,7 +547,7 @@ func appendPermissionResolvedFields(dst []byte, v *PermissionResolved, first *bo
 
 func parsePermissionResolvedFields(v *PermissionResolved, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -599,7 +600,7 @@ func appendPlanUpdatedFields(dst []byte, v *PlanUpdated, first *bool) []byte {
 
 func parsePlanUpdatedFields(v *PlanUpdated, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -626,7 +627,7 @@ func appendReasoningFields(dst []byte, v *Reasoning, first *bool) []byte {
 
 func parseReasoningFields(v *Reasoning, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -647,7 +648,7 @@ func appendReasoningDeltaFields(dst []byte, v *ReasoningDelta, first *bool) []by
 
 func parseReasoningDeltaFields(v *ReasoningDelta, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -682,7 +683,7 @@ func appendRetryFields(dst []byte, v *Retry, first *bool) []byte {
 
 func parseRetryFields(v *Retry, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -720,7 +721,7 @@ func appendRoundFinishedFields(dst []byte, v *RoundFinished, first *bool) []byte
 
 func parseRoundFinishedFields(v *RoundFinished, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -787,7 +788,7 @@ func appendSessionFinishedFields(dst []byte, v *SessionFinished, first *bool) []
 
 func parseSessionFinishedFields(v *SessionFinished, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -990,7 +991,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 
 func parseSessionStartedFields(v *SessionStarted, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1083,7 +1084,7 @@ func appendTaskUpdatedFields(dst []byte, v *TaskUpdated, first *bool) []byte {
 
 func parseTaskUpdatedFields(v *TaskUpdated, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1134,7 +1135,7 @@ func appendToolCallFields(dst []byte, v *ToolCall, first *bool) []byte {
 
 func parseToolCallFields(v *ToolCall, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1203,7 +1204,7 @@ func appendToolFinishedFields(dst []byte, v *ToolFinished, first *bool) []byte {
 
 func parseToolFinishedFields(v *ToolFinished, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1250,7 +1251,7 @@ func appendToolOutputFields(dst []byte, v *ToolOutput, first *bool) []byte {
 
 func parseToolOutputFields(v *ToolOutput, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1281,7 +1282,7 @@ func appendToolProgressFields(dst []byte, v *ToolProgress, first *bool) []byte {
 
 func parseToolProgressFields(v *ToolProgress, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1310,7 +1311,7 @@ func appendToolStartedFields(dst []byte, v *ToolStarted, first *bool) []byte {
 
 func parseToolStartedFields(v *ToolStarted, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1354,7 +1355,7 @@ func appendTurnFinishedFields(dst []byte, v *TurnFinished, first *bool) []byte {
 
 func parseTurnFinishedFields(v *TurnFinished, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1393,7 +1394,7 @@ func appendTurnStartedFields(dst []byte, v *TurnStarted, first *bool) []byte {
 
 func parseTurnStartedFields(v *TurnStarted, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1420,7 +1421,7 @@ func appendUnknownFields(dst []byte, v *Unknown, first *bool) []byte {
 
 func parseUnknownFields(v *Unknown, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1479,7 +1480,7 @@ func appendUsageFields(dst []byte, v *Usage, first *bool) []byte {
 
 func parseUsageFields(v *Usage, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1524,7 +1525,7 @@ func appendUserMessageFields(dst []byte, v *UserMessage, first *bool) []byte {
 
 func parseUserMessageFields(v *UserMessage, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1561,7 +1562,7 @@ func appendElidedResultFields(dst []byte, v *ElidedResult, first *bool) []byte {
 
 func parseElidedResultFields(v *ElidedResult, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1620,7 +1621,7 @@ func appendPlanEntryFields(dst []byte, v *PlanEntry, first *bool) []byte {
 
 func parsePlanEntryFields(v *PlanEntry, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1659,7 +1660,7 @@ func appendSourceInfoFields(dst []byte, v *SourceInfo, first *bool) []byte {
 
 func parseSourceInfoFields(v *SourceInfo, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1688,7 +1689,7 @@ func appendAgentFields(dst []byte, v *Agent, first *bool) []byte {
 
 func parseAgentFields(v *Agent, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1713,7 +1714,7 @@ func appendContextFileFields(dst []byte, v *ContextFile, first *bool) []byte {
 
 func parseContextFileFields(v *ContextFile, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1738,7 +1739,7 @@ func appendSkillFields(dst []byte, v *Skill, first *bool) []byte {
 
 func parseSkillFields(v *Skill, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}
@@ -1767,7 +1768,7 @@ func appendCommandFields(dst []byte, v *Command, first *bool) []byte {
 
 func parseCommandFields(v *Command, o gjson.Result, ptr string) error {
 	var err error
-	o.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // not stated
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -47,7 +48,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if carried := r.Get("params._meta." + MetaKey + ".events"); carried.IsArray() {
 		d.meta, d.started = true, true
 		var err error
-		carried.ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(carried, func(k, v gjson.Result) bool {
 			ev, perr := event.Parse([]byte(v.Raw))
 			if perr != nil {
 				err = &DecodeError{Msg: "/params/_meta/" + MetaKey + "/events/" + k.Raw + ": " + perr.Error()}
@@ -112,7 +113,7 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 		d.prompts[strings.Clone(id.Raw)] = d.turn
 		d.open = true
 		var parts []string
-		p.Get("prompt").ForEach(func(_, b gjson.Result) bool {
+		jsonobj.ForEach(p.Get("prompt"), func(_, b gjson.Result) bool {
 			if b.Get("type").Str == "text" {
 				parts = append(parts, b.Get("text").Str)
 			}
@@ -227,7 +228,7 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 		return append(out, d.status(u, id)...)
 	case "plan":
 		p := &event.PlanUpdated{Entries: []event.PlanEntry{}}
-		u.Get("entries").ForEach(func(_, e gjson.Result) bool {
+		jsonobj.ForEach(u.Get("entries"), func(_, e gjson.Result) bool {
 			p.Entries = append(p.Entries, event.PlanEntry{Content: e.Get("content").Str, Status: e.Get("status").Str, Priority: e.Get("priority").Str})
 			return true
 		})
@@ -248,7 +249,7 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 	var out []*event.Event
 	var all []string
-	u.Get("content").ForEach(func(_, c gjson.Result) bool {
+	jsonobj.ForEach(u.Get("content"), func(_, c gjson.Result) bool {
 		if c.Get("type").Str == "content" && c.Get("content.type").Str == "text" {
 			all = append(all, c.Get("content.text").Str)
 		}

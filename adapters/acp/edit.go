@@ -2,9 +2,11 @@ package acp
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -19,19 +21,46 @@ var (
 // maxDiffs bounds the diff text carried in one message.
 const maxDiffs = 2 << 20
 
-func firstString(r gjson.Result, keys []string) (string, bool) {
-	for _, k := range keys {
-		if v := r.Get(k); v.Type == gjson.String {
-			return v.Str, true
+// editFields are the facts an edit is read from, each the first string
+// under any of its keys.
+type editFields struct {
+	path, old, new, patch string
+	hasPath, hasOld       bool
+	hasNew, hasPatch      bool
+}
+
+// readEdit reads an object's keys once: a whole file as tool input is
+// most of the line, and a lookup per key name would scan it again each
+// time.
+func readEdit(r gjson.Result) editFields {
+	var f editFields
+	// rank records, per fact, the position of the key it came from in its
+	// list, so that the earliest listed key wins whatever the order of
+	// the object's keys.
+	rank := [4]int{len(pathKeys), len(oldKeys), len(newKeys), len(patchKeys)}
+	take := func(i int, keys []string, k string, v gjson.Result, dst *string, has *bool) {
+		if v.Type != gjson.String {
+			return
+		}
+		if j := slices.Index(keys, k); j >= 0 && j < rank[i] {
+			rank[i], *dst, *has = j, jsonobj.Text(v), true
 		}
 	}
-	return "", false
+	// A repeated key keeps its first value (the rank must improve), as
+	// gjson's Get, which this replaces, reads it.
+	jsonobj.ForEachRaw(r, func(k, v gjson.Result) bool {
+		take(0, pathKeys, k.Str, v, &f.path, &f.hasPath)
+		take(1, oldKeys, k.Str, v, &f.old, &f.hasOld)
+		take(2, newKeys, k.Str, v, &f.new, &f.hasNew)
+		take(3, patchKeys, k.Str, v, &f.patch, &f.hasPatch)
+		return true
+	})
+	return f
 }
 
 // pathOf returns the path a tool input names, or "".
 func pathOf(r gjson.Result) string {
-	p, _ := firstString(r, pathKeys)
-	return p
+	return readEdit(r).path
 }
 
 // edits reads an edit from a tool input or from edit facts: a path with
@@ -47,16 +76,17 @@ func (e *Encoder) edits(raw json.RawMessage) (diffs []obj, locations []byte) {
 	if !r.IsObject() {
 		return nil, nil
 	}
-	file := pathOf(r)
+	f := readEdit(r)
+	file := f.path
 	var hs []hunk
-	if old, ok := firstString(r, oldKeys); ok {
-		nw, ok := firstString(r, newKeys)
-		if !ok || file == "" {
+	if f.hasOld {
+		if !f.hasNew || file == "" {
 			return nil, nil
 		}
-		hs = []hunk{{path: file, old: &old, new: nw}}
-	} else if patch, ok := firstString(r, patchKeys); ok {
-		hs = parsePatch(patch, file)
+		old := f.old
+		hs = []hunk{{path: file, old: &old, new: f.new}}
+	} else if f.hasPatch {
+		hs = parsePatch(f.patch, file)
 	}
 	size := 0
 	var locs []obj

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -246,14 +247,14 @@ func (c *checker) update(u gjson.Result, errf, warnf func(ptr, rule, format stri
 		}
 		c.setTool(id, rank, statusOr(u, status))
 	}
-	u.Get("locations").ForEach(func(k, l gjson.Result) bool {
+	jsonobj.ForEach(u.Get("locations"), func(k, l gjson.Result) bool {
 		if p := l.Get("path").Str; !strings.HasPrefix(p, "/") {
 			errf(fmt.Sprintf("/params/update/locations/%d/path", k.Int()), RuleAbsolutePath, "location path %q is not absolute", p)
 		}
 		return true
 	})
 	i := 0
-	u.Get("content").ForEach(func(_, ct gjson.Result) bool {
+	jsonobj.ForEach(u.Get("content"), func(_, ct gjson.Result) bool {
 		if ct.Get("type").Str == "diff" && !strings.HasPrefix(ct.Get("path").Str, "/") {
 			errf(fmt.Sprintf("/params/update/content/%d/path", i), RuleAbsolutePath, "diff path %q is not absolute", ct.Get("path").Str)
 		}
@@ -271,7 +272,7 @@ func statusOr(u gjson.Result, def string) string {
 
 // custom reports keys at the root of an ACP type that the type lacks.
 func (c *checker) custom(o gjson.Result, ptr string, allowed []string, errf func(ptr, rule, format string, args ...any)) {
-	o.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, _ gjson.Result) bool {
 		if k.Str != "_meta" && !slices.Contains(allowed, k.Str) {
 			errf(ptr+"/"+jsonptr.Escape(k.Str), RuleCustomField, "custom field %q at the root of an ACP type: extensions belong under _meta", k.Str)
 		}

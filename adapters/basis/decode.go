@@ -314,7 +314,7 @@ func policy(o *jsonobj.Object) json.RawMessage {
 	}
 	if v.IsObject() {
 		for _, k := range policyInts[v.Get("kind").Str] {
-			if n := v.Get(gjson.Escape(k)); n.Type == gjson.Number {
+			if n := jsonobj.Lookup(v, k); n.Type == gjson.Number {
 				uintAt(o, "/policy/"+k, n, usize)
 			}
 		}
@@ -432,7 +432,7 @@ func runUsage(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	}
 	u := &event.Usage{}
 	extra := false
-	v.ForEach(func(k, val gjson.Result) bool {
+	jsonobj.ForEach(v, func(k, val gjson.Result) bool {
 		var dst **uint64
 		switch k.Str {
 		case "input_tokens":

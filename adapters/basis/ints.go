@@ -28,7 +28,7 @@ func uintField(o *jsonobj.Object, k string, t jsonobj.IntType) *uint64 {
 // nestedUint reads an integer key of a nested object e at ptr; nil when
 // absent.
 func nestedUint(o *jsonobj.Object, ptr string, e gjson.Result, k string, t jsonobj.IntType) *uint64 {
-	v := e.Get(gjson.Escape(k))
+	v := jsonobj.Lookup(e, k)
 	if !v.Exists() {
 		return nil
 	}

@@ -229,7 +229,7 @@ func (c *checker) nestedUnknown(get func(string) gjson.Result, typ string, n int
 			if !obj.IsObject() {
 				return
 			}
-			obj.ForEach(func(k, _ gjson.Result) bool {
+			jsonobj.ForEach(obj, func(k, _ gjson.Result) bool {
 				if !slices.Contains(shape.Known, k.Str) {
 					report(dialect.Finding{Line: n, Pointer: ptr + "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning,
 						Rule: RuleUnknownField, Message: fmt.Sprintf("unknown field %q in %s", k.Str, field), Unknown: true})
@@ -242,7 +242,7 @@ func (c *checker) nestedUnknown(get func(string) gjson.Result, typ string, n int
 			return
 		}
 		i := 0
-		v.ForEach(func(_, e gjson.Result) bool {
+		jsonobj.ForEach(v, func(_, e gjson.Result) bool {
 			visit(fmt.Sprintf("/%s/%d", field, i), e)
 			i++
 			return true

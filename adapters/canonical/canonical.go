@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -191,7 +192,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		c.fields[event.Type(strings.Clone(string(typ)))] = known
 	}
-	r.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !known[k.Str] {
 			report(dialect.Finding{Line: n, Pointer: "/" + k.Str, Severity: dialect.Warning, Rule: RuleUnknownField,
 				Message: fmt.Sprintf("unknown field %q on %s", k.Str, typ), Unknown: true})

@@ -253,7 +253,7 @@ func (d *Decoder) finish(l *line, raw []byte) []*event.Event {
 		}
 		derived := derive(l.kind, l.group, d.st, hints{})
 		if patch, ok := diff(gjson.ParseBytes(derived.bytes(nil)), l.r); ok {
-			gjson.ParseBytes(patch).ForEach(func(k, v gjson.Result) bool {
+			jsonobj.ForEach(gjson.ParseBytes(patch), func(k, v gjson.Result) bool {
 				x = append(x, kv{k.Str, []byte(v.Raw)})
 				return true
 			})
@@ -286,7 +286,7 @@ func setExt(ev *event.Event, x obj) {
 func addExt(ev *event.Event, k string, v []byte) {
 	var x obj
 	if cur := ev.Ext[Name]; len(cur) > 0 {
-		gjson.ParseBytes(cur).ForEach(func(kk, vv gjson.Result) bool {
+		jsonobj.ForEach(gjson.ParseBytes(cur), func(kk, vv gjson.Result) bool {
 			x = append(x, kv{kk.Str, []byte(vv.Raw)})
 			return true
 		})
@@ -469,7 +469,7 @@ func (l *line) decode() bool {
 	case "auth_status":
 		msg, sev := "authenticating", event.SeverityInfo
 		var lines []string
-		l.r.Get("output").ForEach(func(_, v gjson.Result) bool {
+		jsonobj.ForEach(l.r.Get("output"), func(_, v gjson.Result) bool {
 			lines = append(lines, v.Str)
 			return true
 		})
@@ -520,7 +520,7 @@ func (l *line) decode() bool {
 	case "system/task_started", "system/task_progress", "system/task_updated", "system/task_notification":
 		l.task()
 	case "system/background_tasks_changed":
-		l.r.Get("tasks").ForEach(func(_, t gjson.Result) bool {
+		jsonobj.ForEach(l.r.Get("tasks"), func(_, t gjson.Result) bool {
 			id := t.Get("task_id").Str
 			k := taskKind(t.Get("task_type").Str, t.Get("subagent_type").Str)
 			d.tasks[id] = k
@@ -624,19 +624,19 @@ func (l *line) init() {
 	s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}, Agent: &event.Agent{Name: agentName},
 		SessionID: l.str("session_id"), Workspace: l.str("cwd"), Model: model}
 	s.Agent.Version = l.str("claude_code_version")
-	l.r.Get("mcp_servers").ForEach(func(_, v gjson.Result) bool {
+	jsonobj.ForEach(l.r.Get("mcp_servers"), func(_, v gjson.Result) bool {
 		if n := v.Get("name"); n.Type == gjson.String {
 			s.MCPServers = append(s.MCPServers, n.Str)
 		}
 		return true
 	})
-	l.r.Get("slash_commands").ForEach(func(_, v gjson.Result) bool {
+	jsonobj.ForEach(l.r.Get("slash_commands"), func(_, v gjson.Result) bool {
 		if v.Type == gjson.String {
 			s.Commands = append(s.Commands, event.Command{Name: v.Str})
 		}
 		return true
 	})
-	l.r.Get("skills").ForEach(func(_, v gjson.Result) bool {
+	jsonobj.ForEach(l.r.Get("skills"), func(_, v gjson.Result) bool {
 		if v.Type == gjson.String {
 			s.Skills = append(s.Skills, event.Skill{Name: v.Str})
 		}
@@ -695,7 +695,7 @@ func (l *line) assistant() {
 		}
 	}
 	i := 0
-	m.Get("content").ForEach(func(_, b gjson.Result) bool {
+	jsonobj.ForEach(m.Get("content"), func(_, b gjson.Result) bool {
 		switch b.Get("type").Str {
 		case "text":
 			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Message{Text: b.Get("text").Str, MessageID: id}})
@@ -767,7 +767,7 @@ func plan(in gjson.Result) *event.PlanUpdated {
 	}
 	p := &event.PlanUpdated{Entries: []event.PlanEntry{}}
 	var done uint64
-	todos.ForEach(func(_, t gjson.Result) bool {
+	jsonobj.ForEach(todos, func(_, t gjson.Result) bool {
 		e := event.PlanEntry{ID: t.Get("id").Str, Content: t.Get("content").Str, Status: t.Get("status").Str,
 			ActiveForm: t.Get("activeForm").Str, Priority: t.Get("priority").Str}
 		if e.Status == "completed" {
@@ -836,7 +836,7 @@ func userText(c gjson.Result) string {
 		return c.Str
 	}
 	var parts []string
-	c.ForEach(func(_, b gjson.Result) bool {
+	jsonobj.ForEach(c, func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "text" {
 			parts = append(parts, b.Get("text").Str)
 		}
@@ -856,7 +856,7 @@ func (l *line) user() {
 	if content.Type == gjson.String {
 		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.UserMessage{Text: content.Str}})
 	}
-	content.ForEach(func(_, b gjson.Result) bool {
+	jsonobj.ForEach(content, func(_, b gjson.Result) bool {
 		switch b.Get("type").Str {
 		case "text":
 			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.UserMessage{Text: b.Get("text").Str}})
@@ -943,7 +943,7 @@ func (l *line) result() {
 	var errs []string
 	if v := l.r.Get("errors"); v.IsArray() {
 		errs = []string{}
-		v.ForEach(func(_, e gjson.Result) bool {
+		jsonobj.ForEach(v, func(_, e gjson.Result) bool {
 			errs = append(errs, e.Str)
 			return true
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -156,7 +157,7 @@ func (e *Encoder) nativeEvent(ev *event.Event) error {
 // writeBefore writes the lines that rode along on an event.
 func (e *Encoder) writeBefore(x gjson.Result) error {
 	var err error
-	x.Get("before").ForEach(func(_, l gjson.Result) bool {
+	jsonobj.ForEach(x.Get("before"), func(_, l gjson.Result) bool {
 		err = e.writeLine(compact(l.Raw))
 		return err == nil
 	})

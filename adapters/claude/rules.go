@@ -95,7 +95,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		rep.Unknownf(ptr, RuleUnknownType, "unknown message type %q (kept whole)", kind)
 		return
 	}
-	r.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(kind, k.Str) {
 			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, kind)
 		}
@@ -153,7 +153,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
 	m := r.Get("message")
 	i := 0
-	m.Get("content").ForEach(func(_, b gjson.Result) bool {
+	jsonobj.ForEach(m.Get("content"), func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "tool_use" {
 			id := b.Get("id").Str
 			if line, open := c.open[id]; open {
@@ -181,7 +181,7 @@ func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
 
 func (c *checker) user(r gjson.Result, rep dialect.Reporter) {
 	i := 0
-	r.Get("message.content").ForEach(func(_, b gjson.Result) bool {
+	jsonobj.ForEach(r.Get("message.content"), func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "tool_result" {
 			id := b.Get("tool_use_id").Str
 			ptr := fmt.Sprintf("/message/content/%d/tool_use_id", i)
@@ -249,7 +249,7 @@ func (c *checker) checkCost(r gjson.Result, rep dialect.Reporter) {
 	}
 	sum := new(big.Float).SetPrec(200)
 	found := false
-	models.ForEach(func(_, m gjson.Result) bool {
+	jsonobj.ForEach(models, func(_, m gjson.Result) bool {
 		if v := m.Get("costUSD"); v.Type == gjson.Number {
 			if f, ok := new(big.Float).SetPrec(200).SetString(v.Raw); ok {
 				sum.Add(sum, f)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -146,7 +147,7 @@ func unescape(p string) (string, bool) {
 func members(r gjson.Result) ([]string, []gjson.Result) {
 	var ks []string
 	var vs []gjson.Result
-	r.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
 		ks = append(ks, k.Str)
 		vs = append(vs, v)
 		return true
@@ -267,14 +268,14 @@ func placeAdded(kept, added, anchors []string) []string {
 // apply returns the derived value with the patch applied.
 func apply(dst []byte, derived, patch gjson.Result) []byte {
 	if patch.IsObject() {
-		if v := patch.Get(gjson.Escape(keyValue)); v.Exists() {
+		if v := jsonobj.Lookup(patch, keyValue); v.Exists() {
 			return append(dst, v.Raw...)
 		}
 		switch {
 		case derived.IsObject():
 			return applyObject(dst, derived, patch)
 		case derived.IsArray():
-			items := patch.Get(gjson.Escape(keyItems))
+			items := jsonobj.Lookup(patch, keyItems)
 			d := derived.Array()
 			dst = append(dst, '[')
 			for i, e := range d {
@@ -298,9 +299,9 @@ func apply(dst []byte, derived, patch gjson.Result) []byte {
 
 func applyObject(dst []byte, derived, patch gjson.Result) []byte {
 	strs := func(k string) ([]string, bool) {
-		v := patch.Get(gjson.Escape(k))
+		v := jsonobj.Lookup(patch, k)
 		var out []string
-		v.ForEach(func(_, e gjson.Result) bool {
+		jsonobj.ForEach(v, func(_, e gjson.Result) bool {
 			out = append(out, e.Str)
 			return true
 		})
@@ -314,14 +315,14 @@ func applyObject(dst []byte, derived, patch gjson.Result) []byte {
 		if slices.Contains(absent, k) || vals[k] != nil {
 			continue
 		}
-		if p := patch.Get(gjson.Escape(escape(k))); p.Exists() {
+		if p := jsonobj.Lookup(patch, escape(k)); p.Exists() {
 			vals[k] = apply(nil, dv[i], p)
 		} else {
 			vals[k] = []byte(dv[i].Raw)
 		}
 		kept = append(kept, k)
 	}
-	patch.ForEach(func(pk, pv gjson.Result) bool {
+	jsonobj.ForEach(patch, func(pk, pv gjson.Result) bool {
 		k, ok := unescape(pk.Str)
 		if ok && !slices.Contains(dk, k) && vals[k] == nil {
 			vals[k] = []byte(pv.Raw)

@@ -207,7 +207,7 @@ func (d *Decoder) events(root gjson.Result, typ string, line []byte) (evs []*eve
 		if q := root.Get("questions"); q.IsArray() {
 			b.Preview = json.RawMessage(q.Raw)
 			var texts []string
-			q.ForEach(func(_, v gjson.Result) bool {
+			jsonobj.ForEach(q, func(_, v gjson.Result) bool {
 				if t := v.Get("question"); t.Type == gjson.String {
 					texts = append(texts, t.Str)
 				}
@@ -269,7 +269,7 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 		r.fail("/item/id", "got "+jsonobj.TypeName(v)+", want a string")
 	}
 	at := func(b event.Body) *event.Event { return &event.Event{TurnID: d.turn, Body: b} }
-	get := func(k string) gjson.Result { return item.Get(gjson.Escape(k)) }
+	get := func(k string) gjson.Result { return jsonobj.Lookup(item, k) }
 	str := func(k string) string { return r.str(get(k), "/item/"+k) }
 	var evs []*event.Event
 	switch itemType {
@@ -290,7 +290,7 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 			r.fail("/item/items", "got "+jsonobj.TypeName(items)+", want an array")
 		}
 		i := 0
-		items.ForEach(func(_, t gjson.Result) bool {
+		jsonobj.ForEach(items, func(_, t gjson.Result) bool {
 			ptr := "/item/items/" + strconv.Itoa(i)
 			p := event.PlanEntry{Content: r.str(t.Get("text"), ptr+"/text"), Status: "pending"}
 			if c := t.Get("completed"); c.Exists() && !c.IsBool() {
@@ -333,7 +333,7 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 			r.fail("/item/changes", "got "+jsonobj.TypeName(changes)+", want an array")
 		}
 		i := 0
-		changes.ForEach(func(_, c gjson.Result) bool {
+		jsonobj.ForEach(changes, func(_, c gjson.Result) bool {
 			ptr := "/item/changes/" + strconv.Itoa(i)
 			paths = append(paths, r.str(c.Get("path"), ptr+"/path"))
 			kinds = append(kinds, r.str(c.Get("kind"), ptr+"/kind"))
@@ -356,7 +356,7 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 		if res := get("result"); res.IsObject() {
 			var texts []string
 			any := false
-			res.Get("content").ForEach(func(_, c gjson.Result) bool {
+			jsonobj.ForEach(res.Get("content"), func(_, c gjson.Result) bool {
 				if c.Get("type").Str == "text" && c.Get("text").Type == gjson.String {
 					texts = append(texts, c.Get("text").Str)
 					any = true
@@ -415,7 +415,7 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 		if states.Exists() && !states.IsObject() {
 			r.fail("/item/agents_states", "got "+jsonobj.TypeName(states)+", want an object")
 		}
-		states.ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(states, func(k, v gjson.Result) bool {
 			ptr := "/item/agents_states/" + k.Str
 			t := &event.TaskUpdated{TaskID: k.Str, Kind: event.TaskSubagent, Status: event.TaskRunning, Title: prompt, ParentTaskID: id}
 			if s, ok := agentStatuses[r.str(v.Get("status"), ptr+"/status")]; ok {

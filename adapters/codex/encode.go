@@ -229,7 +229,7 @@ func (e *Encoder) begin(ev *event.Event) *jsonobj.Writer {
 // bookkeeping keys, are written back under their names first.
 func end(w *jsonobj.Writer, res json.RawMessage) []byte {
 	if len(res) > 0 {
-		gjson.ParseBytes(res).ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(gjson.ParseBytes(res), func(k, v gjson.Result) bool {
 			if strings.HasPrefix(k.Str, "@@") && w.Key(k.Str[1:]) {
 				w.B = append(w.B, v.Raw...)
 			}
@@ -390,7 +390,7 @@ func (c *call) commandOf() string {
 			}
 			if v.IsArray() {
 				var parts []string
-				v.ForEach(func(_, p gjson.Result) bool {
+				jsonobj.ForEach(v, func(_, p gjson.Result) bool {
 					parts = append(parts, p.String())
 					return true
 				})

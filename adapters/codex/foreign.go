@@ -606,7 +606,7 @@ func (e *Encoder) auditFinish(b *event.ToolFinished) {
 // command line.
 func onlyCommand(input json.RawMessage) bool {
 	n, ok := 0, true
-	gjson.ParseBytes(input).ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(gjson.ParseBytes(input), func(k, _ gjson.Result) bool {
 		n++
 		ok = k.Str == "command" || k.Str == "cmd"
 		return ok

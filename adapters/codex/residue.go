@@ -60,7 +60,7 @@ func diffObject(a, d gjson.Result, res *jsonobj.Residue, nested func(k string, a
 		v gjson.Result
 	}
 	var dm []member
-	d.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(d, func(k, v gjson.Result) bool {
 		dm = append(dm, member{k.Str, v})
 		return true
 	})
@@ -77,7 +77,7 @@ func diffObject(a, d gjson.Result, res *jsonobj.Residue, nested func(k string, a
 		return -1
 	}
 	seen := map[string]int{}
-	a.ForEach(func(k, av gjson.Result) bool {
+	jsonobj.ForEach(a, func(k, av gjson.Result) bool {
 		occ := seen[k.Str]
 		seen[k.Str]++
 		i := find(k.Str, occ)
@@ -126,12 +126,12 @@ func sameJSON(a, b gjson.Result) bool {
 	case a.IsObject() && b.IsObject():
 		am, bm := map[string]gjson.Result{}, map[string]gjson.Result{}
 		dup := false
-		a.ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(a, func(k, v gjson.Result) bool {
 			_, dup = am[k.Str]
 			am[k.Str] = v
 			return !dup
 		})
-		b.ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(b, func(k, v gjson.Result) bool {
 			if _, d := bm[k.Str]; d {
 				dup = true
 			}
@@ -176,7 +176,7 @@ func split(ext json.RawMessage, itemLine bool) (top, item json.RawMessage) {
 	}
 	out := []byte{'{'}
 	first := true
-	r.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
 		if k.Str == "item" {
 			item = json.RawMessage(v.Raw)
 			return true

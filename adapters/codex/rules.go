@@ -136,10 +136,10 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	case "item.started", "item.updated", "item.completed":
 		c.item(rep, typ, r.Get("item"))
 	case "request_user_input":
-		r.Get("questions").ForEach(func(i, q gjson.Result) bool {
+		jsonobj.ForEach(r.Get("questions"), func(i, q gjson.Result) bool {
 			ptr := "/questions/" + strconv.Itoa(int(i.Int()))
 			unknownFields(rep, q, ptr, func(k string) bool { return slices.Contains(nestedFields["question"], k) })
-			q.Get("options").ForEach(func(j, o gjson.Result) bool {
+			jsonobj.ForEach(q.Get("options"), func(j, o gjson.Result) bool {
 				unknownFields(rep, o, ptr+"/options/"+strconv.Itoa(int(j.Int())), func(k string) bool { return slices.Contains(nestedFields["option"], k) })
 				return true
 			})
@@ -214,13 +214,13 @@ func (c *checker) itemFields(rep dialect.Reporter, typ string, it gjson.Result) 
 		switch {
 		case v.IsArray():
 			i := 0
-			v.ForEach(func(_, o gjson.Result) bool {
+			jsonobj.ForEach(v, func(_, o gjson.Result) bool {
 				each("/item/"+k+"/"+strconv.Itoa(i), o)
 				i++
 				return true
 			})
 		case v.IsObject() && k == "agents_states":
-			v.ForEach(func(t, o gjson.Result) bool {
+			jsonobj.ForEach(v, func(t, o gjson.Result) bool {
 				each("/item/agents_states/"+jsonptr.Escape(t.Str), o)
 				return true
 			})
@@ -248,7 +248,7 @@ func unknownFields(rep dialect.Reporter, o gjson.Result, ptr string, known func(
 	if !o.IsObject() {
 		return
 	}
-	o.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(o, func(k, _ gjson.Result) bool {
 		if !known(k.Str) {
 			rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q", k.Str)
 		}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -65,7 +66,7 @@ var toolItems = map[string]bool{
 // second one, if any.
 func itemID(item gjson.Result) (id, id2 string, hasID2 bool) {
 	n := 0
-	item.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(item, func(k, v gjson.Result) bool {
 		if k.Str != "id" {
 			return true
 		}
@@ -127,7 +128,7 @@ func (st *state) commit(line []byte) {
 				}
 				continue
 			}
-			if v := item.Get(gjson.Escape(k)); v.Exists() {
+			if v := jsonobj.Lookup(item, k); v.Exists() {
 				o.fields = append(o.fields, field{k, strings.Clone(v.Raw)})
 			}
 		}

@@ -380,7 +380,7 @@ func (d *Decoder) stats(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	u := &event.Usage{}
 	var input *uint64
 	inputRaw := ""
-	v.ForEach(func(k, f gjson.Result) bool {
+	jsonobj.ForEach(v, func(k, f gjson.Result) bool {
 		ptr := "/stats/" + jsonptr.Escape(k.Str)
 		switch k.Str {
 		case "total_tokens":
@@ -446,14 +446,14 @@ func models(o *jsonobj.Object, v gjson.Result) {
 		o.Fail("/stats/models", "got %s, want an object", jsonobj.TypeName(v))
 		return
 	}
-	v.ForEach(func(name, m gjson.Result) bool {
+	jsonobj.ForEach(v, func(name, m gjson.Result) bool {
 		ptr := "/stats/models/" + jsonptr.Escape(name.Str)
 		if !m.IsObject() {
 			o.Fail(ptr, "got %s, want an object", jsonobj.TypeName(m))
 			return false
 		}
 		for _, k := range modelFields {
-			if f := m.Get(gjson.Escape(k)); f.Exists() {
+			if f := jsonobj.Lookup(m, k); f.Exists() {
 				uintAt(o, ptr+"/"+k, f)
 			}
 		}

@@ -627,7 +627,7 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 	}
 	r := gjson.Parse(res)
 	absent := map[string]bool{}
-	r.Get(gjson.Escape(jsonobj.AbsentKey)).ForEach(func(_, k gjson.Result) bool {
+	jsonobj.ForEach(jsonobj.Lookup(r, jsonobj.AbsentKey), func(_, k gjson.Result) bool {
 		absent[k.Str] = true
 		return true
 	})
@@ -638,7 +638,7 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 		out = jsonenc.Uint(out, n)
 	}
 	rawKey := func(k string) bool {
-		v := r.Get(gjson.Escape(k))
+		v := jsonobj.Lookup(r, k)
 		if !v.Exists() {
 			return false
 		}
@@ -703,7 +703,7 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 			loss.Add(lossCost)
 		}
 	}
-	r.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
 		if !contains(statsFields, k.Str) && k.Str != jsonobj.AbsentKey {
 			out = jsonenc.Key(out, &first, k.Str)
 			out = append(out, v.Raw...)
@@ -769,7 +769,7 @@ func normalJSON(dst []byte, v gjson.Result) []byte {
 			val      gjson.Result
 		}
 		var ms []member
-		v.ForEach(func(k, e gjson.Result) bool {
+		jsonobj.ForEach(v, func(k, e gjson.Result) bool {
 			ms = append(ms, member{k.Str, k.Raw, e})
 			return true
 		})
@@ -786,7 +786,7 @@ func normalJSON(dst []byte, v gjson.Result) []byte {
 	case v.IsArray():
 		dst = append(dst, '[')
 		i := 0
-		v.ForEach(func(_, e gjson.Result) bool {
+		jsonobj.ForEach(v, func(_, e gjson.Result) bool {
 			if i > 0 {
 				dst = append(dst, ',')
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -90,7 +91,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return
 	}
-	r.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(typ, k.Str) {
 			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
 		}
@@ -141,7 +142,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 
 // unknownKeys reports the keys of a nested object that its type lacks.
 func unknownKeys(rep dialect.Reporter, v gjson.Result, ptr string, known []string, what string) {
-	v.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(v, func(k, _ gjson.Result) bool {
 		if !contains(known, k.Str) {
 			rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q in %s", k.Str, what)
 		}
@@ -164,7 +165,7 @@ func checkStats(rep dialect.Reporter, s gjson.Result) {
 	}
 	sums := map[string]*big.Int{}
 	all := true
-	models.ForEach(func(name, m gjson.Result) bool {
+	jsonobj.ForEach(models, func(name, m gjson.Result) bool {
 		ptr := "/stats/models/" + jsonptr.Escape(name.Str)
 		if !m.IsObject() {
 			all = false
@@ -226,7 +227,7 @@ func counts(rep dialect.Reporter, s gjson.Result, ptr string) {
 
 // count reads a non-negative integer literal exactly.
 func count(s gjson.Result, k string) (*big.Int, bool) {
-	v := s.Get(gjson.Escape(k))
+	v := jsonobj.Lookup(s, k)
 	if v.Type != gjson.Number || strings.ContainsAny(v.Raw, ".eE-") {
 		return nil, false
 	}

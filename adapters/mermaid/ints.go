@@ -30,7 +30,7 @@ func uintField(o *jsonobj.Object, k string, t jsonobj.IntType) *uint64 {
 // nestedUint reads an integer key of a nested object e at ptr; nil when
 // absent.
 func nestedUint(o *jsonobj.Object, ptr string, e gjson.Result, k string, t jsonobj.IntType) *uint64 {
-	v := e.Get(gjson.Escape(k))
+	v := jsonobj.Lookup(e, k)
 	if !v.Exists() {
 		return nil
 	}
@@ -39,7 +39,7 @@ func nestedUint(o *jsonobj.Object, ptr string, e gjson.Result, k string, t jsono
 
 // optNestedUint reads an Option<u64> of a nested object: absent and null are None.
 func optNestedUint(o *jsonobj.Object, ptr string, e gjson.Result, k string, t jsonobj.IntType) *uint64 {
-	v := e.Get(gjson.Escape(k))
+	v := jsonobj.Lookup(e, k)
 	if !v.Exists() || v.Type == gjson.Null {
 		return nil
 	}

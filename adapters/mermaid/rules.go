@@ -9,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -117,7 +118,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return
 	}
-	r.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(typ, k.Str) {
 			report(dialect.Finding{Line: n, Pointer: "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning, Rule: RuleUnknownField,
 				Message: fmt.Sprintf("unknown field %q on %s", k.Str, typ), Unknown: true})
@@ -126,8 +127,8 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	})
 	if typ == "tasks_updated" {
 		i := 0
-		r.Get("tasks").ForEach(func(_, t gjson.Result) bool {
-			t.ForEach(func(k, _ gjson.Result) bool {
+		jsonobj.ForEach(r.Get("tasks"), func(_, t gjson.Result) bool {
+			jsonobj.ForEach(t, func(k, _ gjson.Result) bool {
 				if !slices.Contains(taskShape.Known, k.Str) {
 					report(dialect.Finding{Line: n, Pointer: fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str)), Severity: dialect.Warning,
 						Rule: RuleUnknownField, Message: fmt.Sprintf("unknown field %q in a task", k.Str), Unknown: true})
@@ -198,7 +199,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	case "tasks_updated":
 		tasks := r.Get("tasks")
 		total, done := 0, 0
-		tasks.ForEach(func(_, t gjson.Result) bool {
+		jsonobj.ForEach(tasks, func(_, t gjson.Result) bool {
 			total++
 			if t.Get("status").Str == "completed" {
 				done++

@@ -194,7 +194,7 @@ func objectAt(v gjson.Result, ptr string) (*fields, error) {
 	}
 	f := &fields{ptr: ptr}
 	var err error
-	v.ForEach(func(k, val gjson.Result) bool {
+	jsonobj.ForEach(v, func(k, val gjson.Result) bool {
 		for _, s := range f.keys {
 			if s == k.Str {
 				err = &DecodeError{Pointer: ptr + "/" + jsonptr.Escape(k.Str), Msg: "duplicate key " + strconv.Quote(k.Str)}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -149,7 +150,7 @@ func parseResidueValue(v gjson.Result, r *residue) error {
 			err = fmt.Errorf("ext.muse %s: got %s, want %s", k, got.Raw, want)
 		}
 	}
-	v.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEach(v, func(k, e gjson.Result) bool {
 		if e.Type == gjson.Null {
 			return true // encoding/json leaves a null as the zero value
 		}
@@ -160,7 +161,7 @@ func parseResidueValue(v gjson.Result, r *residue) error {
 				return false
 			}
 			m := map[string]json.RawMessage{}
-			e.ForEach(func(mk, mv gjson.Result) bool {
+			jsonobj.ForEach(e, func(mk, mv gjson.Result) bool {
 				m[mk.Str] = json.RawMessage(mv.Raw)
 				return true
 			})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -176,7 +177,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	rep := dialect.Reporter{Line: n, Report: report}
 	errf, warnf := rep.Errorf, rep.Warnf
 	unknown := func(ptr, format string, args ...any) { rep.Unknownf(ptr, RuleUnknownField, format, args...) }
-	r.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !slices.Contains(envelopeKeys, k.Str) {
 			unknown("/"+jsonptr.Escape(k.Str), "unknown envelope key %q", k.Str)
 		}
@@ -263,7 +264,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			Message: fmt.Sprintf("unknown payload type %q (passed through)", pt), Unknown: true})
 		return
 	}
-	p.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(p, func(k, _ gjson.Result) bool {
 		if !slices.Contains(keys, k.Str) {
 			unknown("/payload/"+jsonptr.Escape(k.Str), "unknown key %q in a %s payload", k.Str, pt)
 		}
@@ -308,7 +309,7 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 	if id := e.Get("task_id"); id.Str != task {
 		errf("/payload/event/task_id", RuleLifecycleKind, "event.task_id %q differs from payload.task_id %q", id.Str, task)
 	}
-	e.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(e, func(k, _ gjson.Result) bool {
 		if k.Str != "kind" && k.Str != "task_id" && !slices.Contains(eventKeys[kind], k.Str) {
 			unknown("/payload/event/"+jsonptr.Escape(k.Str), "unknown key %q in a %s event", k.Str, kind)
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -54,7 +55,7 @@ func (l kvs) keys() []string {
 
 func objectKVs(raw string) kvs {
 	var out kvs
-	gjson.Parse(raw).ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(gjson.Parse(raw), func(k, v gjson.Result) bool {
 		out = append(out, kv{k.Str, v.Raw})
 		return true
 	})
@@ -265,7 +266,7 @@ func parseRecord(line []byte) (r record, isObj bool, ok bool) {
 	if !root.IsObject() {
 		return r, false, false
 	}
-	root.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(root, func(k, v gjson.Result) bool {
 		if k.Str == "payload" {
 			r.env = append(r.env, kv{k.Str, ""})
 			if v.IsObject() {

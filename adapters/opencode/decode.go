@@ -210,7 +210,7 @@ func withBefore(ev *event.Event, lines [][]byte) {
 	arr = append(arr, ']')
 	var res jsonobj.Residue
 	if prev := ev.Ext[Name]; len(prev) > 0 {
-		gjson.ParseBytes(prev).ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(gjson.ParseBytes(prev), func(k, v gjson.Result) bool {
 			res.Add(k.Str, []byte(v.Raw))
 			return true
 		})
@@ -397,7 +397,7 @@ func (d *Decoder) bus(root gjson.Result, typ string, line []byte) ([]*event.Even
 	case sid.Type != gjson.String || sid.Str != d.session:
 		pres.Add("sessionID", []byte(sid.Raw))
 	}
-	props.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(props, func(k, v gjson.Result) bool {
 		if !known(carried, k.Str) {
 			pres.Add(k.Str, []byte(v.Raw))
 		}
@@ -423,7 +423,7 @@ func (d *Decoder) bus(root gjson.Result, typ string, line []byte) ([]*event.Even
 
 // keep adds a key of a nested object to its residue, as written.
 func keep(res *jsonobj.Residue, obj gjson.Result, k string) {
-	if v := obj.Get(gjson.Escape(k)); v.Exists() {
+	if v := jsonobj.Lookup(obj, k); v.Exists() {
 		res.Add(k, []byte(v.Raw))
 	} else {
 		res.Absent(k)
@@ -579,7 +579,7 @@ func (d *Decoder) part(p gjson.Result, ptr, typ, session string, res *jsonobj.Re
 	if typ != "text" && !p.Get("messageID").Exists() {
 		res.Absent("messageID")
 	}
-	p.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(p, func(k, v gjson.Result) bool {
 		if !carried[k.Str] {
 			res.Add(k.Str, []byte(v.Raw))
 		}
@@ -595,7 +595,7 @@ func (d *Decoder) userPart(p gjson.Result, ptr, session string, res *jsonobj.Res
 		d.parts.Add(id, 0)
 	}
 	text := d.str(p, ptr, "text")
-	p.ForEach(func(k, v gjson.Result) bool {
+	jsonobj.ForEach(p, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
 		case "sessionID":
@@ -682,7 +682,7 @@ func (d *Decoder) tool(p gjson.Result, ptr, id string, res *jsonobj.Residue) []*
 				fin.ExitCode = &x
 			}
 		}
-		st.ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(st, func(k, v gjson.Result) bool {
 			if !carried[k.Str] {
 				sres.Add(k.Str, []byte(v.Raw))
 			}
@@ -749,12 +749,12 @@ func (d *Decoder) usage(p gjson.Result, ptr string, res *jsonobj.Residue) *event
 	} else {
 		u.CacheReadTokens = num(c.Get("read"), tptr+"/cache/read")
 		u.CacheCreationTokens = num(c.Get("write"), tptr+"/cache/write")
-		c.ForEach(func(k, _ gjson.Result) bool {
+		jsonobj.ForEach(c, func(k, _ gjson.Result) bool {
 			whole = whole || (k.Str != "read" && k.Str != "write")
 			return true
 		})
 	}
-	t.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(t, func(k, _ gjson.Result) bool {
 		whole = whole || !known([]string{"total", "input", "output", "reasoning", "cache"}, k.Str)
 		return true
 	})
@@ -766,7 +766,7 @@ func (d *Decoder) usage(p gjson.Result, ptr string, res *jsonobj.Residue) *event
 
 // str reads a string key of a nested object; "" when absent.
 func (d *Decoder) str(obj gjson.Result, ptr, k string) string {
-	v := obj.Get(gjson.Escape(k))
+	v := jsonobj.Lookup(obj, k)
 	if !v.Exists() {
 		return ""
 	}
@@ -784,7 +784,7 @@ func checkStrings(o *jsonobj.Object, ptr string, v gjson.Result) {
 		return
 	}
 	i := 0
-	v.ForEach(func(_, e gjson.Result) bool {
+	jsonobj.ForEach(v, func(_, e gjson.Result) bool {
 		if e.Type != gjson.String {
 			o.Fail(ptr+"/"+strconv.Itoa(i), "must be a string")
 			return false

@@ -10,6 +10,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonkeys"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
 )
@@ -80,7 +81,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return err
 		}
 		var err error
-		before.ForEach(func(_, l gjson.Result) bool {
+		jsonobj.ForEach(before, func(_, l gjson.Result) bool {
 			err = e.write(append([]byte(l.Raw), '\n'))
 			return err == nil
 		})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
@@ -95,7 +96,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		c.last = lastOther
 		return
 	}
-	r.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownRunField(typ, k.Str) {
 			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
 		}
@@ -125,7 +126,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if pt := p.Get("type"); pt.Exists() && pt.Str != want {
 		rep.Errorf("/part/type", RulePartType, "a %s line carries a %s part, want %s", typ, pt.Str, want)
 	}
-	p.ForEach(func(k, _ gjson.Result) bool {
+	jsonobj.ForEach(p, func(k, _ gjson.Result) bool {
 		if !known(partFields[want], k.Str) {
 			rep.Unknownf("/part/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on a %s part", k.Str, want)
 		}

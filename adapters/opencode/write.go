@@ -39,7 +39,7 @@ func (o *obj) key(k string) {
 // absent reports whether the source line lacked key k.
 func (o *obj) absent(k string) bool {
 	found := false
-	o.res.Get(jsonobj.AbsentKey).ForEach(func(_, v gjson.Result) bool {
+	jsonobj.ForEach(o.res.Get(jsonobj.AbsentKey), func(_, v gjson.Result) bool {
 		found = v.Str == k
 		return !found
 	})
@@ -51,7 +51,7 @@ func (o *obj) kept(k string) (gjson.Result, bool) {
 	if !o.res.IsObject() {
 		return gjson.Result{}, false
 	}
-	v := o.res.Get(gjson.Escape(k))
+	v := jsonobj.Lookup(o.res, k)
 	return v, v.Exists()
 }
 
@@ -90,7 +90,7 @@ func (o *obj) sub(k string, f func(*obj)) {
 		return
 	}
 	o.key(k)
-	s := open(o.b, o.res.Get(gjson.Escape(k)))
+	s := open(o.b, jsonobj.Lookup(o.res, k))
 	f(s)
 	s.close()
 }
@@ -100,7 +100,7 @@ func (o *obj) sub(k string, f func(*obj)) {
 // event are not the object's.
 func (o *obj) close() {
 	if o.res.IsObject() {
-		o.res.ForEach(func(k, v gjson.Result) bool {
+		jsonobj.ForEach(o.res, func(k, v gjson.Result) bool {
 			if k.Str == keyBefore || (k.Str != "" && k.Str[0] == '@') || known(o.done, k.Str) {
 				return true
 			}

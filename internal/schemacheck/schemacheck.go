@@ -333,7 +333,7 @@ func (m *set) has(v gjson.Result) Verdict {
 	found := false
 	switch {
 	case v.Type == gjson.String:
-		found = m.strs[v.Str]
+		found = m.strs[jsonobj.Text(v)]
 	case v.Type == gjson.True:
 		found = m.bools[1]
 	case v.Type == gjson.False:
@@ -505,7 +505,7 @@ func (n *node) check(v gjson.Result) Verdict {
 		}
 	}
 	if n.items != nil && v.IsArray() {
-		v.ForEach(func(_, e gjson.Result) bool {
+		jsonobj.ForEachRaw(v, func(_, e gjson.Result) bool {
 			r = and(r, n.items.check(e))
 			return r != Invalid
 		})
@@ -519,7 +519,7 @@ func (n *node) check(v gjson.Result) Verdict {
 		}
 	}
 	if v.Type == gjson.String && (n.hasMinLen || n.hasPattern) {
-		if n.hasMinLen && utf8.RuneCountInString(v.Str) < n.minLength {
+		if n.hasMinLen && utf8.RuneCountInString(jsonobj.Text(v)) < n.minLength {
 			return Invalid
 		}
 		if n.hasPattern {
@@ -528,7 +528,7 @@ func (n *node) check(v gjson.Result) Verdict {
 			switch {
 			case n.pattern == nil:
 				r = and(r, Unsure)
-			case !n.pattern.MatchString(v.Str):
+			case !n.pattern.MatchString(jsonobj.Text(v)):
 				return Invalid
 			}
 		}
@@ -580,7 +580,7 @@ func (d *dispatch) check(v gjson.Result) Verdict {
 	var val gjson.Result
 	found := false
 	if v.IsObject() {
-		v.ForEach(func(k, e gjson.Result) bool {
+		jsonobj.ForEachRaw(v, func(k, e gjson.Result) bool {
 			if k.Str == d.prop {
 				val, found = e, true
 				return false
@@ -601,7 +601,7 @@ func (d *dispatch) check(v gjson.Result) Verdict {
 	if val.Type != gjson.String {
 		return Valid // no const matches: no branch applies
 	}
-	if b := d.branches[val.Str]; b != nil {
+	if b := d.branches[jsonobj.Text(val)]; b != nil {
 		return b.check(v)
 	}
 	return Valid
@@ -709,7 +709,7 @@ func plainInt(raw string) bool {
 func (n *node) objectOK(v gjson.Result) Verdict {
 	r := Valid
 	var seen uint64 // required keys present, by index (the first 64)
-	v.ForEach(func(k, e gjson.Result) bool {
+	jsonobj.ForEachRaw(v, func(k, e gjson.Result) bool {
 		key := k.Str
 		for i, req := range n.required {
 			if i < 64 && req == key {
@@ -728,7 +728,7 @@ func (n *node) objectOK(v gjson.Result) Verdict {
 	}
 	for i, req := range n.required {
 		if i >= 64 {
-			if !v.Get(gjson.Escape(req)).Exists() {
+			if !jsonobj.Lookup(v, req).Exists() {
 				return Invalid
 			}
 			continue
