@@ -279,12 +279,17 @@ func (s *scanner) str() {
 func (s *scanner) scanString(want bool) string {
 	s.i++ // the quote
 	var out []byte
-	start := s.i
+	open := s.i  // the text's first byte
+	start := s.i // where the text not yet copied to out begins
+	// high collects the bytes seen, so that the UTF-8 of the whole string
+	// is checked once, at its end, and only when it has non-ASCII bytes:
+	// escapes are ASCII, so they cannot hide or make a bad sequence. A
+	// problem found before the end is reported only after the text before
+	// it is checked, so the first problem is the one reported.
+	var high uint64
 	for s.i < len(s.b) {
 		// A run of text: no quote, backslash or control character, eight
-		// bytes at a time; its UTF-8 is checked at once at its end.
-		run := s.i
-		var high uint64
+		// bytes at a time.
 		for s.i+8 <= len(s.b) {
 			x := jsonenc.Load8(s.b, s.i)
 			if !jsonenc.Text8(x) {
@@ -301,22 +306,15 @@ func (s *scanner) scanString(want bool) string {
 			high |= uint64(c)
 			s.i++
 		}
-		if high&0x8080808080808080 != 0 && !utf8.Valid(s.b[run:s.i]) {
-			for j := run; j < s.i; {
-				r, size := utf8.DecodeRune(s.b[j:])
-				if r == utf8.RuneError && size == 1 {
-					s.fail(BadUTF8, j, fmt.Sprintf("invalid UTF-8 at byte %d", j+1))
-					return ""
-				}
-				j += size
-			}
-		}
 		if s.i >= len(s.b) {
 			break
 		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
+			if !s.utf8(open, s.i, high) {
+				return ""
+			}
 			var v string
 			if want {
 				if out == nil {
@@ -334,30 +332,47 @@ func (s *scanner) scanString(want bool) string {
 			if want {
 				out = append(out, s.b[start:s.i]...)
 			}
+			at := s.i
 			r, ok := s.escape()
 			if !ok {
+				s.utf8(open, at, high)
 				return ""
 			}
 			if want {
 				out = utf8.AppendRune(out, r)
 			}
 			start = s.i
-		case c < 0x20:
-			s.fail(BadJSON, s.i, fmt.Sprintf("invalid JSON: unescaped %s in a string", quoteChar(rune(c))))
-			return ""
-		case c < utf8.RuneSelf:
-			s.i++
-		default:
-			r, size := utf8.DecodeRune(s.b[s.i:])
-			if r == utf8.RuneError && size == 1 {
-				s.fail(BadUTF8, s.i, fmt.Sprintf("invalid UTF-8 at byte %d", s.i+1))
+		default: // a control character
+			if !s.utf8(open, s.i, high) {
 				return ""
 			}
-			s.i += size
+			s.fail(BadJSON, s.i, fmt.Sprintf("invalid JSON: unescaped %s in a string", quoteChar(rune(c))))
+			return ""
 		}
 	}
-	s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a string")
+	if s.utf8(open, len(s.b), high) {
+		s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a string")
+	}
 	return ""
+}
+
+// utf8 checks the UTF-8 of s.b[from:to], whose bytes or'ed together are
+// high, and reports its first bad byte, replacing any problem reported
+// after it.
+func (s *scanner) utf8(from, to int, high uint64) bool {
+	if high&0x8080808080808080 == 0 || utf8.Valid(s.b[from:to]) {
+		return true
+	}
+	for j := from; j < to; {
+		r, size := utf8.DecodeRune(s.b[j:to])
+		if r == utf8.RuneError && size == 1 {
+			s.err = nil
+			s.fail(BadUTF8, j, fmt.Sprintf("invalid UTF-8 at byte %d", j+1))
+			return false
+		}
+		j += size
+	}
+	return true
 }
 
 // escape reads one escape sequence at s.i (the backslash) and returns the
