@@ -8,7 +8,9 @@ package jsonenc
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -17,6 +19,73 @@ const hex = "0123456789abcdef"
 
 // String appends s as a JSON string. Invalid UTF-8 is replaced by U+FFFD.
 func String(dst []byte, s string) []byte {
+	if !plainText(s) {
+		return stringSlow(dst, s)
+	}
+	// Valid UTF-8 without U+2028 or U+2029, the common case: only the
+	// quote, the backslash and control characters need escaping, and runs
+	// of text without them are found eight bytes at a time.
+	dst = append(dst, '"')
+	start, i := 0, 0
+	for {
+		for i+8 <= len(s) && Text8(LoadString8(s, i)) {
+			i += 8
+		}
+		for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+			i++
+		}
+		dst = append(dst, s[start:i]...)
+		if i >= len(s) {
+			return append(dst, '"')
+		}
+		dst = escapeASCII(dst, s[i])
+		i++
+		start = i
+	}
+}
+
+// plainText reports whether s is valid UTF-8 without U+2028 or U+2029.
+func plainText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], "\xe2\x80")
+		if j < 0 {
+			return true
+		}
+		i += j + 2
+		if i < len(s) && (s[i] == 0xa8 || s[i] == 0xa9) {
+			return false
+		}
+	}
+}
+
+// escapeASCII appends the escape of a quote, a backslash or a control
+// character.
+func escapeASCII(dst []byte, c byte) []byte {
+	switch c {
+	case '"':
+		return append(dst, '\\', '"')
+	case '\\':
+		return append(dst, '\\', '\\')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	}
+	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+}
+
+// stringSlow is String for text with invalid UTF-8 or U+2028/U+2029,
+// rune by rune.
+func stringSlow(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -33,24 +102,7 @@ func String(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"':
-				dst = append(dst, '\\', '"')
-			case '\\':
-				dst = append(dst, '\\', '\\')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
+			dst = escapeASCII(dst, c)
 			i++
 			start = i
 			continue
@@ -143,22 +195,69 @@ func LoadString8(s string, i int) uint64 {
 // the quote at b[i]. The string is trusted to be well formed; an
 // unterminated one ends at len(b).
 func SkipString(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	end, _ := SkipQuoted(unsafe.String(unsafe.SliceData(b), len(b)), i)
+	return min(end, len(b))
+}
+
+// SkipQuoted returns the index just past the JSON string whose quote is
+// at s[i] (len(s)+1 when it is not closed), and whether the string holds
+// an escape. The string is trusted to be well formed.
+//
+// It looks for quotes eight bytes at a time and asks of each whether a
+// backslash escapes it: text carried in events (source files, tool
+// output) has an escaped newline or tab every few dozen bytes, and
+// stopping at each would cost more than the words in between.
+func SkipQuoted(s string, i int) (end int, esc bool) {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	start := i
 	i++
-	for i < len(b) {
-		for i+8 <= len(b) && Plain8(Load8(b, i)) {
+	for i+8 <= len(s) {
+		x := LoadString8(s, i)
+		b := x ^ ('\\' * lo)
+		bm := (b - lo) &^ b & hi // its lowest bit is exact
+		q := x ^ ('"' * lo)
+		qm := (q - lo) &^ q & hi
+		if qm == 0 {
+			esc = esc || bm != 0
 			i += 8
+			continue
 		}
-		if i >= len(b) {
-			break
+		at := bits.TrailingZeros64(qm)
+		esc = esc || (bm != 0 && bits.TrailingZeros64(bm) < at)
+		j := i + at>>3
+		if !escaped(s, start, j) {
+			return j + 1, esc
 		}
-		switch b[i] {
+		esc = true
+		i = j + 1
+	}
+	// The last bytes, one at a time; a backslash among the words may
+	// escape the first of them.
+	for ; i < len(s); i++ {
+		switch s[i] {
 		case '"':
-			return i + 1
+			if !escaped(s, start, i) {
+				return i + 1, esc
+			}
 		case '\\':
-			i += 2
-		default:
-			i++
+			esc = true
 		}
 	}
-	return len(b)
+	return len(s) + 1, esc
+}
+
+// escaped reports whether the quote at s[j] is preceded, after the
+// string's opening quote at s[start], by an odd number of backslashes.
+func escaped(s string, start, j int) bool {
+	k := j - 1
+	for k > start && s[k] == '\\' {
+		k--
+	}
+	return (j-1-k)%2 == 1
 }

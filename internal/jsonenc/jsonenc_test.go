@@ -2,7 +2,9 @@ package jsonenc
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestString(t *testing.T) {
@@ -71,4 +73,25 @@ func TestSkipString(t *testing.T) {
 			t.Errorf("SkipString(%q) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
+}
+
+// FuzzString holds String's fast path to the rune-by-rune one, and both to
+// encoding/json's reading of what they write.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\"b\\c\nd\te\x01", "ünï\u2028cödé\u2029", "\xff\xfe", "“quoted” — ✅ 日本語\n\tx", strings.Repeat("é\\n", 9)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := String(nil, s)
+		if want := stringSlow(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: String %s, the slow way %s", s, got, want)
+		}
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q: wrote %s, which is not JSON: %v", s, got, err)
+		}
+		if want := strings.ToValidUTF8(s, "\ufffd"); back != want && utf8.ValidString(s) {
+			t.Fatalf("%q: reads back as %q", s, back)
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package jsonobj
 
 import (
-	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -186,62 +185,7 @@ func literal(s string, i int, word string, t gjson.Type) (gjson.Result, int) {
 
 // skipString returns the index just past the string whose quote is at
 // s[i] (len(s)+1 when it is not closed) and whether it holds an escape.
-//
-// It looks for quotes eight bytes at a time and asks of each whether a
-// backslash escapes it: text carried in events (source files, tool
-// output) has an escaped newline or tab every few dozen bytes, and
-// stopping at each would cost more than the words in between.
-func skipString(s string, i int) (end int, esc bool) {
-	const (
-		lo = 0x0101010101010101
-		hi = 0x8080808080808080
-	)
-	start := i
-	i++
-	for i+8 <= len(s) {
-		x := jsonenc.LoadString8(s, i)
-		b := x ^ ('\\' * lo)
-		bm := (b - lo) &^ b & hi // its lowest bit is exact
-		q := x ^ ('"' * lo)
-		qm := (q - lo) &^ q & hi
-		if qm == 0 {
-			esc = esc || bm != 0
-			i += 8
-			continue
-		}
-		at := bits.TrailingZeros64(qm)
-		esc = esc || (bm != 0 && bits.TrailingZeros64(bm) < at)
-		j := i + at>>3
-		if !escaped(s, start, j) {
-			return j + 1, esc
-		}
-		esc = true
-		i = j + 1
-	}
-	// The last bytes, one at a time; a backslash among the words may
-	// escape the first of them.
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			if !escaped(s, start, i) {
-				return i + 1, esc
-			}
-		case '\\':
-			esc = true
-		}
-	}
-	return len(s) + 1, esc
-}
-
-// escaped reports whether the quote at s[j] is preceded, after the
-// string's opening quote at s[start], by an odd number of backslashes.
-func escaped(s string, start, j int) bool {
-	k := j - 1
-	for k > start && s[k] == '\\' {
-		k--
-	}
-	return (j-1-k)%2 == 1
-}
+func skipString(s string, i int) (end int, esc bool) { return jsonenc.SkipQuoted(s, i) }
 
 // skipNested returns the index just past the object or array at s[i], or
 // -1 when it is not closed.
