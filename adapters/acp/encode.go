@@ -29,6 +29,7 @@ import (
 // streams, has it as user_message_chunk).
 type Encoder struct {
 	w          *bufio.Writer
+	buf        []byte // the message being written
 	loss       *dialect.Losses
 	profile    string
 	meta       bool
@@ -115,6 +116,16 @@ func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
 
 func (e *Encoder) basis() bool { return e.profile == Basis }
 
+// writeObj writes a message, rendered into the encoder's reused buffer.
+func (e *Encoder) writeObj(o obj) error {
+	e.buf = o.appendTo(e.buf[:0])
+	err := e.write(e.buf)
+	if cap(e.buf) > 1<<20 {
+		e.buf = nil // a giant message's buffer is not kept
+	}
+	return err
+}
+
 func (e *Encoder) write(b []byte) error {
 	if _, err := e.w.Write(b); err != nil {
 		return err
@@ -134,7 +145,7 @@ func (e *Encoder) notify(update obj, ev *event.Event) error {
 func (e *Encoder) update(update obj, ev *event.Event) error {
 	params := obj{}.str("sessionId", e.session).sub("update", update)
 	params = e.withMeta(params, ev)
-	return e.write(obj{}.str("jsonrpc", "2.0").str("method", "session/update").sub("params", params).bytes())
+	return e.writeObj(obj{}.str("jsonrpc", "2.0").str("method", "session/update").sub("params", params))
 }
 
 // withMeta, with --acp-meta, puts under _meta["evtool/source"].events
@@ -771,7 +782,7 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 	if !e.meta && len(b.Preview) > 0 && string(b.Preview) != "null" {
 		e.loss.Add(lossPermissionPreview)
 	}
-	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).str("method", "session/request_permission").sub("params", params).bytes())
+	return e.writeObj(obj{}.str("jsonrpc", "2.0").num("id", id).str("method", "session/request_permission").sub("params", params))
 }
 
 // resolved writes, in a transcript, the client's recorded answer.
@@ -830,7 +841,7 @@ func (e *Encoder) answer(p *perm, outcome obj) error {
 	if !e.transcript {
 		return nil
 	}
-	return e.write(obj{}.str("jsonrpc", "2.0").num("id", p.id).sub("result", obj{}.sub("outcome", outcome)).bytes())
+	return e.writeObj(obj{}.str("jsonrpc", "2.0").num("id", p.id).sub("result", obj{}.sub("outcome", outcome)))
 }
 
 // beginTurn opens a turn; explicit says turn_started opened it.
@@ -852,7 +863,7 @@ func (e *Encoder) inTurn() error {
 	e.promptID = e.nextID
 	e.nextID++
 	params := e.withMeta(obj{}.str("sessionId", e.session).add("prompt", arr(text(clip(e.prompt, maxText)))), nil)
-	return e.write(obj{}.str("jsonrpc", "2.0").num("id", e.promptID).str("method", "session/prompt").sub("params", params).bytes())
+	return e.writeObj(obj{}.str("jsonrpc", "2.0").num("id", e.promptID).str("method", "session/prompt").sub("params", params))
 }
 
 // endTurn closes the open turn in itself: its open permission requests
@@ -913,7 +924,7 @@ func (e *Encoder) endTurn(reason string, atEnd bool) error {
 			result = result.sub("usage", u)
 		}
 	}
-	return e.write(obj{}.str("jsonrpc", "2.0").num("id", id).sub("result", result).bytes())
+	return e.writeObj(obj{}.str("jsonrpc", "2.0").num("id", id).sub("result", result))
 }
 
 // usageObj renders the turn's usage. ACP's Usage requires totalTokens,
@@ -978,7 +989,7 @@ func (e *Encoder) Close() error {
 	}
 	if e.meta && len(e.carry) > 0 {
 		params := e.withMeta(obj{}.str("sessionId", e.session), nil)
-		return e.write(obj{}.str("jsonrpc", "2.0").str("method", MetaMethod).sub("params", params).bytes())
+		return e.writeObj(obj{}.str("jsonrpc", "2.0").str("method", MetaMethod).sub("params", params))
 	}
 	return nil
 }

@@ -8,20 +8,35 @@ import (
 )
 
 // obj is a JSON object under construction, its keys in the order added.
+// Strings and nested objects are kept as they are and written once, into
+// the message's own buffer: a tool's output is escaped and copied once
+// per message, not once per level of nesting.
 type obj []field
 
+// field is one key and its value: raw JSON, a string or an object.
 type field struct {
-	k string
-	v []byte // raw JSON
+	k    string
+	raw  []byte
+	s    string
+	o    obj
+	kind fieldKind
 }
 
-func (o obj) add(k string, raw []byte) obj { return append(o, field{k, raw}) }
+type fieldKind uint8
 
-func (o obj) str(k, v string) obj { return o.add(k, jsonenc.String(nil, v)) }
+const (
+	rawField fieldKind = iota
+	strField
+	objField
+)
 
-func (o obj) num(k string, n int) obj { return o.add(k, []byte(strconv.Itoa(n))) }
+func (o obj) add(k string, raw []byte) obj { return append(o, field{k: k, raw: raw}) }
 
-func (o obj) sub(k string, v obj) obj { return o.add(k, v.bytes()) }
+func (o obj) str(k, v string) obj { return append(o, field{k: k, s: v, kind: strField}) }
+
+func (o obj) num(k string, n int) obj { return o.add(k, strconv.AppendInt(nil, int64(n), 10)) }
+
+func (o obj) sub(k string, v obj) obj { return append(o, field{k: k, o: v, kind: objField}) }
 
 func (o obj) raw(k string, v json.RawMessage) obj {
 	if len(v) == 0 {
@@ -30,23 +45,55 @@ func (o obj) raw(k string, v json.RawMessage) obj {
 	return o.add(k, v)
 }
 
-func (o obj) bytes() []byte {
-	b := []byte{'{'}
+// size is about the length of o written: a capacity, not a promise.
+func (o obj) size() int {
+	n := 2
+	for _, f := range o {
+		n += len(f.k) + 4
+		switch f.kind {
+		case rawField:
+			n += len(f.raw)
+		case strField:
+			n += len(f.s) + len(f.s)/16 + 2
+		case objField:
+			n += f.o.size()
+		}
+	}
+	return n
+}
+
+// appendTo appends o written as JSON.
+func (o obj) appendTo(b []byte) []byte {
+	b = append(b, '{')
 	first := true
 	for _, f := range o {
 		b = jsonenc.Key(b, &first, f.k)
-		b = append(b, f.v...)
+		switch f.kind {
+		case rawField:
+			b = append(b, f.raw...)
+		case strField:
+			b = jsonenc.String(b, f.s)
+		case objField:
+			b = f.o.appendTo(b)
+		}
 	}
 	return append(b, '}')
 }
 
+func (o obj) bytes() []byte { return o.appendTo(make([]byte, 0, o.size())) }
+
 func arr(items ...obj) []byte {
-	b := []byte{'['}
+	n := 2
+	for _, it := range items {
+		n += it.size() + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
 	for i, it := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, it.bytes()...)
+		b = it.appendTo(b)
 	}
 	return append(b, ']')
 }
