@@ -24,9 +24,10 @@ func ForEach(v gjson.Result, f func(k, e gjson.Result) bool) {
 
 // ForEachRaw is ForEach for callers that mostly read values' types and
 // raw text: a string value with an escape in it is given with Str empty
-// (its Raw is set), and Text reads it when it is needed. Unescaping a
-// whole file carried in a line, for a check that only wants to know that
-// it is a string, is the cost this saves.
+// (its Raw is set), and Text reads it when it is needed; a number's Num
+// is not set (Raw is its exact text; Full gives the Result gjson would).
+// Unescaping a whole file carried in a line, for a check that only wants
+// to know that it is a string, is the cost this saves.
 func ForEachRaw(v gjson.Result, f func(k, e gjson.Result) bool) {
 	each(v, f, true)
 }
@@ -38,6 +39,18 @@ func Text(e gjson.Result) string {
 		return Unescape(e.Raw[1 : len(e.Raw)-1])
 	}
 	return e.Str
+}
+
+// Full completes a Result from ForEachRaw: a string's text, a number's
+// Num.
+func Full(e gjson.Result) gjson.Result {
+	switch e.Type {
+	case gjson.String:
+		e.Str = Text(e)
+	case gjson.Number:
+		e.Num, _ = strconv.ParseFloat(e.Raw, 64)
+	}
+	return e
 }
 
 func each(v gjson.Result, f func(k, e gjson.Result) bool, lazy bool) {
@@ -166,7 +179,9 @@ func value(s string, i int, lazy bool) (v gjson.Result, end int) {
 			j++
 		}
 		v.Type, v.Raw = gjson.Number, s[i:j]
-		v.Num, _ = strconv.ParseFloat(v.Raw, 64)
+		if !lazy {
+			v.Num, _ = strconv.ParseFloat(v.Raw, 64)
+		}
 		return v, j
 	}
 	return v, -1

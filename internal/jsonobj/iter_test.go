@@ -132,8 +132,7 @@ func FuzzForEach(f *testing.F) {
 
 func rawEach(v gjson.Result, f func(k, e gjson.Result) bool) {
 	ForEachRaw(v, func(k, e gjson.Result) bool {
-		e.Str = Text(e)
-		return f(k, e)
+		return f(k, Full(e))
 	})
 }
 

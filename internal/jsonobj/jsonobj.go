@@ -32,15 +32,17 @@ func (e *FieldError) Position() string { return e.Pointer }
 type Object struct {
 	keys []string
 	vals []gjson.Result
+	full []bool // vals[i] is complete (see Full)
 	err  error
 }
 
 // Reset loads the keys of root, an object.
 func (o *Object) Reset(root gjson.Result) {
-	o.keys, o.vals, o.err = o.keys[:0], o.vals[:0], nil
+	o.keys, o.vals, o.full, o.err = o.keys[:0], o.vals[:0], o.full[:0], nil
 	// Values are read lazily: a line's rules may only want its keys.
 	ForEachRaw(root, func(k, v gjson.Result) bool {
 		o.keys = append(o.keys, k.Str)
+		o.full = append(o.full, false)
 		o.vals = append(o.vals, v)
 		return true
 	})
@@ -52,13 +54,12 @@ func (o *Object) Len() int { return len(o.keys) }
 // At returns the i-th key and its value.
 func (o *Object) At(i int) (string, gjson.Result) { return o.keys[i], o.val(i) }
 
-// val returns the i-th value with its text unescaped, once.
+// val returns the i-th value whole (see Full), completing it once.
 func (o *Object) val(i int) gjson.Result {
-	v := &o.vals[i]
-	if v.Type == gjson.String && v.Str == "" && len(v.Raw) > 2 {
-		v.Str = Text(*v)
+	if !o.full[i] {
+		o.vals[i], o.full[i] = Full(o.vals[i]), true
 	}
-	return *v
+	return o.vals[i]
 }
 
 // Err returns the first field error met, if any.
