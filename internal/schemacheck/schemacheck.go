@@ -21,9 +21,12 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -79,7 +82,64 @@ func Compile(doc []byte) (*Schema, error) {
 
 // Check judges one line, which must be valid JSON.
 func (s *Schema) Check(line []byte) Verdict {
-	return s.root.check(jsonobj.View(line)) // keeps nothing of the line
+	w := walks.Get().(*walker)
+	defer walks.Put(w)
+	w.reset()
+	return s.root.check(w, jsonobj.View(line)) // keeps nothing of the line
+}
+
+// walker remembers the members of the objects a check has read, so that
+// the keywords that read the same object (properties at the top, the
+// dispatch on its type, the properties of the branch) walk it once.
+type walker struct {
+	objs []walked
+	next int
+	used int // objects walked in this check
+}
+
+// walked is one object's members, by their place in the line.
+type walked struct {
+	raw  string
+	keys []string
+	vals []gjson.Result
+}
+
+// maxWalked bounds the objects remembered: the last few read, which are
+// the ones asked for again.
+const maxWalked = 4
+
+var walks = sync.Pool{New: func() any { return &walker{objs: make([]walked, maxWalked)} }}
+
+func (w *walker) reset() {
+	for i := range w.objs {
+		w.objs[i].raw = ""
+	}
+	w.next, w.used = 0, 0
+}
+
+// members returns the keys and values of the object v.
+func (w *walker) members(v gjson.Result) ([]string, []gjson.Result) {
+	for i := range w.objs {
+		o := &w.objs[i]
+		if len(o.raw) == len(v.Raw) && len(o.raw) > 0 && unsafe.StringData(o.raw) == unsafe.StringData(v.Raw) {
+			return o.keys, o.vals
+		}
+	}
+	o := &w.objs[w.next]
+	w.next = (w.next + 1) % len(w.objs)
+	w.used++
+	if w.used > len(w.objs) {
+		// The slot's members may still be read by a check of an
+		// enclosing object: new slices, not the slot's.
+		o.keys, o.vals = nil, nil
+	}
+	o.raw, o.keys, o.vals = v.Raw, o.keys[:0], o.vals[:0]
+	jsonobj.ForEachRaw(v, func(k, e gjson.Result) bool {
+		o.keys = append(o.keys, k.Str)
+		o.vals = append(o.vals, e)
+		return true
+	})
+	return o.keys, o.vals
 }
 
 // Type bits.
@@ -482,7 +542,7 @@ func dispatchOf(v any, compiled []*node) *dispatch {
 // and combines the verdicts of a conjunction.
 func and(a, b Verdict) Verdict { return max(a, b) }
 
-func (n *node) check(v gjson.Result) Verdict {
+func (n *node) check(w *walker, v gjson.Result) Verdict {
 	if n.never {
 		return Invalid
 	}
@@ -500,13 +560,13 @@ func (n *node) check(v gjson.Result) Verdict {
 		}
 	}
 	if v.IsObject() && (n.props != nil || n.required != nil || n.additional != nil) {
-		if r = and(r, n.objectOK(v)); r == Invalid {
+		if r = and(r, n.objectOK(w, v)); r == Invalid {
 			return r
 		}
 	}
 	if n.items != nil && v.IsArray() {
 		jsonobj.ForEachRaw(v, func(_, e gjson.Result) bool {
-			r = and(r, n.items.check(e))
+			r = and(r, n.items.check(w, e))
 			return r != Invalid
 		})
 		if r == Invalid {
@@ -534,15 +594,15 @@ func (n *node) check(v gjson.Result) Verdict {
 		}
 	}
 	if n.ref != nil {
-		if r = and(r, n.ref.check(v)); r == Invalid {
+		if r = and(r, n.ref.check(w, v)); r == Invalid {
 			return r
 		}
 	}
 	if n.dispatch != nil {
-		r = and(r, n.dispatch.check(v))
+		r = and(r, n.dispatch.check(w, v))
 	} else {
 		for _, s := range n.allOf {
-			if r = and(r, s.check(v)); r == Invalid {
+			if r = and(r, s.check(w, v)); r == Invalid {
 				return r
 			}
 		}
@@ -551,23 +611,23 @@ func (n *node) check(v gjson.Result) Verdict {
 		return r
 	}
 	if n.anyOf != nil {
-		r = and(r, anyOf(n.anyOf, v))
+		r = and(r, anyOf(w, n.anyOf, v))
 	}
 	if n.oneOf != nil {
-		r = and(r, oneOf(n.oneOf, v))
+		r = and(r, oneOf(w, n.oneOf, v))
 	}
 	if n.not != nil {
-		r = and(r, negate(n.not.check(v)))
+		r = and(r, negate(n.not.check(w, v)))
 	}
 	if n.ifN != nil {
-		switch n.ifN.check(v) {
+		switch n.ifN.check(w, v) {
 		case Valid:
 			if n.thenN != nil {
-				r = and(r, n.thenN.check(v))
+				r = and(r, n.thenN.check(w, v))
 			}
 		case Invalid:
 			if n.elseN != nil {
-				r = and(r, n.elseN.check(v))
+				r = and(r, n.elseN.check(w, v))
 			}
 		default:
 			r = and(r, Unsure)
@@ -576,23 +636,23 @@ func (n *node) check(v gjson.Result) Verdict {
 	return r
 }
 
-func (d *dispatch) check(v gjson.Result) Verdict {
+func (d *dispatch) check(w *walker, v gjson.Result) Verdict {
 	var val gjson.Result
 	found := false
 	if v.IsObject() {
-		jsonobj.ForEachRaw(v, func(k, e gjson.Result) bool {
-			if k.Str == d.prop {
-				val, found = e, true
-				return false
+		keys, vals := w.members(v)
+		for i, k := range keys {
+			if k == d.prop {
+				val, found = vals[i], true
+				break
 			}
-			return true
-		})
+		}
 	}
 	if !found {
 		// Every "if" holds vacuously: every branch applies.
 		r := Valid
 		for _, b := range d.branches {
-			if r = and(r, b.check(v)); r == Invalid {
+			if r = and(r, b.check(w, v)); r == Invalid {
 				return r
 			}
 		}
@@ -602,15 +662,15 @@ func (d *dispatch) check(v gjson.Result) Verdict {
 		return Valid // no const matches: no branch applies
 	}
 	if b := d.branches[jsonobj.Text(val)]; b != nil {
-		return b.check(v)
+		return b.check(w, v)
 	}
 	return Valid
 }
 
-func anyOf(list []*node, v gjson.Result) Verdict {
+func anyOf(w *walker, list []*node, v gjson.Result) Verdict {
 	r := Invalid
 	for _, s := range list {
-		switch s.check(v) {
+		switch s.check(w, v) {
 		case Valid:
 			return Valid
 		case Unsure:
@@ -620,10 +680,10 @@ func anyOf(list []*node, v gjson.Result) Verdict {
 	return r
 }
 
-func oneOf(list []*node, v gjson.Result) Verdict {
+func oneOf(w *walker, list []*node, v gjson.Result) Verdict {
 	valid := 0
 	for _, s := range list {
-		switch s.check(v) {
+		switch s.check(w, v) {
 		case Valid:
 			valid++
 		case Unsure:
@@ -706,29 +766,28 @@ func plainInt(raw string) bool {
 	return true
 }
 
-func (n *node) objectOK(v gjson.Result) Verdict {
+func (n *node) objectOK(w *walker, v gjson.Result) Verdict {
 	r := Valid
 	var seen uint64 // required keys present, by index (the first 64)
-	jsonobj.ForEachRaw(v, func(k, e gjson.Result) bool {
-		key := k.Str
+	keys, vals := w.members(v)
+	for j, key := range keys {
 		for i, req := range n.required {
 			if i < 64 && req == key {
 				seen |= 1 << i
 			}
 		}
 		if s, ok := n.props[key]; ok {
-			r = and(r, s.check(e))
+			r = and(r, s.check(w, vals[j]))
 		} else if n.additional != nil {
-			r = and(r, n.additional.check(e))
+			r = and(r, n.additional.check(w, vals[j]))
 		}
-		return r != Invalid
-	})
-	if r == Invalid {
-		return r
+		if r == Invalid {
+			return r
+		}
 	}
 	for i, req := range n.required {
 		if i >= 64 {
-			if !jsonobj.Lookup(v, req).Exists() {
+			if !slices.Contains(keys, req) {
 				return Invalid
 			}
 			continue
