@@ -3,6 +3,7 @@ package ndjson
 import (
 	"fmt"
 	"github.com/evtool/evtool/internal/jsonenc"
+	simdutf8 "github.com/segmentio/asm/utf8"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -74,6 +75,10 @@ func CheckWith(line []byte, opts Options) *SyntaxError {
 	}
 	s := scanners.Get().(*scanner)
 	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0], dupOK: opts.DuplicateOK}
+	// The line's UTF-8 is checked at once, with SIMD where the machine has
+	// it; only a line that fails is checked string by string, to report
+	// the first bad byte in its place among the line's other problems.
+	s.utf8OK = simdutf8.Valid(line)
 	defer func() {
 		if cap(s.stack) > 1024 || cap(s.keys) > 4096 {
 			return // a freak line: let its memory go
@@ -127,6 +132,8 @@ type scanner struct {
 	keys  []seenKey // the keys of every open object, innermost last
 	err   *SyntaxError
 	dupOK func(pointer string) bool
+	// utf8OK is set when the whole line is valid UTF-8.
+	utf8OK bool
 }
 
 func (s *scanner) fail(k SyntaxKind, off int, msg string) *SyntaxError {
@@ -360,7 +367,7 @@ func (s *scanner) scanString(want bool) string {
 // high, and reports its first bad byte, replacing any problem reported
 // after it.
 func (s *scanner) utf8(from, to int, high uint64) bool {
-	if high&0x8080808080808080 == 0 || utf8.Valid(s.b[from:to]) {
+	if s.utf8OK || high&0x8080808080808080 == 0 || utf8.Valid(s.b[from:to]) {
 		return true
 	}
 	for j := from; j < to; {

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	simdutf8 "github.com/segmentio/asm/utf8"
 )
 
 func TestCheck(t *testing.T) {
@@ -83,6 +86,19 @@ func FuzzCheck(f *testing.F) {
 		}
 		if err != nil && (err.Offset < 0 || err.Offset > len(b)) {
 			t.Fatalf("offset %d out of range", err.Offset)
+		}
+	})
+}
+
+// FuzzUTF8 holds the SIMD UTF-8 check the scanner trusts for a whole line
+// to the standard library's.
+func FuzzUTF8(f *testing.F) {
+	for _, s := range []string{"", "abc", "é", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", strings.Repeat("日本語ab", 20) + "\xff"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := simdutf8.Valid(b), utf8.Valid(b); got != want {
+			t.Fatalf("%q: SIMD says %v, unicode/utf8 %v", b, got, want)
 		}
 	})
 }

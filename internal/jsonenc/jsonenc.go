@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	simdutf8 "github.com/segmentio/asm/utf8"
 )
 
 const hex = "0123456789abcdef"
@@ -46,7 +48,7 @@ func String(dst []byte, s string) []byte {
 
 // plainText reports whether s is valid UTF-8 without U+2028 or U+2029.
 func plainText(s string) bool {
-	if !utf8.ValidString(s) {
+	if !simdutf8.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
 		return false
 	}
 	for i := 0; ; {
