@@ -55,8 +55,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ext.Add("seq", []byte(v.Raw))
 	}
 	for i := 0; i < o.Len(); i++ {
-		if k, v := o.At(i); !knownField(typ, k) {
-			ext.Add(k, []byte(v.Raw))
+		if k, raw := o.Member(i); !knownField(typ, k) {
+			ext.Add(k, []byte(raw))
 		}
 	}
 	ev := &event.Event{}

@@ -119,7 +119,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	_ = known
 	for i := range o.Len() {
-		if k, _ := o.At(i); !knownField(typ, k) {
+		if k, _ := o.Member(i); !knownField(typ, k) {
 			report(dialect.Finding{Line: n, Pointer: "/" + jsonptr.Escape(k), Severity: dialect.Warning, Rule: RuleUnknownField,
 				Message: fmt.Sprintf("unknown field %q on %s", k, typ), Unknown: true})
 		}

@@ -93,8 +93,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	res := &d.res
 	res.Reset()
 	for i := 0; i < o.Len(); i++ {
-		if k, v := o.At(i); !knownField(typ, k) {
-			res.Add(k, []byte(v.Raw))
+		if k, raw := o.Member(i); !knownField(typ, k) {
+			res.Add(k, []byte(raw))
 		}
 	}
 	for _, k := range required[typ] {

@@ -232,8 +232,8 @@ func (d *Decoder) run(root gjson.Result, typ string, line []byte) ([]*event.Even
 	}
 	var res jsonobj.Residue
 	for i := 0; i < o.Len(); i++ {
-		if k, v := o.At(i); !knownRunField(typ, k) {
-			res.Add(k, []byte(v.Raw))
+		if k, raw := o.Member(i); !knownRunField(typ, k) {
+			res.Add(k, []byte(raw))
 		}
 	}
 	tm := d.millis("/timestamp", root.Get("timestamp"), true)

@@ -54,6 +54,10 @@ func (o *Object) Len() int { return len(o.keys) }
 // At returns the i-th key and its value.
 func (o *Object) At(i int) (string, gjson.Result) { return o.keys[i], o.val(i) }
 
+// Member returns the i-th key and its value's raw JSON, without reading
+// the value: for keeping fields a reader does not know.
+func (o *Object) Member(i int) (key, raw string) { return o.keys[i], o.vals[i].Raw }
+
 // val returns the i-th value whole (see Full), completing it once.
 func (o *Object) val(i int) gjson.Result {
 	if !o.full[i] {
