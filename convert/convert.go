@@ -18,6 +18,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
@@ -165,9 +166,24 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 	if opts.From != nil {
 		res.From = opts.From.Name()
 	}
+	// pp, once the input is large enough, encodes beside the reading.
+	var pp *pipe
+	stopPipe := func() error {
+		if pp == nil {
+			return nil
+		}
+		n, err := pp.stop()
+		res.Events += n
+		pp = nil
+		return err
+	}
+	defer stopPipe()
 	for {
+		if pp != nil && pp.failed.Load() {
+			return res, stopPipe()
+		}
 		l, err := rd.ReadLine()
-		res.Bytes = in.n
+		res.Bytes = in.bytes()
 		if err == io.EOF {
 			break
 		}
@@ -177,6 +193,9 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 			}
 		}
 		if err != nil {
+			if perr := stopPipe(); perr != nil {
+				return res, perr
+			}
 			bw.Flush()
 			var se *stream.StreamError
 			if errors.As(err, &se) && !se.Usage {
@@ -193,10 +212,12 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 			// with nothing to convert writes nothing at all.
 			enc = opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params})
 		}
-		res.Losses.SetLine(l.N)
+		if pp == nil {
+			res.Losses.SetLine(l.N)
+		}
 		evs := l.Events
 		if !l.OK() {
-			torn := !l.JSON && in.eof && !in.terminated && rd.Buffered() == 0
+			torn := !l.JSON && in.unterminated() && rd.Buffered() == 0
 			// The line's own verdict, as validate gives it; that it is a
 			// torn last line (a producer that stopped mid-line) is said
 			// once in the summary and does not fail the conversion.
@@ -211,6 +232,9 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 			}
 			switch opts.OnError {
 			case Fail:
+				if perr := stopPipe(); perr != nil {
+					return res, perr
+				}
 				bw.Flush()
 				return res, &FailError{File: file, Line: l.N}
 			case Skip:
@@ -223,20 +247,32 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 				}
 			}
 		}
-		if err := encode(enc, evs, &res); err != nil {
-			return res, err
-		}
-		if opts.Progress != nil {
-			opts.Progress(res.Lines, in.n)
-		}
-		if rd.Buffered() == 0 {
-			if err := bw.Flush(); err != nil {
+		if pp != nil {
+			// The line's buffer is the Reader's again at the next line:
+			// the events are the pipe's, their list is copied.
+			pp.send(l.N, slices.Clone(evs), rd.Buffered() == 0, len(l.Raw))
+		} else {
+			if err := encode(enc, evs, &res); err != nil {
 				return res, err
 			}
+			if rd.Buffered() == 0 {
+				if err := bw.Flush(); err != nil {
+					return res, err
+				}
+			}
+			if opts.Workers > 1 && in.bytes() >= asyncThreshold {
+				pp = startPipe(enc, bw, res.Losses)
+			}
+		}
+		if opts.Progress != nil {
+			opts.Progress(res.Lines, in.bytes())
 		}
 	}
+	if err := stopPipe(); err != nil {
+		return res, err
+	}
 	if enc == nil {
-		return res, &EmptyError{File: file, Bytes: in.n}
+		return res, &EmptyError{File: file, Bytes: in.bytes()}
 	}
 	if err := encode(enc, rd.End(), &res); err != nil {
 		return res, err
@@ -272,9 +308,11 @@ func encode(enc dialect.Encoder, evs []*event.Event, res *Result) error {
 // tracker counts the input's bytes and remembers what the reading of a
 // line cannot tell: whether the input ended, whether its last non-blank
 // byte is followed by a newline (a torn last line is not), and its first
-// bytes (UTF-16 has a tell-tale start).
+// bytes (UTF-16 has a tell-tale start). With workers, the Reader reads it
+// from a goroutine of its own: its fields are behind a lock.
 type tracker struct {
 	r          io.Reader
+	mu         sync.Mutex
 	n          int64
 	eof        bool
 	terminated bool
@@ -283,6 +321,8 @@ type tracker struct {
 
 func (t *tracker) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if n > 0 {
 		t.n += int64(n)
 		if len(t.head) < 4 {
@@ -306,9 +346,26 @@ func (t *tracker) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// bytes returns the number of bytes read so far.
+func (t *tracker) bytes() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
+}
+
+// unterminated reports whether the input ended without a newline after
+// its last non-blank byte.
+func (t *tracker) unterminated() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.eof && !t.terminated
+}
+
 // utf16 says why the input looks like UTF-16, or "".
 func (t *tracker) utf16() string {
+	t.mu.Lock()
 	h := t.head
+	t.mu.Unlock()
 	switch {
 	case len(h) >= 2 && h[0] == 0xFF && h[1] == 0xFE:
 		return "it starts with a UTF-16LE byte order mark"
