@@ -6,7 +6,8 @@
 #   RUNS=3 SIZE_MB=50 bench/compare.sh
 #
 # Environment:
-#   RUNS     runs per command; the median is reported (default 5)
+#   RUNS     rounds: each command runs once a round, in turn; the median
+#            of its runs is reported (default 5)
 #   SIZE_MB  size of the generated basis stream in MB of 10^6 bytes (default 100)
 #   SEED     generator seed (default 1)
 #   EXTRA    1 to also measure linear growth (a stream 10× SIZE_MB) and
@@ -67,40 +68,53 @@ LINES=$(wc -l <"$IN")
 # median of numbers on stdin
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-# measure NAME CMD...: RUNS runs of CMD, stdout to /dev/null; records the
-# median wall time (s) and the median peak RSS (KiB, from /usr/bin/time -v).
-declare -A SECS RSS SPREAD
+# The commands, each as a name and a command line. They are run in
+# rounds, each command once a round, so that a change in the machine's load
+# (it is shared) falls on all of them alike rather than on whichever ran
+# then; each gets the median wall time and median peak RSS (KiB, from
+# /usr/bin/time -v) of its RUNS runs.
+declare -A SECS RSS SPREAD CMDLINE TIMES RSSS
 NAMES=()
-measure() {
+add() {
 	local name=$1
 	shift
-	local times=() rsss=() i t0 t1
-	for ((i = 0; i < RUNS; i++)); do
-		t0=$(date +%s.%N)
-		if ! /usr/bin/time -v -o "$TMP/time" "$@" >/dev/null 2>"$TMP/err"; then
-			cat "$TMP/err" >&2
-			die "$name failed"
-		fi
-		t1=$(date +%s.%N)
-		times+=("$(echo "$t1 - $t0" | bc -l)")
-		rsss+=("$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time")")
-	done
 	NAMES+=("$name")
-	SECS[$name]=$(printf '%s\n' "${times[@]}" | median)
-	RSS[$name]=$(printf '%s\n' "${rsss[@]}" | median)
-	SPREAD[$name]=$(printf '%s\n' "${times[@]}" | sort -g | awk 'NR==1 {lo=$1} {hi=$1} END {printf "%.2f..%.2f", lo, hi}')
-	printf '  %-34s %8.2f s (runs %s)\n' "$name" "${SECS[$name]}" "${SPREAD[$name]}" >&2
+	CMDLINE[$name]=$(printf '%q ' "$@")
+}
+run1() {
+	local name=$1 t0 t1
+	t0=$(date +%s.%N)
+	if ! eval "/usr/bin/time -v -o $TMP/time ${CMDLINE[$name]}" >/dev/null 2>"$TMP/err"; then
+		cat "$TMP/err" >&2
+		die "$name failed"
+	fi
+	t1=$(date +%s.%N)
+	TIMES[$name]+="$(echo "$t1 - $t0" | bc -l) "
+	RSSS[$name]+="$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time") "
 }
 
-echo "measuring, $RUNS runs each ..." >&2
-measure "evtool validate" "$EVTOOL" validate --dialect basis -q "$IN"
-measure "evtool validate -j 1" "$EVTOOL" validate --dialect basis -q -j 1 "$IN"
-measure "evtool convert --to canonical" "$EVTOOL" convert --from basis --to canonical "$IN"
-measure "evtool convert --to canonical -j 1" "$EVTOOL" convert --from basis --to canonical -j 1 "$IN"
-measure "evtool convert --to acp" "$EVTOOL" convert --from basis --to acp "$IN"
-measure "evtool convert --to acp -j 1" "$EVTOOL" convert --from basis --to acp -j 1 "$IN"
-measure "ajv (node, per line)" node bench/ajv-lines.mjs schema/basis.schema.json "$IN"
-measure "jq -c ." jq -c . "$IN"
+add "evtool validate" "$EVTOOL" validate --dialect basis -q "$IN"
+add "evtool validate -j 1" "$EVTOOL" validate --dialect basis -q -j 1 "$IN"
+add "evtool convert --to canonical" "$EVTOOL" convert --from basis --to canonical "$IN"
+add "evtool convert --to canonical -j 1" "$EVTOOL" convert --from basis --to canonical -j 1 "$IN"
+add "evtool convert --to acp" "$EVTOOL" convert --from basis --to acp "$IN"
+add "evtool convert --to acp -j 1" "$EVTOOL" convert --from basis --to acp -j 1 "$IN"
+add "ajv (node, per line)" node bench/ajv-lines.mjs schema/basis.schema.json "$IN"
+add "jq -c ." jq -c . "$IN"
+
+echo "measuring, $RUNS rounds of every command ..." >&2
+for ((i = 0; i < RUNS; i++)); do
+	for n in "${NAMES[@]}"; do
+		run1 "$n"
+	done
+	echo "  round $((i + 1)) of $RUNS done" >&2
+done
+for n in "${NAMES[@]}"; do
+	SECS[$n]=$(tr ' ' '\n' <<<"${TIMES[$n]}" | grep . | median)
+	RSS[$n]=$(tr ' ' '\n' <<<"${RSSS[$n]}" | grep . | median)
+	SPREAD[$n]=$(tr ' ' '\n' <<<"${TIMES[$n]}" | grep . | sort -g | awk 'NR==1 {lo=$1} {hi=$1} END {printf "%.2f..%.2f", lo, hi}')
+	printf '  %-34s %8.2f s (runs %s)\n' "$n" "${SECS[$n]}" "${SPREAD[$n]}" >&2
+done
 
 mbps() { echo "$BYTES / 1000000 / $1" | bc -l; }
 lps() { echo "$LINES / $1" | bc -l; }
@@ -109,7 +123,7 @@ echo
 echo "input: $(printf '%.1f' "$(echo "$BYTES/1000000" | bc -l)") MB, $LINES lines (generated basis, seed $SEED)"
 echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $($GO env GOVERSION), node $(node --version), ajv $(node -p 'require("./bench/node_modules/ajv/package.json").version'), $(jq --version)"
 echo "evtool: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$([[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]] && echo ' (working tree has changes)')"
-echo "medians of $RUNS runs"
+echo "medians of $RUNS runs, the commands taken in turn in each of $RUNS rounds"
 echo
 printf '| %-30s | %9s | %9s | %12s | %13s | %13s |\n' command "time (s)" "MB/s" "lines/s" "peak RSS MiB" "runs (s)"
 printf '|%s|%s|%s|%s|%s|%s|\n' -------------------------------- ----------- ----------- -------------- --------------- ---------------
