@@ -114,31 +114,16 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 	var chk dialect.Checker
 	last := 0
 	var found []Diagnostic // reused from line to line
-	for {
-		l, err := rd.ReadLine()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			sum.Lines = rd.Lines()
-			var se *stream.StreamError
-			if errors.As(err, &se) && !se.Usage {
-				sum.Errors++
-				sum.Stopped = true
-			}
-			return sum, err
-		}
-		sum.Lines, last = rd.Lines(), l.N
-		if opts.Schema == nil && sum.Dialect == "" && rd.Dialect() != nil {
-			sum.Dialect = rd.Dialect().Name()
-			chk = rd.Dialect().NewChecker(dialect.CheckOptions{})
-		}
-		found = append(found[:0], l.Diags...)
-		if l.JSON && opts.Schema != nil {
-			found = append(found, opts.Schema.check(l.Raw, file, l.N)...)
-		} else if l.JSON {
-			chk.Line(l.Raw, l.N, func(f dialect.Finding) {
-				f.Col = jsonptr.Column(l.Raw, f.Pointer)
+	// line runs the stream rules (or the user's schema) on one line and
+	// reports its problems; stop is set when MaxErrors is reached. It runs
+	// in Stream's goroutine, or, once the input is large, in the pipe's.
+	line := func(it item) (stop bool, err error) {
+		found = append(found[:0], it.diags...)
+		if it.json && opts.Schema != nil {
+			found = append(found, opts.Schema.check(it.raw, file, it.n)...)
+		} else if it.json {
+			chk.Line(it.raw, it.n, func(f dialect.Finding) {
+				f.Col = jsonptr.Column(it.raw, f.Pointer)
 				found = append(found, f)
 			})
 		}
@@ -148,13 +133,71 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 			emit(d)
 			if full() {
 				sum.Stopped = true
-				return sum, nil
+				return true, nil
 			}
 		}
-		if err := triage(opts, l.Raw, lineFailed); err != nil {
-			return sum, fmt.Errorf("%s: line %d: %w", file, l.N, err)
+		if err := triage(opts, it.raw, lineFailed); err != nil {
+			return true, fmt.Errorf("%s: line %d: %w", file, it.n, err)
+		}
+		return false, nil
+	}
+	var pp *pipe
+	read := 0 // input bytes read, roughly, until the pipe starts
+	// stopPipe waits for the pipe to check every line handed over and
+	// tells whether it stopped, and why.
+	stopPipe := func() (stopped bool, err error) {
+		if pp == nil {
+			return false, nil
+		}
+		stopped, err = pp.stop()
+		pp = nil
+		return stopped, err
+	}
+	defer stopPipe()
+	for {
+		if pp != nil && pp.stopped.Load() {
+			_, err := stopPipe()
+			return sum, err
+		}
+		l, err := rd.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if stopped, perr := stopPipe(); stopped || perr != nil {
+				return sum, perr
+			}
+			sum.Lines = rd.Lines()
+			var se *stream.StreamError
+			if errors.As(err, &se) && !se.Usage {
+				sum.Errors++
+				sum.Stopped = true
+			}
+			return sum, err
+		}
+		last = l.N
+		if pp != nil {
+			// The line's buffers are the Reader's again at the next line.
+			pp.send(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, diags: l.Diags}, rd.Buffered() == 0)
+			continue
+		}
+		sum.Lines = rd.Lines()
+		if opts.Schema == nil && sum.Dialect == "" && rd.Dialect() != nil {
+			sum.Dialect = rd.Dialect().Name()
+			chk = rd.Dialect().NewChecker(dialect.CheckOptions{})
+		}
+		if stop, err := line(item{n: l.N, lines: sum.Lines, raw: l.Raw, json: l.JSON, diags: l.Diags}); stop {
+			return sum, err
+		}
+		read += len(l.Raw) + 1
+		if opts.Workers > 1 && read >= asyncThreshold && (chk != nil || opts.Schema != nil) {
+			pp = startPipe(line, &sum)
 		}
 	}
+	if stopped, err := stopPipe(); stopped || err != nil {
+		return sum, err
+	}
+	sum.Lines = rd.Lines()
 	if opts.Schema != nil {
 		return sum, nil
 	}
