@@ -118,6 +118,9 @@ func (e *Encoder) basis() bool { return e.profile == Basis }
 
 // writeObj writes a message, rendered into the encoder's reused buffer.
 func (e *Encoder) writeObj(o obj) error {
+	if n := o.size(); cap(e.buf) < n {
+		e.buf = make([]byte, 0, n)
+	}
 	e.buf = o.appendTo(e.buf[:0])
 	err := e.write(e.buf)
 	if cap(e.buf) > 1<<20 {

@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"strconv"
+	"unsafe"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 )
@@ -13,10 +14,10 @@ import (
 // per message, not once per level of nesting.
 type obj []field
 
-// field is one key and its value: raw JSON, a string or an object.
+// field is one key and its value: raw JSON or a string (in s), or an
+// object.
 type field struct {
 	k    string
-	raw  []byte
 	s    string
 	o    obj
 	kind fieldKind
@@ -30,7 +31,10 @@ const (
 	objField
 )
 
-func (o obj) add(k string, raw []byte) obj { return append(o, field{k: k, raw: raw}) }
+// add appends raw JSON. raw is not copied: it must not change after.
+func (o obj) add(k string, raw []byte) obj {
+	return append(o, field{k: k, s: unsafe.String(unsafe.SliceData(raw), len(raw))})
+}
 
 func (o obj) str(k, v string) obj { return append(o, field{k: k, s: v, kind: strField}) }
 
@@ -52,7 +56,7 @@ func (o obj) size() int {
 		n += len(f.k) + 4
 		switch f.kind {
 		case rawField:
-			n += len(f.raw)
+			n += len(f.s)
 		case strField:
 			n += len(f.s) + len(f.s)/16 + 2
 		case objField:
@@ -70,7 +74,7 @@ func (o obj) appendTo(b []byte) []byte {
 		b = jsonenc.Key(b, &first, f.k)
 		switch f.kind {
 		case rawField:
-			b = append(b, f.raw...)
+			b = append(b, f.s...)
 		case strField:
 			b = jsonenc.String(b, f.s)
 		case objField:

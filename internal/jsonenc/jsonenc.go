@@ -21,13 +21,44 @@ const hex = "0123456789abcdef"
 
 // String appends s as a JSON string. Invalid UTF-8 is replaced by U+FFFD.
 func String(dst []byte, s string) []byte {
-	if !plainText(s) {
+	if !simdutf8.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
 		return stringSlow(dst, s)
 	}
-	// Valid UTF-8 without U+2028 or U+2029, the common case: only the
-	// quote, the backslash and control characters need escaping, and runs
-	// of text without them are found eight bytes at a time.
+	// Valid UTF-8, the common case: only the quote, the backslash, control
+	// characters and U+2028/U+2029 need escaping, and runs of text without
+	// them are found eight bytes at a time.
 	dst = append(dst, '"')
+	for {
+		j := lineSeparator(s)
+		dst = appendText(dst, s[:j])
+		if j == len(s) {
+			return append(dst, '"')
+		}
+		// As encoding/json does: JavaScript before ES2019 reads U+2028 and
+		// U+2029 as line ends, which would break a line-oriented reader.
+		dst = append(dst, '\\', 'u', '2', '0', '2', hex[s[j+2]&0xF])
+		s = s[j+3:]
+	}
+}
+
+// lineSeparator returns the index of the first U+2028 or U+2029 in s, or
+// len(s).
+func lineSeparator(s string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "\xe2\x80")
+		if j < 0 {
+			return len(s)
+		}
+		i += j
+		if i+2 < len(s) && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
+			return i
+		}
+		i += 2
+	}
+}
+
+// appendText appends valid UTF-8 text without U+2028 or U+2029, escaped.
+func appendText(dst []byte, s string) []byte {
 	start, i := 0, 0
 	for {
 		for i+8 <= len(s) && Text8(LoadString8(s, i)) {
@@ -38,28 +69,11 @@ func String(dst []byte, s string) []byte {
 		}
 		dst = append(dst, s[start:i]...)
 		if i >= len(s) {
-			return append(dst, '"')
+			return dst
 		}
 		dst = escapeASCII(dst, s[i])
 		i++
 		start = i
-	}
-}
-
-// plainText reports whether s is valid UTF-8 without U+2028 or U+2029.
-func plainText(s string) bool {
-	if !simdutf8.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
-		return false
-	}
-	for i := 0; ; {
-		j := strings.Index(s[i:], "\xe2\x80")
-		if j < 0 {
-			return true
-		}
-		i += j + 2
-		if i < len(s) && (s[i] == 0xa8 || s[i] == 0xa9) {
-			return false
-		}
 	}
 }
 
