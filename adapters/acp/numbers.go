@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"github.com/evtool/evtool/internal/jsonenc"
 	"strconv"
 )
 
@@ -17,11 +18,7 @@ func finiteNumbers(raw []byte) ([]byte, bool) {
 		c := raw[i]
 		switch {
 		case c == '"':
-			for i++; i < len(raw) && raw[i] != '"'; i++ {
-				if raw[i] == '\\' {
-					i++
-				}
-			}
+			i = jsonenc.SkipString(raw, i) - 1
 		case c == '-' || c >= '0' && c <= '9':
 			j := i
 			big := false

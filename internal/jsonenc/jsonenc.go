@@ -21,6 +21,20 @@ const hex = "0123456789abcdef"
 
 // String appends s as a JSON string. Invalid UTF-8 is replaced by U+FFFD.
 func String(dst []byte, s string) []byte {
+	// Plain ASCII without a byte to escape, the commonest case by count
+	// (keys, ids, names, short texts): one copy.
+	i := 0
+	for i+8 <= len(s) && Plain8(LoadString8(s, i)) {
+		i += 8
+	}
+	for i < len(s) && s[i] >= 0x20 && s[i] < utf8.RuneSelf && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	if i == len(s) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	if !simdutf8.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
 		return stringSlow(dst, s)
 	}
@@ -44,17 +58,14 @@ func String(dst []byte, s string) []byte {
 // lineSeparator returns the index of the first U+2028 or U+2029 in s, or
 // len(s).
 func lineSeparator(s string) int {
-	for i := 0; ; {
-		j := strings.Index(s[i:], "\xe2\x80")
-		if j < 0 {
-			return len(s)
-		}
-		i += j
-		if i+2 < len(s) && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
-			return i
-		}
-		i += 2
+	j := len(s)
+	if i := strings.Index(s, "\u2028"); i >= 0 {
+		j = i
 	}
+	if i := strings.Index(s[:j], "\u2029"); i >= 0 {
+		j = i
+	}
+	return j
 }
 
 // appendText appends valid UTF-8 text without U+2028 or U+2029, escaped.
