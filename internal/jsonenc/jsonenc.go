@@ -8,7 +8,6 @@ package jsonenc
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -233,50 +232,24 @@ func SkipString(b []byte, i int) int {
 // at s[i] (len(s)+1 when it is not closed), and whether the string holds
 // an escape. The string is trusted to be well formed.
 //
-// It looks for quotes eight bytes at a time and asks of each whether a
-// backslash escapes it: text carried in events (source files, tool
-// output) has an escaped newline or tab every few dozen bytes, and
-// stopping at each would cost more than the words in between.
+// It looks for quotes with strings.IndexByte, which the runtime does with
+// SIMD, and asks of each whether a backslash escapes it: text carried in
+// events (source files, tool output) has an escaped newline or tab every
+// few dozen bytes, and stopping at each would cost more than the text in
+// between.
 func SkipQuoted(s string, i int) (end int, esc bool) {
-	const (
-		lo = 0x0101010101010101
-		hi = 0x8080808080808080
-	)
 	start := i
-	i++
-	for i+8 <= len(s) {
-		x := LoadString8(s, i)
-		b := x ^ ('\\' * lo)
-		bm := (b - lo) &^ b & hi // its lowest bit is exact
-		q := x ^ ('"' * lo)
-		qm := (q - lo) &^ q & hi
-		if qm == 0 {
-			esc = esc || bm != 0
-			i += 8
-			continue
+	for j := i + 1; ; {
+		q := strings.IndexByte(s[j:], '"')
+		if q < 0 {
+			return len(s) + 1, strings.IndexByte(s[start+1:], '\\') >= 0
 		}
-		at := bits.TrailingZeros64(qm)
-		esc = esc || (bm != 0 && bits.TrailingZeros64(bm) < at)
-		j := i + at>>3
+		j += q
 		if !escaped(s, start, j) {
-			return j + 1, esc
+			return j + 1, strings.IndexByte(s[start+1:j], '\\') >= 0
 		}
-		esc = true
-		i = j + 1
+		j++
 	}
-	// The last bytes, one at a time; a backslash among the words may
-	// escape the first of them.
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			if !escaped(s, start, i) {
-				return i + 1, esc
-			}
-		case '\\':
-			esc = true
-		}
-	}
-	return len(s) + 1, esc
 }
 
 // escaped reports whether the quote at s[j] is preceded, after the
