@@ -2,6 +2,7 @@ package validate
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 )
 
@@ -28,7 +29,7 @@ type item struct {
 // both left to one goroutine. Lines go over in input order and are
 // reported in it, so the report is the same as on the simple path.
 type pipe struct {
-	ch      chan []item
+	ch      chan group
 	done    chan struct{}
 	stopped atomic.Bool // the rules stopped: MaxErrors, or a write failed
 	held    []item      // lines not yet handed over
@@ -38,6 +39,15 @@ type pipe struct {
 	err    error
 }
 
+// group is lines handed over together, and the buffer that holds them.
+type group struct {
+	items []item
+	arena []byte
+}
+
+// arenas are the groups' buffers, back from the goroutine for the next.
+var arenas = sync.Pool{New: func() any { return make([]byte, 0, groupBytes) }}
+
 // Lines are handed over in groups, so that the rules' goroutine is woken
 // once per group rather than once per line.
 const (
@@ -46,11 +56,11 @@ const (
 )
 
 func startPipe(line func(item) (bool, error), sum *Summary) *pipe {
-	p := &pipe{ch: make(chan []item, 8), done: make(chan struct{})}
+	p := &pipe{ch: make(chan group, 8), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		for items := range p.ch {
-			for _, it := range items {
+		for g := range p.ch {
+			for _, it := range g.items {
 				if !p.halted {
 					if p.halted, p.err = line(it); p.halted {
 						sum.Lines = it.lines
@@ -60,6 +70,9 @@ func startPipe(line func(item) (bool, error), sum *Summary) *pipe {
 				if it.ack != nil {
 					close(it.ack)
 				}
+			}
+			if cap(g.arena) == groupBytes {
+				arenas.Put(g.arena[:0])
 			}
 		}
 	}()
@@ -74,13 +87,13 @@ func (p *pipe) send(it item, flush bool) {
 		// Not copied: checked before the Reader reuses its buffer.
 		it.ack = make(chan struct{})
 		it.diags = slices.Clone(it.diags)
-		p.ch <- append(p.held, it)
+		p.ch <- group{append(p.held, it), p.arena}
 		p.held, p.arena = nil, nil
 		<-it.ack
 		return
 	}
 	if p.arena == nil {
-		p.arena = make([]byte, 0, groupBytes)
+		p.arena = arenas.Get().([]byte)
 	}
 	start := len(p.arena)
 	p.arena = append(p.arena, it.raw...)
@@ -88,7 +101,7 @@ func (p *pipe) send(it item, flush bool) {
 	it.diags = slices.Clone(it.diags)
 	p.held = append(p.held, it)
 	if flush || len(p.held) >= groupLines || len(p.arena) >= groupBytes {
-		p.ch <- p.held
+		p.ch <- group{p.held, p.arena}
 		// New buffers: the goroutine reads the old ones.
 		p.held, p.arena = nil, nil
 	}
@@ -98,7 +111,7 @@ func (p *pipe) send(it item, flush bool) {
 // the rules stopped, and why.
 func (p *pipe) stop() (bool, error) {
 	if len(p.held) > 0 {
-		p.ch <- p.held
+		p.ch <- group{p.held, p.arena}
 		p.held, p.arena = nil, nil
 	}
 	close(p.ch)
