@@ -146,9 +146,9 @@ func (e *Encoder) notify(update obj, ev *event.Event) error {
 
 // update writes a session/update notification, in a turn or not.
 func (e *Encoder) update(update obj, ev *event.Event) error {
-	params := obj{}.str("sessionId", e.session).sub("update", update)
+	params := obj{sf("sessionId", e.session), of("update", update)}
 	params = e.withMeta(params, ev)
-	return e.writeObj(obj{}.str("jsonrpc", "2.0").str("method", "session/update").sub("params", params))
+	return e.writeObj(obj{sf("jsonrpc", "2.0"), sf("method", "session/update"), of("params", params)})
 }
 
 // withMeta, with --acp-meta, puts under _meta["evtool/source"].events
@@ -464,11 +464,13 @@ func (e *Encoder) chunks(ev *event.Event, kind, s, id string) error {
 			part = s[:cut(s, maxText)]
 		}
 		s = s[len(part):]
-		u := obj{}.str("sessionUpdate", kind)
+		var u obj
 		if id != "" && !e.basis() {
-			u = u.str("messageId", id)
+			u = obj{sf("sessionUpdate", kind), sf("messageId", id), of("content", text(part))}
+		} else {
+			u = obj{sf("sessionUpdate", kind), of("content", text(part))}
 		}
-		if err := e.notify(u.sub("content", text(part)), ev); err != nil {
+		if err := e.notify(u, ev); err != nil {
 			return err
 		}
 	}

@@ -102,8 +102,14 @@ func arr(items ...obj) []byte {
 	return append(b, ']')
 }
 
+// sf, of and rf are fields, for objects written as literals: a literal is
+// one allocation (or none), where growing an object field by field is
+// three. They are for the messages written most often.
+func sf(k, v string) field { return field{k: k, s: v, kind: strField} }
+func of(k string, v obj) field { return field{k: k, o: v, kind: objField} }
+
 // text is a text ContentBlock.
-func text(s string) obj { return obj{}.str("type", "text").str("text", s) }
+func text(s string) obj { return obj{sf("type", "text"), sf("text", s)} }
 
 // textContent is a ToolCallContent holding text.
-func textContent(s string) obj { return obj{}.str("type", "content").sub("content", text(s)) }
+func textContent(s string) obj { return obj{sf("type", "content"), of("content", text(s))} }

@@ -18,6 +18,7 @@ type Decoder struct {
 	turns int
 	turn  string
 	o     jsonobj.Object
+	res   jsonobj.Residue // a line's residue, reused: what is kept is copied
 	// queued holds the tool call ids announced so far: by a tool_queued
 	// line, or by a tool_call synthesised for a call that was not. Digests
 	// only: a decoder's memory must not grow with the ids of a long run.
@@ -47,7 +48,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		d.finish(ev, typ, n)
 		return append(out, ev), nil
 	}
-	ext := &jsonobj.Residue{}
+	ext := &d.res
+	ext.Reset()
 	if v, ok := o.Get("seq"); ok {
 		if _, msg := jsonobj.ParseUint(v, u64); msg != "" {
 			return out, &DecodeError{Pointer: "/seq", Msg: msg}

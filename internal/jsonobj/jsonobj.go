@@ -321,7 +321,14 @@ func (r *Residue) Empty() bool { return len(r.buf) == 0 && len(r.absent) == 0 }
 
 // Bytes returns a copy of the residue object.
 func (r *Residue) Bytes() json.RawMessage {
-	out := Residue{buf: append([]byte(nil), r.buf...)}
+	n := len(r.buf) + 1 // the closing brace
+	if len(r.absent) > 0 {
+		n += len(AbsentKey) + 8
+		for _, k := range r.absent {
+			n += len(k) + 3
+		}
+	}
+	out := Residue{buf: append(make([]byte, 0, n), r.buf...)}
 	if len(r.absent) > 0 {
 		list := []byte{'['}
 		for i, k := range r.absent {
