@@ -28,8 +28,11 @@ import (
 // is not echoed (a notification log, which is the history session/load
 // streams, has it as user_message_chunk).
 type Encoder struct {
-	w          *bufio.Writer
-	buf        []byte // the message being written
+	w   *bufio.Writer
+	buf []byte // the message being written
+	// scratch holds the fields of objects made with lit for the messages
+	// of the event being encoded.
+	scratch    []field
 	loss       *dialect.Losses
 	profile    string
 	meta       bool
@@ -116,6 +119,15 @@ func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
 
 func (e *Encoder) basis() bool { return e.profile == Basis }
 
+// lit returns an object of the fields given, held in the encoder's
+// scratch space until the next event: for the objects of a message about
+// to be written, never for one kept (a tool's content, say).
+func (e *Encoder) lit(fs ...field) obj {
+	start := len(e.scratch)
+	e.scratch = append(e.scratch, fs...)
+	return e.scratch[start:len(e.scratch):len(e.scratch)]
+}
+
 // writeObj writes a message, rendered into the encoder's reused buffer.
 func (e *Encoder) writeObj(o obj) error {
 	if n := o.size(); cap(e.buf) < n {
@@ -146,9 +158,9 @@ func (e *Encoder) notify(update obj, ev *event.Event) error {
 
 // update writes a session/update notification, in a turn or not.
 func (e *Encoder) update(update obj, ev *event.Event) error {
-	params := obj{sf("sessionId", e.session), of("update", update)}
+	params := e.lit(sf("sessionId", e.session), of("update", update))
 	params = e.withMeta(params, ev)
-	return e.writeObj(obj{sf("jsonrpc", "2.0"), sf("method", "session/update"), of("params", params)})
+	return e.writeObj(e.lit(sf("jsonrpc", "2.0"), sf("method", "session/update"), of("params", params)))
 }
 
 // withMeta, with --acp-meta, puts under _meta["evtool/source"].events
@@ -180,6 +192,10 @@ const MetaMethod = "_evtool/events"
 
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
+	// The objects of the last event's messages are written: their space
+	// is free.
+	clear(e.scratch)
+	e.scratch = e.scratch[:0]
 	if e.meta {
 		b, err := event.Append(nil, ev)
 		if err != nil {
@@ -464,11 +480,12 @@ func (e *Encoder) chunks(ev *event.Event, kind, s, id string) error {
 			part = s[:cut(s, maxText)]
 		}
 		s = s[len(part):]
+		content := e.lit(sf("type", "text"), sf("text", part))
 		var u obj
 		if id != "" && !e.basis() {
-			u = obj{sf("sessionUpdate", kind), sf("messageId", id), of("content", text(part))}
+			u = e.lit(sf("sessionUpdate", kind), sf("messageId", id), of("content", content))
 		} else {
-			u = obj{sf("sessionUpdate", kind), of("content", text(part))}
+			u = e.lit(sf("sessionUpdate", kind), of("content", content))
 		}
 		if err := e.notify(u, ev); err != nil {
 			return err

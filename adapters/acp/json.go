@@ -105,7 +105,7 @@ func arr(items ...obj) []byte {
 // sf, of and rf are fields, for objects written as literals: a literal is
 // one allocation (or none), where growing an object field by field is
 // three. They are for the messages written most often.
-func sf(k, v string) field { return field{k: k, s: v, kind: strField} }
+func sf(k, v string) field     { return field{k: k, s: v, kind: strField} }
 func of(k string, v obj) field { return field{k: k, o: v, kind: objField} }
 
 // text is a text ContentBlock.
