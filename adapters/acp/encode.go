@@ -32,7 +32,12 @@ type Encoder struct {
 	buf []byte // the message being written
 	// scratch holds the fields of objects made with lit for the messages
 	// of the event being encoded.
-	scratch    []field
+	scratch []field
+	// lastID is the last message id made, by chunkID.
+	lastID struct {
+		prefix, id string
+		n          int
+	}
 	loss       *dialect.Losses
 	profile    string
 	meta       bool
@@ -443,6 +448,15 @@ func commands(cs []event.Command) []byte {
 	return arr(items...)
 }
 
+// chunkID returns prefix and n as a message id, made once per message
+// rather than once per chunk.
+func (e *Encoder) chunkID(prefix string, n int) string {
+	if e.lastID.prefix != prefix || e.lastID.n != n {
+		e.lastID.prefix, e.lastID.n, e.lastID.id = prefix, n, prefix+strconv.Itoa(n)
+	}
+	return e.lastID.id
+}
+
 // chunk writes a message or thought chunk; messageId is stable within one
 // message and changes with the next.
 func (e *Encoder) chunk(ev *event.Event, s, id string, thought, delta bool) error {
@@ -463,9 +477,9 @@ func (e *Encoder) chunk(ev *event.Event, s, id string, thought, delta bool) erro
 	}
 	if !e.basis() && id == "" {
 		if thought {
-			id = "thought-" + strconv.Itoa(e.thoughts)
+			id = e.chunkID("thought-", e.thoughts)
 		} else {
-			id = "msg-" + strconv.Itoa(e.msgs)
+			id = e.chunkID("msg-", e.msgs)
 		}
 	}
 	return e.chunks(ev, kind, s, id)
