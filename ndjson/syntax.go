@@ -1,6 +1,7 @@
 package ndjson
 
 import (
+	"bytes"
 	"fmt"
 	"github.com/evtool/evtool/internal/jsonenc"
 	simdutf8 "github.com/segmentio/asm/utf8"
@@ -79,6 +80,7 @@ func CheckWith(line []byte, opts Options) *SyntaxError {
 	// it; only a line that fails is checked string by string, to report
 	// the first bad byte in its place among the line's other problems.
 	s.utf8OK = simdutf8.Valid(line)
+	s.clean = s.utf8OK && !hasControl(line)
 	defer func() {
 		if cap(s.stack) > 1024 || cap(s.keys) > 4096 {
 			return // a freak line: let its memory go
@@ -132,8 +134,10 @@ type scanner struct {
 	keys  []seenKey // the keys of every open object, innermost last
 	err   *SyntaxError
 	dupOK func(pointer string) bool
-	// utf8OK is set when the whole line is valid UTF-8.
-	utf8OK bool
+	// utf8OK is set when the whole line is valid UTF-8; clean, when it
+	// also holds no control character at all (a raw tab or carriage
+	// return between tokens, which is allowed, takes the careful way).
+	utf8OK, clean bool
 }
 
 func (s *scanner) fail(k SyntaxKind, off int, msg string) *SyntaxError {
@@ -284,6 +288,12 @@ func (s *scanner) str() {
 // scanString scans the string at s.i and returns its decoded value when
 // want is set.
 func (s *scanner) scanString(want bool) string {
+	if !want && s.clean {
+		if s.skipClean() {
+			return ""
+		}
+		// A problem: the careful way finds it and says it the same.
+	}
 	s.i++ // the quote
 	var out []byte
 	open := s.i  // the text's first byte
@@ -361,6 +371,59 @@ func (s *scanner) scanString(want bool) string {
 		s.fail(BadJSON, len(s.b), "invalid JSON: the line ends inside a string")
 	}
 	return ""
+}
+
+// skipClean scans the string value at s.i in a clean line (valid UTF-8,
+// no control character), so that only its escapes need checking: it
+// looks for the closing quote and for backslashes with bytes.IndexByte,
+// which the runtime does with SIMD, and checks each escape. It returns
+// false, leaving s as it found it, at the first problem.
+func (s *scanner) skipClean() bool {
+	open := s.i
+	i := open + 1
+	for {
+		q := bytes.IndexByte(s.b[i:], '"')
+		if q < 0 {
+			s.i = open
+			return false
+		}
+		q += i
+		for i <= q {
+			b := bytes.IndexByte(s.b[i:q], '\\')
+			if b < 0 {
+				s.i = q + 1
+				return true
+			}
+			s.i = i + b
+			if _, ok := s.escape(); !ok {
+				s.i, s.err = open, nil
+				return false
+			}
+			i = s.i
+		}
+		// The last escape took the quote (\"): look further.
+	}
+}
+
+// hasControl reports whether b holds a byte below 0x20.
+func hasControl(b []byte) bool {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := jsonenc.Load8(b, i)
+		if (x-0x20*lo)&^x&hi != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // utf8 checks the UTF-8 of s.b[from:to], whose bytes or'ed together are

@@ -102,3 +102,39 @@ func FuzzUTF8(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckExhaustive judges every string of up to five characters from an
+// alphabet of the bytes that matter inside a string (a quote, a backslash,
+// escape letters, hex digits, a tab, a two-byte letter, a byte that is
+// never UTF-8), at two offsets from a word boundary, and holds the verdict
+// to encoding/json's, as FuzzCheck does, on the strings a clean line's
+// fast path and the careful path both see.
+func TestCheckExhaustive(t *testing.T) {
+	alphabet := []string{`"`, `\`, "n", "a", "é", "u", "d", "8", "\t", "\xff"}
+	var rec func(prefix string, n int)
+	count := 0
+	rec = func(prefix string, n int) {
+		for _, pre := range []string{"", "xxxxxxx"} {
+			line := []byte(`{"k":"` + pre + prefix + `","z":1}`)
+			err, valid := Check(line), json.Valid(line)
+			if err == nil && !valid {
+				t.Fatalf("Check accepts what encoding/json rejects: %q", line)
+			}
+			// Check refuses invalid UTF-8 and lone surrogates on purpose.
+			if err != nil && valid && err.Kind != BadUTF8 && !strings.Contains(err.Msg, "surrogate") {
+				t.Fatalf("Check rejects valid JSON %q: %v", line, err)
+			}
+			count++
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			rec(prefix+c, n-1)
+		}
+	}
+	rec("", 5)
+	if count < 200000 {
+		t.Fatalf("only %d lines", count)
+	}
+}
