@@ -10,7 +10,8 @@
 #            of its runs is reported (default 5)
 #   SIZE_MB  size of the generated basis stream in MB of 10^6 bytes (default 100)
 #   SEED     generator seed (default 1)
-#   EXTRA    1 to also measure linear growth (a stream 10× SIZE_MB) and
+#   EXTRA    1 to also measure linear growth (a stream 10× SIZE_MB, the
+#            medians of GROWTH_RUNS runs, default 3) and
 #            peak RSS on a stream of CALLS tool calls (default 2,000,000)
 #   EVTOOL   an evtool binary to measure (default: built from this tree)
 #   KEEP     a file to keep the generated stream in (default: a temp dir)
@@ -163,10 +164,23 @@ echo
 BIG=$TMP/big.jsonl
 echo "generating a $((SIZE_MB * 10)) MB basis stream ..." >&2
 $GO run ./bench/gen -dialect basis -mb "$((SIZE_MB * 10))" -seed "$SEED" >"$BIG"
-echo "linear growth and memory, $((SIZE_MB * 10)) MB against $SIZE_MB MB (one run each):"
+# medianof N CMD...: the median wall time and the largest peak RSS of N
+# runs of CMD.
+medianof() {
+	local n=$1 i ts=() ms=() t m
+	shift
+	for ((i = 0; i < n; i++)); do
+		read -r t m < <(once "$@")
+		ts+=("$t")
+		ms+=("$m")
+	done
+	echo "$(printf '%s\n' "${ts[@]}" | median) $(printf '%s\n' "${ms[@]}" | sort -g | tail -1)"
+}
+GROWTH_RUNS=${GROWTH_RUNS:-3}
+echo "linear growth and memory, $((SIZE_MB * 10)) MB against $SIZE_MB MB (medians of $GROWTH_RUNS runs each, the larger peak RSS):"
 for cmd in "validate --dialect basis -q" "convert --from basis --to canonical" "convert --from basis --to acp"; do
-	read -r t1 m1 < <(once "$EVTOOL" $cmd "$IN")
-	read -r t10 m10 < <(once "$EVTOOL" $cmd "$BIG")
+	read -r t1 m1 < <(medianof "$GROWTH_RUNS" "$EVTOOL" $cmd "$IN")
+	read -r t10 m10 < <(medianof "$GROWTH_RUNS" "$EVTOOL" $cmd "$BIG")
 	printf '  %-38s %6.2f s / %6.2f s = %5.2f×   peak RSS %4.0f MiB / %4.0f MiB\n' "$cmd" "$t10" "$t1" \
 		"$(echo "$t10 / $t1" | bc -l)" "$(echo "$m10/1024" | bc -l)" "$(echo "$m1/1024" | bc -l)"
 done
