@@ -41,7 +41,7 @@ check:
 # see docs/performance.md. About 3–4 minutes on 2 cores.
 BENCH ?= .
 bench:
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count 3 ./ndjson/ ./stream/ ./adapters/ ./validate/ ./convert/
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count 3 ./ndjson/ ./stream/ ./adapters/ ./validate/ ./convert/ ./internal/jsonobj/
 
 # evtool side by side with ajv and jq on a generated 100 MB basis stream
 # (bench/compare.sh; needs Node.js, npm and jq). RUNS=N sets the runs per
