@@ -66,6 +66,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) ./validate/
 	$(GO) test -run '^$$' -fuzz FuzzConvert -fuzztime $(FUZZTIME) ./convert/
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $(FUZZTIME) ./ndjson/
+	$(GO) test -run '^$$' -fuzz FuzzUTF8 -fuzztime $(FUZZTIME) ./ndjson/
+	$(GO) test -run '^$$' -fuzz FuzzForEach -fuzztime $(FUZZTIME) ./internal/jsonobj/
+	$(GO) test -run '^$$' -fuzz FuzzString -fuzztime $(FUZZTIME) ./internal/jsonenc/
 	$(GO) test -run '^$$' -fuzz FuzzFastAgreesWithEngine -fuzztime $(FUZZTIME) ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzOneVerdict -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./cmd/evtool/
 
