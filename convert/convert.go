@@ -23,6 +23,7 @@ import (
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/handoff"
 	"github.com/evtool/evtool/stream"
 )
 
@@ -166,20 +167,21 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 	if opts.From != nil {
 		res.From = opts.From.Name()
 	}
-	// pp, once the input is large enough, encodes beside the reading.
-	var pp *pipe
+	// pp, once the input is large enough, encodes beside the reading;
+	// perr is its first error.
+	var pp *handoff.Queue[batch]
+	var perr error
 	stopPipe := func() error {
 		if pp == nil {
 			return nil
 		}
-		n, err := pp.stop()
-		res.Events += n
+		pp.Close()
 		pp = nil
-		return err
+		return perr
 	}
 	defer stopPipe()
 	for {
-		if pp != nil && pp.failed.Load() {
+		if pp != nil && pp.Stopped() {
 			return res, stopPipe()
 		}
 		l, err := rd.ReadLine()
@@ -193,8 +195,8 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 			}
 		}
 		if err != nil {
-			if perr := stopPipe(); perr != nil {
-				return res, perr
+			if werr := stopPipe(); werr != nil {
+				return res, werr
 			}
 			bw.Flush()
 			var se *stream.StreamError
@@ -232,8 +234,8 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 			}
 			switch opts.OnError {
 			case Fail:
-				if perr := stopPipe(); perr != nil {
-					return res, perr
+				if werr := stopPipe(); werr != nil {
+					return res, werr
 				}
 				bw.Flush()
 				return res, &FailError{File: file, Line: l.N}
@@ -250,7 +252,8 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 		if pp != nil {
 			// The line's buffer is the Reader's again at the next line:
 			// the events are the pipe's, their list is copied.
-			pp.send(l.N, slices.Clone(evs), rd.Buffered() == 0, len(l.Raw))
+			flush := rd.Buffered() == 0
+			pp.Send(batch{line: l.N, evs: slices.Clone(evs), flush: flush}, len(l.Raw), flush)
 		} else {
 			if err := encode(enc, evs, &res); err != nil {
 				return res, err
@@ -260,8 +263,8 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 					return res, err
 				}
 			}
-			if opts.Workers > 1 && in.bytes() >= asyncThreshold {
-				pp = startPipe(enc, bw, res.Losses)
+			if opts.Workers > 1 && in.bytes() >= handoff.Threshold {
+				pp = startEncoder(enc, bw, &res, &perr)
 			}
 		}
 		if opts.Progress != nil {

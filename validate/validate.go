@@ -16,6 +16,7 @@ import (
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/handoff"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/evtool/evtool/stream"
 )
@@ -141,7 +142,10 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		}
 		return false, nil
 	}
-	var pp *pipe
+	// pp, once the input is large enough, runs the rules beside the
+	// reading; perr is why it stopped.
+	var pp *handoff.Queue[item]
+	var perr error
 	read := 0 // input bytes read, roughly, until the pipe starts
 	// stopPipe waits for the pipe to check every line handed over and
 	// tells whether it stopped, and why.
@@ -149,13 +153,13 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		if pp == nil {
 			return false, nil
 		}
-		stopped, err = pp.stop()
+		stopped = pp.Close()
 		pp = nil
-		return stopped, err
+		return stopped, perr
 	}
 	defer stopPipe()
 	for {
-		if pp != nil && pp.stopped.Load() {
+		if pp != nil && pp.Stopped() {
 			_, err := stopPipe()
 			return sum, err
 		}
@@ -164,8 +168,8 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 			break
 		}
 		if err != nil {
-			if stopped, perr := stopPipe(); stopped || perr != nil {
-				return sum, perr
+			if stopped, werr := stopPipe(); stopped || werr != nil {
+				return sum, werr
 			}
 			sum.Lines = rd.Lines()
 			var se *stream.StreamError
@@ -177,8 +181,8 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		}
 		last = l.N
 		if pp != nil {
-			// The line's buffers are the Reader's again at the next line.
-			pp.send(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, diags: l.Diags}, rd.Buffered() == 0)
+			flush := rd.Buffered() == 0
+			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, diags: l.Diags}), len(l.Raw), flush)
 			continue
 		}
 		sum.Lines = rd.Lines()
@@ -190,8 +194,8 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 			return sum, err
 		}
 		read += len(l.Raw) + 1
-		if opts.Workers > 1 && read >= asyncThreshold && (chk != nil || opts.Schema != nil) {
-			pp = startPipe(line, &sum)
+		if opts.Workers > 1 && read >= handoff.Threshold && (chk != nil || opts.Schema != nil) {
+			pp = startRules(line, &sum, &perr)
 		}
 	}
 	if stopped, err := stopPipe(); stopped || err != nil {
