@@ -166,8 +166,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			return
 		}
 		if !slices.Contains(knownMethods, method.Str) && !strings.HasPrefix(method.Str, "_") {
-			report(dialect.Finding{Line: n, Pointer: "/method", Severity: dialect.Warning, Rule: RuleMethod,
-				Message: fmt.Sprintf("unknown method %q", method.Str), Unknown: true})
+			rep.Unknownf("/method", RuleMethod, "unknown method %q", method.Str)
 		}
 		if id.Exists() {
 			c.requests[strings.Clone(id.Raw)] = request{intern(method.Str, knownMethods), n}

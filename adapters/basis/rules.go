@@ -112,16 +112,14 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	known, isKnown := fields[typ]
 	if !isKnown {
 		if typ != "" {
-			report(dialect.Finding{Line: n, Pointer: "/type", Severity: dialect.Warning, Rule: RuleUnknownType,
-				Message: fmt.Sprintf("unknown event type %q (kept as opaque data)", typ), Unknown: true})
+			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
 	_ = known
 	for i := range o.Len() {
 		if k, _ := o.Member(i); !knownField(typ, k) {
-			report(dialect.Finding{Line: n, Pointer: "/" + jsonptr.Escape(k), Severity: dialect.Warning, Rule: RuleUnknownField,
-				Message: fmt.Sprintf("unknown field %q on %s", k, typ), Unknown: true})
+			rep.Unknownf("/"+jsonptr.Escape(k), RuleUnknownField, "unknown field %q on %s", k, typ)
 		}
 	}
 	c.nestedUnknown(get, typ, n, report)
@@ -231,8 +229,7 @@ func (c *checker) nestedUnknown(get func(string) gjson.Result, typ string, n int
 			}
 			jsonobj.ForEach(obj, func(k, _ gjson.Result) bool {
 				if !slices.Contains(shape.Known, k.Str) {
-					report(dialect.Finding{Line: n, Pointer: ptr + "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning,
-						Rule: RuleUnknownField, Message: fmt.Sprintf("unknown field %q in %s", k.Str, field), Unknown: true})
+					dialect.Reporter{Line: n, Report: report}.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q in %s", k.Str, field)
 				}
 				return true
 			})

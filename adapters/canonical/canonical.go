@@ -5,7 +5,6 @@ package canonical
 import (
 	"bufio"
 	_ "embed"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -194,8 +193,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !known[k.Str] {
-			report(dialect.Finding{Line: n, Pointer: "/" + k.Str, Severity: dialect.Warning, Rule: RuleUnknownField,
-				Message: fmt.Sprintf("unknown field %q on %s", k.Str, typ), Unknown: true})
+			rep.Unknownf("/"+k.Str, RuleUnknownField, "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})

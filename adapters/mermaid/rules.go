@@ -113,15 +113,13 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	if _, known := fields[typ]; !known {
 		if typ != "" {
-			report(dialect.Finding{Line: n, Pointer: "/type", Severity: dialect.Warning, Rule: RuleUnknownType,
-				Message: fmt.Sprintf("unknown event type %q (kept as opaque data)", typ), Unknown: true})
+			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(typ, k.Str) {
-			report(dialect.Finding{Line: n, Pointer: "/" + jsonptr.Escape(k.Str), Severity: dialect.Warning, Rule: RuleUnknownField,
-				Message: fmt.Sprintf("unknown field %q on %s", k.Str, typ), Unknown: true})
+			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})
@@ -130,8 +128,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		jsonobj.ForEach(r.Get("tasks"), func(_, t gjson.Result) bool {
 			jsonobj.ForEach(t, func(k, _ gjson.Result) bool {
 				if !slices.Contains(taskShape.Known, k.Str) {
-					report(dialect.Finding{Line: n, Pointer: fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str)), Severity: dialect.Warning,
-						Rule: RuleUnknownField, Message: fmt.Sprintf("unknown field %q in a task", k.Str), Unknown: true})
+					rep.Unknownf(fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str)), RuleUnknownField, "unknown field %q in a task", k.Str)
 				}
 				return true
 			})

@@ -260,8 +260,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	keys, known := payloadKeys[family]
 	if !known {
-		report(dialect.Finding{Line: n, Pointer: "/payload_type", Severity: dialect.Warning, Rule: RuleUnknownPayload,
-			Message: fmt.Sprintf("unknown payload type %q (passed through)", pt), Unknown: true})
+		rep.Unknownf("/payload_type", RuleUnknownPayload, "unknown payload type %q (passed through)", pt)
 		return
 	}
 	jsonobj.ForEach(p, func(k, _ gjson.Result) bool {
@@ -300,7 +299,7 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 		if slices.Contains(LifecycleKinds, kind) {
 			msg = fmt.Sprintf("lifecycle event of kind %q does not fit that kind's fields (passed through as unknown)", kind)
 		}
-		report(dialect.Finding{Line: n, Pointer: "/payload/event", Severity: dialect.Warning, Rule: RuleUnknownPayload, Message: msg, Unknown: true})
+		dialect.Reporter{Line: n, Report: report}.Unknownf("/payload/event", RuleUnknownPayload, "%s", msg)
 		return
 	}
 	if pt != "task.lifecycle."+kind {
