@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/evtool/evtool/internal/schematest"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,43 +17,15 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsoneq"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-// compile compiles a dialect's published schema.
-func compile(t *testing.T, d dialect.Dialect) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "https://evtool.github.io/schema/" + d.Name() + ".schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func schemaErr(s *jsonschema.Schema, line string) error {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-	if err != nil {
-		return err
-	}
-	return s.Validate(inst)
-}
 
 // TestContractAccepts reads lines basis's serde types accept: the schema
 // and the decoder both take them, and they come back byte for byte.
 func TestContractAccepts(t *testing.T) {
-	s := compile(t, basis.Dialect{})
+	s := schematest.Compile(t, basis.Dialect{})
 	lines := readLines(t, "testdata/contract/accept.jsonl")
 	for i, l := range lines {
-		if err := schemaErr(s, l); err != nil {
+		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("line %d: the schema rejects a line basis accepts: %v\n%s", i+1, err, l)
 		}
 		dec := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{})
@@ -72,7 +45,7 @@ func TestContractAccepts(t *testing.T) {
 // decoder, at the pointer of the value, with a message whose "got" and
 // "want" differ.
 func TestContractRejects(t *testing.T) {
-	s := compile(t, basis.Dialect{})
+	s := schematest.Compile(t, basis.Dialect{})
 	lines := readLines(t, "testdata/contract/reject.jsonl")
 	for i := 0; i+1 < len(lines); i += 2 {
 		var want struct {
@@ -83,7 +56,7 @@ func TestContractRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := lines[i+1]
-		serr := schemaErr(s, l)
+		serr := schematest.Check(s, l)
 		dec := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{})
 		_, derr := dec.Decode(nil, []byte(l), 1) // must not panic, whatever the schema says
 		if want.Schema {
@@ -113,7 +86,7 @@ func TestContractRejects(t *testing.T) {
 // TestU32Bounds checks the u32 fields at and beyond their bound, in the
 // decoder and the schema alike.
 func TestU32Bounds(t *testing.T) {
-	s := compile(t, basis.Dialect{})
+	s := schematest.Compile(t, basis.Dialect{})
 	for _, tt := range []struct {
 		line string
 		ok   bool
@@ -124,7 +97,7 @@ func TestU32Bounds(t *testing.T) {
 		{`{"seq":0,"type":"run_started","schema":4294967296,"basis":"b","session_id":"s","workspace":"/","model":"m","provider":"p","context_files":[]}`, false},
 	} {
 		_, derr := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{}).Decode(nil, []byte(tt.line), 1)
-		serr := schemaErr(s, tt.line)
+		serr := schematest.Check(s, tt.line)
 		if (derr == nil) != tt.ok || (serr == nil) != tt.ok {
 			t.Errorf("%s: decoder %v, schema %v, want ok=%v", tt.line, derr, serr, tt.ok)
 		}
@@ -244,13 +217,13 @@ func TestUnknownKeysRoundTrip(t *testing.T) {
 // TestEmptyTaskIDIsCanonical reads a task_updated with "task_id":"", which
 // basis's String id allows: the canonical line passes canonical's schema.
 func TestEmptyTaskIDIsCanonical(t *testing.T) {
-	s := compile(t, canonical.Dialect{})
+	s := schematest.Compile(t, canonical.Dialect{})
 	canon, back := roundTrip(t, []string{
 		`{"seq":1,"type":"task_updated","task_id":"","kind":"subagent","status":"running","title":"work"}`,
 		`{"seq":2,"type":"tool_completed","tool_call_id":"","tool_name":"shell","summary":"","is_error":false}`,
 	})
 	for _, l := range splitLines(string(canon)) {
-		if err := schemaErr(s, l); err != nil {
+		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("canonical schema rejects %s: %v", l, err)
 		}
 	}
@@ -284,12 +257,12 @@ func TestUnqueuedCallIsAnnounced(t *testing.T) {
 // the schema and the decoder, and the stream against the checker.
 func assertAccepted(t *testing.T, d dialect.Dialect, out []byte) {
 	t.Helper()
-	s := compile(t, d)
+	s := schematest.Compile(t, d)
 	dec := d.NewDecoder(dialect.DecodeOptions{})
 	chk := d.NewChecker(dialect.CheckOptions{})
 	lines := splitLines(string(out))
 	for i, l := range lines {
-		if err := schemaErr(s, l); err != nil {
+		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("%s line %d: schema: %v\n%s", d.Name(), i+1, err, l)
 		}
 		if _, err := dec.Decode(nil, []byte(l), i+1); err != nil {

@@ -3,6 +3,7 @@ package claude_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/evtool/evtool/internal/schematest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,34 +12,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/claude"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
-
-func compileSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(claude.Dialect{}.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "https://evtool.github.io/schema/claude.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func schemaErr(s *jsonschema.Schema, line string) error {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-	if err != nil {
-		return err
-	}
-	return s.Validate(inst)
-}
 
 // brokenLines are lines Claude Code's types refuse, each with one fault
 // the schema sees.
@@ -70,16 +44,16 @@ var brokenLines = []string{
 // TestSchema checks that the schema accepts every line of every valid
 // test stream and rejects each broken line.
 func TestSchema(t *testing.T) {
-	s := compileSchema(t)
+	s := schematest.Compile(t, claude.Dialect{})
 	for _, f := range streams(t) {
 		for i, l := range readLines(t, f) {
-			if err := schemaErr(s, l); err != nil {
+			if err := schematest.Check(s, l); err != nil {
 				t.Errorf("%s line %d: %v", filepath.Base(f), i+1, err)
 			}
 		}
 	}
 	for _, l := range brokenLines {
-		if schemaErr(s, l) == nil {
+		if schematest.Check(s, l) == nil {
 			t.Errorf("the schema accepts a broken line:\n%s", l)
 		}
 	}

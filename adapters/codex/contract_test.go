@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/evtool/evtool/internal/schematest"
 	"strings"
 	"testing"
 
@@ -11,37 +12,10 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/evtool/evtool/internal/jsonkeys"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tidwall/gjson"
 )
 
 const header = `{"type":"thread.started","thread_id":"t"}`
-
-func compile(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(codex.Dialect{}.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "https://evtool.github.io/schema/codex.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func schemaErr(s *jsonschema.Schema, line string) error {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-	if err != nil {
-		return err
-	}
-	return s.Validate(inst)
-}
 
 // reordered lists the accept lines whose keys are not in the producer's
 // order: they come back as the same JSON in the producer's order.
@@ -51,9 +25,9 @@ var reordered = map[int]bool{10: true, 28: true}
 // the schema and the decoder take them, and they come back byte for byte
 // after a header (a thread.started alone).
 func TestContractAccepts(t *testing.T) {
-	s := compile(t)
+	s := schematest.Compile(t, codex.Dialect{})
 	for i, l := range readLines(t, "testdata/contract/accept.jsonl") {
-		if err := schemaErr(s, l); err != nil {
+		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("line %d: the schema rejects a line Codex accepts: %v\n%s", i+1, err, l)
 		}
 		in := []string{header, l}
@@ -77,7 +51,7 @@ func TestContractAccepts(t *testing.T) {
 // refuses those whose fault it can see, the decoder the others (integer
 // literal form), at the value's pointer, saying what it got and wants.
 func TestContractRejects(t *testing.T) {
-	s := compile(t)
+	s := schematest.Compile(t, codex.Dialect{})
 	lines := readLines(t, "testdata/contract/reject.jsonl")
 	for i := 0; i+1 < len(lines); i += 2 {
 		var want struct {
@@ -88,7 +62,7 @@ func TestContractRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := lines[i+1]
-		serr := schemaErr(s, l)
+		serr := schematest.Check(s, l)
 		dec := codex.Dialect{}.NewDecoder(dialect.DecodeOptions{})
 		dec.Decode(nil, []byte(header), 1)
 		_, derr := dec.Decode(nil, []byte(l), 2) // must not panic

@@ -1,9 +1,9 @@
 package gemini_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/evtool/evtool/internal/schematest"
 	"strings"
 	"testing"
 
@@ -12,41 +12,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// compile compiles gemini's published schema with a full JSON Schema
-// engine, independent of evtool's fast path.
-func compile(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(gemini.Dialect{}.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "https://evtool.github.io/schema/gemini.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func schemaErr(s *jsonschema.Schema, line string) error {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-	if err != nil {
-		return err
-	}
-	return s.Validate(inst)
-}
-
 // TestContractAccepts reads lines the producer's types allow
 // (testdata/contract/accept.jsonl, written from them): the schema and the
 // decoder take them, and they come back byte for byte.
 func TestContractAccepts(t *testing.T) {
-	s := compile(t)
+	s := schematest.Compile(t, gemini.Dialect{})
 	for i, l := range readLines(t, "testdata/contract/accept.jsonl") {
-		if err := schemaErr(s, l); err != nil {
+		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("line %d: the schema rejects a line the types allow: %v\n%s", i+1, err, l)
 		}
 		in := []string{header, l}
@@ -65,7 +37,7 @@ func TestContractAccepts(t *testing.T) {
 // see; the decoder refuses the others (an integer's literal form) at the
 // value's pointer, saying what it got and what it wants.
 func TestContractRejects(t *testing.T) {
-	s := compile(t)
+	s := schematest.Compile(t, gemini.Dialect{})
 	lines := readLines(t, "testdata/contract/reject.jsonl")
 	for i := 0; i+1 < len(lines); i += 2 {
 		var want struct {
@@ -76,7 +48,7 @@ func TestContractRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := lines[i+1]
-		serr := schemaErr(s, l)
+		serr := schematest.Check(s, l)
 		_, derr := gemini.Dialect{}.NewDecoder(dialect.DecodeOptions{}).Decode(nil, []byte(l), 1) // must not panic
 		if want.Schema {
 			var ve *jsonschema.ValidationError

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/evtool/evtool/internal/schematest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,43 +16,16 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsoneq"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 const header = `{"type":"session_started","protocol_version":1,"cli_version":"9.9.9","model":"m","task_id":null,"session_id":"s"}`
 
-func compile(t *testing.T, d dialect.Dialect) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	url := "https://evtool.github.io/schema/" + d.Name() + ".schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func schemaErr(s *jsonschema.Schema, line string) error {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-	if err != nil {
-		return err
-	}
-	return s.Validate(inst)
-}
-
 // TestContractAccepts reads lines mermaid's serde types accept: schema and
 // decoder take them, and they come back byte for byte.
 func TestContractAccepts(t *testing.T) {
-	s := compile(t, mermaid.Dialect{})
+	s := schematest.Compile(t, mermaid.Dialect{})
 	for i, l := range readLines(t, "testdata/contract/accept.jsonl") {
-		if err := schemaErr(s, l); err != nil {
+		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("line %d: the schema rejects a line mermaid accepts: %v\n%s", i+1, err, l)
 		}
 		in := []string{header, l}
@@ -69,7 +43,7 @@ func TestContractAccepts(t *testing.T) {
 // refuses those whose fault it can see, the decoder the others (integer
 // literal form), at the value's pointer, saying what it got and wants.
 func TestContractRejects(t *testing.T) {
-	s := compile(t, mermaid.Dialect{})
+	s := schematest.Compile(t, mermaid.Dialect{})
 	lines := readLines(t, "testdata/contract/reject.jsonl")
 	for i := 0; i+1 < len(lines); i += 2 {
 		var want struct {
@@ -80,7 +54,7 @@ func TestContractRejects(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := lines[i+1]
-		serr := schemaErr(s, l)
+		serr := schematest.Check(s, l)
 		_, derr := mermaid.Dialect{}.NewDecoder(dialect.DecodeOptions{}).Decode(nil, []byte(l), 1) // must not panic
 		if want.Schema {
 			if serr == nil {
@@ -216,12 +190,12 @@ func reverseInner(v string) string {
 // line, and the stream rules.
 func assertAccepted(t *testing.T, d dialect.Dialect, out []byte) {
 	t.Helper()
-	s := compile(t, d)
+	s := schematest.Compile(t, d)
 	dec := d.NewDecoder(dialect.DecodeOptions{})
 	chk := d.NewChecker(dialect.CheckOptions{})
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	for i, l := range lines {
-		if err := schemaErr(s, l); err != nil {
+		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("line %d: schema: %v\n%s", i+1, err, l)
 		}
 		if _, err := dec.Decode(nil, []byte(l), i+1); err != nil {
