@@ -1,8 +1,8 @@
 package dialect
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/evtool/evtool/event"
 	"sort"
 	"strings"
 	"sync"
@@ -200,8 +200,9 @@ func (ls *Losses) Empty() bool {
 // target of a different dialect cannot write. evtool's own bookkeeping keys
 // (starting with '@') and source line numbering ("seq") are not facts of
 // the run and are not counted.
-func (ls *Losses) Foreign(ext map[string]json.RawMessage, self string) {
-	for d, raw := range ext {
+func (ls *Losses) Foreign(ext event.Ext, self string) {
+	for _, e := range ext {
+		d, raw := e.Dialect, e.Raw
 		if d == self {
 			continue
 		}

@@ -1,11 +1,11 @@
 package dialect_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
 )
 
 var (
@@ -27,7 +27,11 @@ func TestLosses(t *testing.T) {
 	ls.Add(kindRisk)
 	ls.AddDetail(kindType, "branched")
 	ls.AddDetail(kindType, "usage")
-	ls.Foreign(map[string]json.RawMessage{"t": []byte(`{"x":1}`), "other": []byte(`{"x":1}`), "seqonly": []byte(`{"seq":2,"@n":1}`)}, "t")
+	var ext event.Ext
+	ext.Set("t", []byte(`{"x":1}`))
+	ext.Set("other", []byte(`{"x":1}`))
+	ext.Set("seqonly", []byte(`{"seq":2,"@n":1}`))
+	ls.Foreign(ext, "t")
 	var got []string
 	for _, l := range ls.List() {
 		got = append(got, l.String()+" ["+l.ID+"] first "+string(rune('0'+l.FirstLine)))

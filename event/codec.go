@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,17 +87,13 @@ func Append(dst []byte, e *Event) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
+// appendExt writes ext, which Set keeps sorted by dialect.
 func appendExt(dst []byte, ext Ext) []byte {
-	keys := make([]string, 0, len(ext))
-	for k := range ext {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	first := true
 	dst = append(dst, '{')
-	for _, k := range keys {
-		dst = jsonenc.Key(dst, &first, k)
-		dst = append(dst, ext[k]...)
+	for _, e := range ext {
+		dst = jsonenc.Key(dst, &first, e.Dialect)
+		dst = append(dst, e.Raw...)
 	}
 	return append(dst, '}')
 }
@@ -300,7 +295,7 @@ func Parse(line []byte) (*Event, error) {
 			}
 			e.Ext = Ext{}
 			jsonobj.ForEach(v, func(dk, dv gjson.Result) bool {
-				e.Ext[dk.Str] = json.RawMessage(dv.Raw)
+				e.Ext.Set(dk.Str, json.RawMessage(dv.Raw))
 				return true
 			})
 		default:

@@ -239,7 +239,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		return out, o.Err()
 	}
 	if !ext.Empty() {
-		ev.Ext = event.Ext{Name: ext.Bytes()}
+		ev.Ext = event.ExtOf(Name, ext.Bytes())
 	}
 	switch b := ev.Body.(type) {
 	case *event.ToolCall:
@@ -270,7 +270,7 @@ func (d *Decoder) implied(id, name string) *event.Event {
 		return nil
 	}
 	return &event.Event{Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name},
-		Ext: event.Ext{Name: json.RawMessage(`{"` + impliedKey + `":true}`)}}
+		Ext: event.ExtOf(Name, json.RawMessage(`{"`+impliedKey+`":true}`))}
 }
 
 // impliedKey marks, in ext.basis, a tool_call the decoder synthesised for a

@@ -150,7 +150,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		e.opts.Losses.AddDetail(lossSynthesizedLine, typ)
 	}
 	l := &e.l
-	l.Begin(ev.Ext[Name])
+	l.Begin(ev.Ext.Get(Name))
 	l.Uint("seq", e.nextSeq(l))
 	l.Str("type", typ)
 	switch body := ev.Body.(type) {
@@ -316,7 +316,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		l.Str("kind", kind)
 		l.Str("status", status)
 		title := body.Title
-		if _, native := ev.Ext[Name]; !native && title == "" {
+		if _, native := ev.Ext.Lookup(Name); !native && title == "" {
 			title = string(body.Kind)
 		}
 		l.Str("title", title)

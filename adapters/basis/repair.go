@@ -23,13 +23,13 @@ func (e *Encoder) init() {
 }
 
 // native reports whether an event was read from basis.
-func native(ev *event.Event) bool { return len(ev.Ext[Name]) > 0 }
+func native(ev *event.Event) bool { return len(ev.Ext.Get(Name)) > 0 }
 
 // impliedCall reports whether ev is a tool_call basis's decoder synthesised
 // for a call its source never queued.
 func impliedCall(ev *event.Event) bool {
 	_, ok := ev.Body.(*event.ToolCall)
-	return ok && ev.Synthetic && gjson.GetBytes(ev.Ext[Name], gjson.Escape(impliedKey)).Bool()
+	return ok && ev.Synthetic && gjson.GetBytes(ev.Ext.Get(Name), gjson.Escape(impliedKey)).Bool()
 }
 
 // repair writes what basis needs before ev and reports whether ev itself

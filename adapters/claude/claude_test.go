@@ -478,7 +478,7 @@ func TestPartialMessages(t *testing.T) {
 				t.Errorf("delta of message %q", b.MessageID)
 			}
 		}
-		rides += len(gjson.GetBytes(ev.Ext["claude"], "before").Array())
+		rides += len(gjson.GetBytes(ev.Ext.Get("claude"), "before").Array())
 	}
 	if text.String() != "I'll plan first." {
 		t.Errorf("deltas %q", text.String())

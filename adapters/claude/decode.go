@@ -279,23 +279,20 @@ func setExt(ev *event.Event, x obj) {
 	if len(x) == 0 {
 		return
 	}
-	ev.Ext = event.Ext{Name: x.bytes(nil)}
+	ev.Ext = event.ExtOf(Name, x.bytes(nil))
 }
 
 // addExt adds a key to ev's ext.claude.
 func addExt(ev *event.Event, k string, v []byte) {
 	var x obj
-	if cur := ev.Ext[Name]; len(cur) > 0 {
+	if cur := ev.Ext.Get(Name); len(cur) > 0 {
 		jsonobj.ForEach(gjson.ParseBytes(cur), func(kk, vv gjson.Result) bool {
 			x = append(x, kv{kk.Str, []byte(vv.Raw)})
 			return true
 		})
 	}
 	x.set(k, v)
-	if ev.Ext == nil {
-		ev.Ext = event.Ext{}
-	}
-	ev.Ext[Name] = x.bytes(nil)
+	ev.Ext.Set(Name, x.bytes(nil))
 }
 
 // flow passes events on, holding back the start of the stream until

@@ -116,7 +116,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 
 // ext returns ev's ext.claude.
 func ext(ev *event.Event) gjson.Result {
-	if raw := ev.Ext[Name]; len(raw) > 0 {
+	if raw := ev.Ext.Get(Name); len(raw) > 0 {
 		return gjson.ParseBytes(raw)
 	}
 	return gjson.Result{}

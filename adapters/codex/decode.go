@@ -137,12 +137,12 @@ func (d *Decoder) residue(evs []*event.Event, writer int, line []byte, typ strin
 		return
 	}
 	w := evs[writer]
-	w.Ext = event.Ext{Name: res}
+	w.Ext = event.ExtOf(Name, res)
 	// The residue must rebuild the line; if it cannot, the line is kept
 	// whole.
 	enc.line(w)
 	if diffLine(line, enc.got, itemLine) != nil {
-		w.Ext = event.Ext{Name: fallback(line)}
+		w.Ext = event.ExtOf(Name, fallback(line))
 	}
 }
 

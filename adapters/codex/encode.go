@@ -102,7 +102,7 @@ func (e *Encoder) line(ev *event.Event) error {
 	if ev.Synthetic {
 		return nil // no source line stands behind it
 	}
-	if v := gjson.GetBytes(ev.Ext[Name], gjson.Escape(lineFallback)); v.IsObject() {
+	if v := gjson.GetBytes(ev.Ext.Get(Name), gjson.Escape(lineFallback)); v.IsObject() {
 		return e.emit(append([]byte(v.Raw), '\n')) // a line derivation could not rebuild
 	}
 	switch b := ev.Body.(type) {
@@ -219,7 +219,7 @@ func (e *Encoder) line(ev *event.Event) error {
 
 // begin starts a line that is not an item event, with the event's residue.
 func (e *Encoder) begin(ev *event.Event) *jsonobj.Writer {
-	e.res = ev.Ext[Name]
+	e.res = ev.Ext.Get(Name)
 	e.l.Begin(e.res)
 	return &e.l
 }
@@ -241,7 +241,7 @@ func end(w *jsonobj.Writer, res json.RawMessage) []byte {
 
 // item writes an item event: the item's id and type, then its payload.
 func (e *Encoder) item(ev *event.Event, evType, id, itemType string, payload func(li *jsonobj.Writer)) error {
-	top, res := split(ev.Ext[Name], true)
+	top, res := split(ev.Ext.Get(Name), true)
 	li := &e.li
 	li.Begin(res)
 	li.Str("id", id)

@@ -52,7 +52,7 @@ func FuzzRoundTrip(f *testing.F) {
 		w := bufio.NewWriter(&out)
 		enc := codex.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
 		for _, ev := range evs {
-			if bytes.Contains(ev.Ext[codex.Name], []byte(`"@line"`)) {
+			if bytes.Contains(ev.Ext.Get(codex.Name), []byte(`"@line"`)) {
 				t.Fatalf("the derivation could not rebuild the line, which was kept whole:\n%s", line)
 			}
 			b, err := event.Append(nil, ev)

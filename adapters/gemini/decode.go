@@ -200,7 +200,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 
 	ev := &event.Event{Body: body}
 	if !res.Empty() {
-		ev.Ext = event.Ext{Name: res.Bytes()}
+		ev.Ext = event.ExtOf(Name, res.Bytes())
 	}
 	if _, ok := body.(*event.SessionStarted); ok {
 		d.started = true

@@ -286,7 +286,7 @@ func (e *Encoder) begin(typ string, ev *event.Event) *jsonobj.Writer {
 	l := &e.l
 	var res json.RawMessage
 	if ev != nil {
-		res = ev.Ext[Name]
+		res = ev.Ext.Get(Name)
 	}
 	l.Begin(res)
 	l.Str("type", typ)

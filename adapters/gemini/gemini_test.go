@@ -256,7 +256,7 @@ func TestUsageMapping(t *testing.T) {
 	if tf.Usage == nil || *tf.Usage.TotalTokens != 9932 || tf.Status != event.StatusOK || tf.StopReason != event.StopEndTurn {
 		t.Errorf("turn_finished %+v", tf)
 	}
-	res := gjson.ParseBytes(end.Ext["gemini"])
+	res := gjson.ParseBytes(end.Ext.Get("gemini"))
 	if res.Get("stats.input").Exists() || res.Get("stats.duration_ms").Raw != "2484" || res.Get("stats.tool_calls").Raw != "0" ||
 		res.Get(`stats.models.gemini-3\.5-flash.cached`).Raw != "4096" {
 		t.Errorf("residue %s", res.Raw)
@@ -268,7 +268,7 @@ func TestUsageMapping(t *testing.T) {
 	}
 	// An input that is not input_tokens − cached is kept as written.
 	evs = decode(t, header, `{"type":"result","timestamp":"2026-10-01T09:00:01.000Z","status":"success","stats":{"total_tokens":10,"input_tokens":8,"output_tokens":2,"cached":3,"input":7,"duration_ms":1,"tool_calls":0}}`)
-	if got := gjson.GetBytes(evs[len(evs)-1].Ext["gemini"], "stats.input").Raw; got != "7" {
+	if got := gjson.GetBytes(evs[len(evs)-1].Ext.Get("gemini"), "stats.input").Raw; got != "7" {
 		t.Errorf("an inconsistent input is kept: %q", got)
 	}
 }
@@ -308,8 +308,8 @@ func TestErrorLinesAndToolResults(t *testing.T) {
 		switch b := ev.Body.(type) {
 		case *event.ToolFinished:
 			finished = append(finished, b)
-			if b.CallID == "read_file__4a5b6c7d" && gjson.GetBytes(ev.Ext["gemini"], "error.type").Str != "file_not_found" {
-				t.Errorf("the error type is not kept: %s", ev.Ext["gemini"])
+			if b.CallID == "read_file__4a5b6c7d" && gjson.GetBytes(ev.Ext.Get("gemini"), "error.type").Str != "file_not_found" {
+				t.Errorf("the error type is not kept: %s", ev.Ext.Get("gemini"))
 			}
 		case *event.Notice:
 			notices = append(notices, b)
@@ -377,8 +377,8 @@ func TestUnknownsAreKept(t *testing.T) {
 		if u, ok := ev.Body.(*event.Unknown); ok {
 			unknown = append(unknown, u)
 		}
-		if s, ok := ev.Body.(*event.SessionStarted); ok && gjson.GetBytes(ev.Ext["gemini"], "approval_mode").Str != "yolo" {
-			t.Errorf("unknown init field lost: %+v %s", s, ev.Ext["gemini"])
+		if s, ok := ev.Body.(*event.SessionStarted); ok && gjson.GetBytes(ev.Ext.Get("gemini"), "approval_mode").Str != "yolo" {
+			t.Errorf("unknown init field lost: %+v %s", s, ev.Ext.Get("gemini"))
 		}
 	}
 	if len(unknown) != 2 || unknown[0].SourceType != "thought" || string(unknown[0].Raw) != lines[2] || unknown[1].SourceType != "checkpoint" {
@@ -393,8 +393,8 @@ func TestTimestamps(t *testing.T) {
 	for _, ev := range evs {
 		switch b := ev.Body.(type) {
 		case *event.UserMessage:
-			if ev.Time != "2026-10-08T22:00:00.000000Z" || gjson.GetBytes(ev.Ext["gemini"], "timestamp").Str != "2026-10-08T22:00:00Z" {
-				t.Errorf("user message time %q ext %s", ev.Time, ev.Ext["gemini"])
+			if ev.Time != "2026-10-08T22:00:00.000000Z" || gjson.GetBytes(ev.Ext.Get("gemini"), "timestamp").Str != "2026-10-08T22:00:00Z" {
+				t.Errorf("user message time %q ext %s", ev.Time, ev.Ext.Get("gemini"))
 			}
 		case *event.Notice:
 			if ev.Time != "2026-10-08T22:00:01.021000Z" || b.Severity != event.SeverityWarning {

@@ -87,8 +87,8 @@ func TestUnknownStatusIsKept(t *testing.T) {
 	l := `{"type":"tool_finished","call_id":"c","name":"x","status":"timed_out","summary":"","error":null}`
 	evs := decode(t, header, l)
 	fin := evs[len(evs)-1]
-	if b := fin.Body.(*event.ToolFinished); b.Status != "error" || !strings.Contains(string(fin.Ext["mermaid"]), `"status":"timed_out"`) {
-		t.Errorf("status %q, ext %s", b.Status, fin.Ext["mermaid"])
+	if b := fin.Body.(*event.ToolFinished); b.Status != "error" || !strings.Contains(string(fin.Ext.Get("mermaid")), `"status":"timed_out"`) {
+		t.Errorf("status %q, ext %s", b.Status, fin.Ext.Get("mermaid"))
 	}
 }
 

@@ -312,7 +312,7 @@ func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		return out, o.Err()
 	}
 	if !res.Empty() {
-		ev.Ext = event.Ext{Name: res.Bytes()}
+		ev.Ext = event.ExtOf(Name, res.Bytes())
 	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:

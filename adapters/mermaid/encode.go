@@ -68,7 +68,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if ev.Synthetic {
 			loss.Add(lossSynthesizedSessionStarted)
 		}
-		return e.writeHeader(b, ev.Ext[Name])
+		return e.writeHeader(b, ev.Ext.Get(Name))
 	case *event.Unknown:
 		if b.Dialect == Name {
 			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
@@ -113,7 +113,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return nil
 		}
 		e.real[b.CallID] = true
-		return e.toolStarted(b.CallID, ev.Ext[Name], false)
+		return e.toolStarted(b.CallID, ev.Ext.Get(Name), false)
 	case *event.ToolFinished:
 		// A mermaid source is written back as it was, even without the
 		// tool_started it should have had.
@@ -122,7 +122,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 				return err
 			}
 		}
-		l.Begin(ev.Ext[Name])
+		l.Begin(ev.Ext.Get(Name))
 		l.Str("type", "tool_finished")
 		l.Str("call_id", b.CallID)
 		name := b.Name
@@ -170,7 +170,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		// mermaid's approval names a call that has a tool_started, before
 		// or after it; closeOpen starts a call that never does.
 		e.approved = append(e.approved, b.CallID)
-		l.Begin(ev.Ext[Name])
+		l.Begin(ev.Ext.Get(Name))
 		l.Str("type", "approval_required")
 		l.Str("call_id", b.CallID)
 		tool := b.Tool
@@ -196,7 +196,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			loss.Add(lossErrorRecoverable)
 		}
 		e.errors = append(e.errors, b.Message)
-		l.Begin(ev.Ext[Name])
+		l.Begin(ev.Ext.Get(Name))
 		l.Str("type", "error")
 		l.Str("message", b.Message)
 		return e.write(l.End())
@@ -215,7 +215,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil || u.CostUSD != "") {
 			loss.Add(lossRoundTokenCounts)
 		}
-		return e.turnDone(b.StopReason, b.Usage, ev.Ext[Name])
+		return e.turnDone(b.StopReason, b.Usage, ev.Ext.Get(Name))
 	case *event.TurnFinished:
 		rounds := e.rounds
 		e.rounds = false
@@ -233,7 +233,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil) {
 			loss.Add(lossTurnTokenCounts)
 		}
-		return e.turnDone(b.StopReason, b.Usage, ev.Ext[Name])
+		return e.turnDone(b.StopReason, b.Usage, ev.Ext.Get(Name))
 	case *event.SessionFinished:
 		if ev.Synthetic {
 			loss.Add(lossSynthesizedResult)
@@ -352,7 +352,7 @@ func (e *Encoder) delta(typ, text string, ev *event.Event) error {
 		e.reasoning.WriteString(text)
 	}
 	l := &e.l
-	l.Begin(ev.Ext[Name])
+	l.Begin(ev.Ext.Get(Name))
 	l.Str("type", typ)
 	l.Str("delta", text)
 	return e.write(l.End())
@@ -379,7 +379,7 @@ func (e *Encoder) toolStarted(id string, residue json.RawMessage, synthetic bool
 
 func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 	l := &e.l
-	l.Begin(ev.Ext[Name])
+	l.Begin(ev.Ext.Get(Name))
 	l.Str("type", "tasks_updated")
 	completed := uint64(0)
 	if l.Key("tasks") {
@@ -449,7 +449,7 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	e.ended = true
 	l := &e.l
-	l.Begin(ev.Ext[Name])
+	l.Begin(ev.Ext.Get(Name))
 	l.Str("type", "result")
 	response := e.text.String()
 	if b.Text != nil {

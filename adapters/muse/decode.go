@@ -226,7 +226,7 @@ func (d *Decoder) attach(ev *event.Event, res residue) {
 	if len(x.Before) == 0 && res.empty() {
 		return
 	}
-	ev.Ext = event.Ext{Name: x.appendJSON(nil)}
+	ev.Ext = event.ExtOf(Name, x.appendJSON(nil))
 }
 
 func (d *Decoder) unknown(line []byte, rec *Record, gaps []gap, n int) *event.Event {

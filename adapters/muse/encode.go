@@ -60,7 +60,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return err
 		}
 		var x museExt
-		if raw, ok := ev.Ext[Name]; ok {
+		if raw, ok := ev.Ext.Lookup(Name); ok {
 			if err := parseMuseExt(raw, &x); err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return nil // muse has no line for it: session_started/finished are synthesised from envelopes
 	}
 	var x museExt
-	if raw, ok := ev.Ext[Name]; ok {
+	if raw, ok := ev.Ext.Lookup(Name); ok {
 		if err := parseMuseExt(raw, &x); err != nil {
 			return err
 		}
@@ -102,12 +102,12 @@ func (e *Encoder) native(ev *event.Event) bool {
 	if s, ok := ev.Body.(*event.SessionStarted); ok {
 		return s.Source.Dialect == Name
 	}
-	return ev.Ext[Name] != nil
+	return ev.Ext.Get(Name) != nil
 }
 
 // carried writes the records an event carries in ext.muse.before.
 func (e *Encoder) carried(ev *event.Event) error {
-	raw, ok := ev.Ext[Name]
+	raw, ok := ev.Ext.Lookup(Name)
 	if !ok {
 		return nil
 	}

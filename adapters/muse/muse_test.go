@@ -136,7 +136,7 @@ func TestCanonicalReading(t *testing.T) {
 				}
 				calls[b.CallID] = true
 			case *event.ToolFinished:
-				if ev.Ext["muse"] == nil || !strings.Contains(string(ev.Ext["muse"]), "task.lifecycle.") && !calls[b.CallID] {
+				if ev.Ext.Get("muse") == nil || !strings.Contains(string(ev.Ext.Get("muse")), "task.lifecycle.") && !calls[b.CallID] {
 					t.Errorf("%s: tool result %s is not joined to a task", f, b.CallID)
 				}
 				if !calls[b.CallID] {

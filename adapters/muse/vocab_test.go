@@ -17,7 +17,7 @@ func TestCapturesReadIntoTheVocabulary(t *testing.T) {
 	rejected := 0
 	for _, f := range captures(t) {
 		for _, ev := range events(t, toCanonical(t, read(t, f))) {
-			x := string(ev.Ext["muse"])
+			x := string(ev.Ext.Get("muse"))
 			switch b := ev.Body.(type) {
 			case *event.TurnFinished:
 				if !b.Status.Valid() {

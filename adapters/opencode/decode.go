@@ -209,17 +209,14 @@ func withBefore(ev *event.Event, lines [][]byte) {
 	}
 	arr = append(arr, ']')
 	var res jsonobj.Residue
-	if prev := ev.Ext[Name]; len(prev) > 0 {
+	if prev := ev.Ext.Get(Name); len(prev) > 0 {
 		jsonobj.ForEach(gjson.ParseBytes(prev), func(k, v gjson.Result) bool {
 			res.Add(k.Str, []byte(v.Raw))
 			return true
 		})
 	}
 	res.Add(keyBefore, arr)
-	if ev.Ext == nil {
-		ev.Ext = event.Ext{}
-	}
-	ev.Ext[Name] = res.Bytes()
+	ev.Ext.Set(Name, res.Bytes())
 }
 
 // run reads one run json line. It returns no event for a line that rides
@@ -290,7 +287,7 @@ func (d *Decoder) run(root gjson.Result, typ string, line []byte) ([]*event.Even
 		}
 	}
 	if !res.Empty() {
-		carrier.Ext = event.Ext{Name: res.Bytes()}
+		carrier.Ext = event.ExtOf(Name, res.Bytes())
 	}
 	return evs, nil
 }
@@ -417,7 +414,7 @@ func (d *Decoder) bus(root gjson.Result, typ string, line []byte) ([]*event.Even
 		}
 	}
 	res.Add(keyBus, []byte("true"))
-	evs[len(evs)-1].Ext = event.Ext{Name: res.Bytes()}
+	evs[len(evs)-1].Ext = event.ExtOf(Name, res.Bytes())
 	return evs, nil
 }
 

@@ -75,7 +75,7 @@ func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
 	e.loss.Foreign(ev.Ext, Name)
-	res := gjson.ParseBytes(ev.Ext[Name])
+	res := gjson.ParseBytes(ev.Ext.Get(Name))
 	if before := res.Get(keyBefore); before.IsArray() {
 		if err := e.flush(); err != nil {
 			return err

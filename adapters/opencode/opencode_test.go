@@ -183,7 +183,7 @@ func TestBusCapture(t *testing.T) {
 		t.Errorf("counts %v", count)
 	}
 	last := evs[len(evs)-1]
-	if !strings.Contains(string(last.Ext[opencode.Name]), "session.diff") {
+	if !strings.Contains(string(last.Ext.Get(opencode.Name)), "session.diff") {
 		t.Error("the lines after session.idle do not ride on session_finished")
 	}
 	for _, ev := range evs {
@@ -212,7 +212,7 @@ func TestEnds(t *testing.T) {
 	}
 	// done is a source line: turn_finished is not synthetic.
 	evs = read("written_done_rejected.jsonl")
-	if ev := evs[len(evs)-2]; ev.Type() != event.TypeTurnFinished || ev.Synthetic || !strings.Contains(string(ev.Ext[opencode.Name]), `"rejected":["webfetch"]`) {
+	if ev := evs[len(evs)-2]; ev.Type() != event.TypeTurnFinished || ev.Synthetic || !strings.Contains(string(ev.Ext.Get(opencode.Name)), `"rejected":["webfetch"]`) {
 		t.Errorf("done: %+v", ev)
 	}
 	// A stream cut after a step that stopped to call tools is truncated:
@@ -223,7 +223,7 @@ func TestEnds(t *testing.T) {
 `
 	evs = events(t, []byte(cut))
 	last := evs[len(evs)-1]
-	if n, ok := last.Body.(*event.Notice); !ok || n.Severity != event.SeverityWarning || !strings.Contains(string(last.Ext[opencode.Name]), `"p3"`) {
+	if n, ok := last.Body.(*event.Notice); !ok || n.Severity != event.SeverityWarning || !strings.Contains(string(last.Ext.Get(opencode.Name)), `"p3"`) {
 		t.Errorf("truncated stream ends with %+v", last)
 	}
 	for _, ev := range evs {

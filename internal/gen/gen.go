@@ -161,7 +161,7 @@ func (g *generator) unknownField(ev *event.Event) *event.Event {
 	case "canonical":
 		ev.Extra = append(ev.Extra, event.RawField{Key: "x_trace", Value: val})
 	case "basis", "mermaid":
-		ev.Ext = event.Ext{g.dialect: []byte(`{"x_trace":` + string(val) + `}`)}
+		ev.Ext = event.ExtOf(g.dialect, []byte(`{"x_trace":`+string(val)+`}`))
 	}
 	return ev
 }
