@@ -23,6 +23,8 @@
 #   ajv: node bench/ajv-lines.mjs (readline, JSON.parse, ajv/dist/2020
 #        validate of each line against schema/basis.schema.json)
 #   jq -c .  (parse and re-serialise every line: a floor for "read JSON")
+#   two copies of evtool validate -j 1 at once (what two busy threads get
+#        from this machine: the ceiling of any two-worker speed-up)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -102,6 +104,10 @@ add "evtool convert --to acp" "$EVTOOL" convert --from basis --to acp "$IN"
 add "evtool convert --to acp -j 1" "$EVTOOL" convert --from basis --to acp -j 1 "$IN"
 add "ajv (node, per line)" node bench/ajv-lines.mjs schema/basis.schema.json "$IN"
 add "jq -c ." jq -c . "$IN"
+# What two cores give on this machine: two single-worker runs at once. On a
+# machine whose two CPUs share a physical core or a power budget, each
+# runs slower while the other is busy, and no program gets 2× from two.
+add "two validate -j 1 at once" bash -c 'set -e; "$0" "$@" & p=$!; "$0" "$@"; wait $p' "$EVTOOL" validate --dialect basis -q -j 1 "$IN"
 
 echo "measuring, $RUNS rounds of every command ..." >&2
 for ((i = 0; i < RUNS; i++)); do
@@ -139,6 +145,11 @@ for n in "evtool validate" "evtool convert --to canonical" "evtool convert --to 
 		"$(echo "${SECS["jq -c ."]} / ${SECS[$n]}" | bc -l)" \
 		"$(echo "${SECS["$n -j 1"]} / ${SECS[$n]}" | bc -l)"
 done
+
+pair=${SECS["two validate -j 1 at once"]}
+printf '  two-core ceiling: two "validate -j 1" at once take %.2f s against %.2f s for one,\n' "$pair" "${SECS["evtool validate -j 1"]}"
+printf '    so this machine runs two busy threads %.2f× as fast as one (two whole cores: 2.00×)\n' \
+	"$(echo "2 * ${SECS["evtool validate -j 1"]} / $pair" | bc -l)"
 
 # The workers must not change a byte of the output.
 for to in canonical acp; do
