@@ -60,6 +60,7 @@ type pipeline struct {
 	cur    *batch
 	idx    int
 	closed bool
+	keep   bool // batches are not reused (Options.KeepLines)
 }
 
 // startPipeline hands the rest of the input to a reading goroutine and
@@ -71,6 +72,7 @@ func (r *Reader) startPipeline() {
 		work:  make(chan *batch, 2*n),
 		free:  make(chan *batch, 2*n+2),
 		stop:  make(chan struct{}),
+		keep:  r.opts.KeepLines,
 	}
 	r.par = p
 	chk, sch := ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, r.sch
@@ -97,6 +99,10 @@ func (r *Reader) startPipeline() {
 				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
 			default:
 				b = &batch{}
+				if p.keep {
+					// A new buffer for every batch, sized for it at once.
+					b.buf = make([]byte, 0, batchBytes+batchBytes/4)
+				}
 			}
 			if b.owned {
 				b.buf, b.owned = nil, false // a long line's buffer is not reused
@@ -187,9 +193,11 @@ func (p *pipeline) next() (raw []byte, l *pline, err error) {
 			if p.cur.err != nil {
 				return nil, nil, p.cur.err
 			}
-			select {
-			case p.free <- p.cur:
-			default:
+			if !p.keep {
+				select {
+				case p.free <- p.cur:
+				default:
+				}
 			}
 			p.cur = nil
 		}

@@ -199,3 +199,46 @@ func TestWorkersLongLines(t *testing.T) {
 		t.Errorf("the reading differs from the simple path:\n%s", firstDiff(simple, par))
 	}
 }
+
+// TestKeepLines holds on to every line the workers read with KeepLines, and
+// checks each against the input once the whole stream is read: no buffer of
+// a kept line may be reused for a later one.
+func TestKeepLines(t *testing.T) {
+	defer stream.SetParallelThreshold(0)()
+	d, err := dialect.Lookup("basis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := gen.Bytes("basis", gen.Options{Seed: 3, Bytes: 3 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSuffix(string(in), "\n"), "\n")
+	rd := stream.NewReader(bytes.NewReader(in), "f", stream.Options{Dialect: d, Workers: 2, KeepLines: true})
+	defer rd.Close()
+	type held struct {
+		n   int
+		raw []byte
+	}
+	var kept []held
+	for {
+		l, err := rd.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Kept {
+			kept = append(kept, held{l.N, l.Raw})
+		}
+	}
+	if !rd.Parallel() || len(kept) < len(want)/2 {
+		t.Fatalf("parallel %v, %d of %d lines kept: the test does not test the workers", rd.Parallel(), len(kept), len(want))
+	}
+	for _, h := range kept {
+		if string(h.raw) != want[h.n-1] {
+			t.Fatalf("line %d changed after it was read: %.60q, want %.60q", h.n, h.raw, want[h.n-1])
+		}
+	}
+}

@@ -100,6 +100,11 @@ type Options struct {
 	// a fact they need (see dialect.DecodeOptions). NewReader sets it when
 	// r is a regular file; a live pipe is read without it.
 	Lookahead bool
+	// KeepLines makes the workers' batches of lines new memory rather than
+	// reused buffers, so that the Raw of a line read by them (Line.Kept)
+	// stays valid after the next ReadLine: a caller that hands lines to
+	// another goroutine need not copy each one.
+	KeepLines bool
 }
 
 // DefaultMaxLineBytes is the longest line a Reader accepts by default.
@@ -114,6 +119,9 @@ type Line struct {
 	JSON bool
 	// Diags are the problems of the line itself, sorted by column.
 	Diags []diag.Diagnostic
+	// Kept reports that Raw stays valid after the next ReadLine, as it
+	// does for a line the workers read with Options.KeepLines.
+	Kept bool
 	// Events are what the line decodes to. A line with diagnostics may
 	// still have events: whatever could be read of it, or, for an object
 	// its decoder cannot read, an unknown event that keeps it whole.
@@ -302,7 +310,7 @@ func (r *Reader) ReadLine() (*Line, error) {
 	}
 	r.lines++
 	l := &r.line
-	*l = Line{N: n, Raw: raw, Diags: l.Diags[:0], Events: l.Events[:0]}
+	*l = Line{N: n, Raw: raw, Kept: pl != nil && r.opts.KeepLines, Diags: l.Diags[:0], Events: l.Events[:0]}
 	if tl != nil {
 		l.Diags = append(l.Diags, diag.Diagnostic{File: r.file, Line: n, Col: 1, Severity: diag.Error, Rule: RuleLineLength,
 			Message: fmt.Sprintf("the line is %d bytes long, over the limit of %d (--max-line-bytes); skipped", tl.Bytes, tl.Max)})

@@ -16,10 +16,11 @@ type item struct {
 }
 
 // handed is an item to send to the rules' goroutine: its buffers are the
-// Reader's again at the next line, so they are copied (a giant line is
-// checked before Send returns, and is not).
-func handed(it item) item {
-	if len(it.raw) <= handoff.Big {
+// Reader's again at the next line, so they are copied, unless the Reader
+// kept the line for us (kept) or it is a giant line, which is checked
+// before Send returns.
+func handed(it item, kept bool) item {
+	if !kept && len(it.raw) <= handoff.Big {
 		it.raw = slices.Clone(it.raw)
 	}
 	it.diags = slices.Clone(it.diags)

@@ -105,7 +105,9 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		report(d)
 	}
 	full := func() bool { return opts.MaxErrors > 0 && sum.Errors >= opts.MaxErrors }
-	sopts := stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes}
+	// The rules' goroutine keeps the lines it is handed: workers' lines
+	// need no copy if the Reader does not reuse their buffers.
+	sopts := stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes, KeepLines: true}
 	if opts.Schema != nil {
 		sopts.Dialect = anyJSON{}
 		sum.Schema = opts.Schema.Name()
@@ -182,7 +184,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		last = l.N
 		if pp != nil {
 			flush := rd.Buffered() == 0
-			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, diags: l.Diags}), len(l.Raw), flush)
+			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, diags: l.Diags}, l.Kept), len(l.Raw), flush)
 			continue
 		}
 		sum.Lines = rd.Lines()
