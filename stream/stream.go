@@ -299,8 +299,11 @@ func (r *Reader) ReadLine() (*Line, error) {
 	var tl *ndjson.LineTooLongError
 	if pl != nil && pl.tooLong != nil {
 		tl = pl.tooLong
-	} else if errors.As(err, &tl) {
-		err = nil
+	} else if err != nil {
+		tl = tooLong(err)
+		if tl != nil {
+			err = nil
+		}
 	}
 	if err != nil {
 		if err != io.EOF {
@@ -350,6 +353,17 @@ func (r *Reader) ReadLine() (*Line, error) {
 		}
 	}
 	return l, nil
+}
+
+// tooLong returns err as a *ndjson.LineTooLongError, or nil. A function of
+// its own so that the target of errors.As, which escapes, is allocated only
+// for a line that has an error, not for every line.
+func tooLong(err error) *ndjson.LineTooLongError {
+	var tl *ndjson.LineTooLongError
+	if errors.As(err, &tl) {
+		return tl
+	}
+	return nil
 }
 
 // checkFits refuses a named dialect that does not fit the first JSON

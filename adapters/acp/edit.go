@@ -72,7 +72,7 @@ func (e *Encoder) edits(raw json.RawMessage) (diffs []obj, locations []byte) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	r := gjson.ParseBytes(raw)
+	r := jsonobj.View(raw) // what is kept is encoded, a copy
 	if !r.IsObject() {
 		return nil, nil
 	}

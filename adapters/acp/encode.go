@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -731,7 +732,7 @@ func (e *Encoder) locations(input json.RawMessage) []byte {
 	if len(input) == 0 {
 		return nil
 	}
-	r := gjson.ParseBytes(input)
+	r := jsonobj.View(input) // nothing read from it outlives the call
 	if p := pathOf(r); p != "" {
 		if p := e.absolute(p); p != "" {
 			return arr(obj{}.str("path", p))

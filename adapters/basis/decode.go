@@ -61,7 +61,13 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			ext.Add(k, []byte(raw))
 		}
 	}
-	ev := &event.Event{}
+	// Nearly every basis line has a seq, kept in ext.basis: the event and
+	// its one ext entry are allocated together.
+	pair := &struct {
+		ev  event.Event
+		ext [1]event.ExtEntry
+	}{}
+	ev := &pair.ev
 	var pre *event.Event
 	switch typ {
 	case "run_started":
@@ -239,7 +245,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		return out, o.Err()
 	}
 	if !ext.Empty() {
-		ev.Ext = event.ExtOf(Name, ext.Bytes())
+		pair.ext[0] = event.ExtEntry{Dialect: Name, Raw: ext.Bytes()}
+		ev.Ext = pair.ext[:]
 	}
 	switch b := ev.Body.(type) {
 	case *event.ToolCall:

@@ -48,9 +48,30 @@ func Full(e gjson.Result) gjson.Result {
 	case gjson.String:
 		e.Str = Text(e)
 	case gjson.Number:
-		e.Num, _ = strconv.ParseFloat(e.Raw, 64)
+		e.Num = number(e.Raw)
 	}
 	return e
+}
+
+// number returns the float64 value of a JSON number, as strconv.ParseFloat
+// does. Most numbers in a stream are small non-negative integers (counts,
+// sequence numbers, ids), which float64 holds exactly: those skip the
+// general parser.
+func number(raw string) float64 {
+	if len(raw) > 0 && len(raw) <= 15 {
+		var n uint64
+		for i := 0; i < len(raw); i++ {
+			c := raw[i]
+			if c < '0' || c > '9' {
+				f, _ := strconv.ParseFloat(raw, 64)
+				return f
+			}
+			n = n*10 + uint64(c-'0')
+		}
+		return float64(n) // below 10^15 < 2^53: exact
+	}
+	f, _ := strconv.ParseFloat(raw, 64)
+	return f
 }
 
 func each(v gjson.Result, f func(k, e gjson.Result) bool, lazy bool) {
@@ -180,7 +201,7 @@ func value(s string, i int, lazy bool) (v gjson.Result, end int) {
 		}
 		v.Type, v.Raw = gjson.Number, s[i:j]
 		if !lazy {
-			v.Num, _ = strconv.ParseFloat(v.Raw, 64)
+			v.Num = number(v.Raw)
 		}
 		return v, j
 	}

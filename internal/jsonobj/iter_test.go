@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -179,5 +181,19 @@ func TestSkipStringExhaustive(t *testing.T) {
 	rec("", 6)
 	if count < 100000 {
 		t.Fatalf("only %d strings", count)
+	}
+}
+
+// TestNumber holds the integer shortcut to strconv.ParseFloat's value.
+func TestNumber(t *testing.T) {
+	for _, raw := range []string{
+		"0", "7", "42", "999999999999999", "1000000000000000", "9007199254740993",
+		"18446744073709551615", "18446744073709551616", "-1", "-0", "1.5", "1e3",
+		"0.1", "123456789012345", "12345678901234567890123", "",
+	} {
+		want, _ := strconv.ParseFloat(raw, 64)
+		if got := number(raw); got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Errorf("number(%q) = %v, want %v", raw, got, want)
+		}
 	}
 }
