@@ -117,6 +117,13 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 	var chk dialect.Checker
 	last := 0
 	var found []Diagnostic // reused from line to line
+	// finding collects what the rules find on the line in cur; made once,
+	// not a closure per line.
+	var cur []byte
+	finding := func(f dialect.Finding) {
+		f.Col = jsonptr.Column(cur, f.Pointer)
+		found = append(found, f)
+	}
 	// line runs the stream rules (or the user's schema) on one line and
 	// reports its problems; stop is set when MaxErrors is reached. It runs
 	// in Stream's goroutine, or, once the input is large, in the pipe's.
@@ -125,10 +132,9 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		if it.json && opts.Schema != nil {
 			found = append(found, opts.Schema.check(it.raw, file, it.n)...)
 		} else if it.json {
-			chk.Line(it.raw, it.n, func(f dialect.Finding) {
-				f.Col = jsonptr.Column(it.raw, f.Pointer)
-				found = append(found, f)
-			})
+			cur = it.raw
+			chk.Line(it.raw, it.n, finding)
+			cur = nil
 		}
 		sortDiags(found)
 		lineFailed = false

@@ -93,11 +93,13 @@ func Types() []string {
 	return out
 }
 
-func knownField(t, k string) bool {
+// knownField reports whether k is a field of a type whose fields are
+// known (an entry of fields, looked up once per line, not once per key).
+func knownField(known []string, k string) bool {
 	if k == "seq" || k == "type" {
 		return true
 	}
-	for _, f := range fields[t] {
+	for _, f := range known {
 		if f == k {
 			return true
 		}

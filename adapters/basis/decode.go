@@ -43,7 +43,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if typ == "" {
 		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
 	}
-	if _, ok := fields[typ]; !ok {
+	known, ok := fields[typ]
+	if !ok {
 		ev := &event.Event{Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: cloneRaw(line)}}
 		d.finish(ev, typ, n)
 		return append(out, ev), nil
@@ -57,7 +58,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ext.Add("seq", []byte(v.Raw))
 	}
 	for i := 0; i < o.Len(); i++ {
-		if k, raw := o.Member(i); !knownField(typ, k) {
+		if k, raw := o.Member(i); !knownField(known, k) {
 			ext.Add(k, []byte(raw))
 		}
 	}

@@ -116,9 +116,8 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return
 	}
-	_ = known
 	for i := range o.Len() {
-		if k, _ := o.Member(i); !knownField(typ, k) {
+		if k, _ := o.Member(i); !knownField(known, k) {
 			rep.Unknownf("/"+jsonptr.Escape(k), RuleUnknownField, "unknown field %q on %s", k, typ)
 		}
 	}
