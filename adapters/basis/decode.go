@@ -30,7 +30,10 @@ type DecodeError = jsonobj.FieldError
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	root := gjson.ParseBytes(line)
+	// One copy of the line (the reader reuses its buffer), which the
+	// event's strings and raw values share rather than copying each.
+	own := append(make([]byte, 0, len(line)), line...)
+	root := jsonobj.View(own)
 	if !root.IsObject() {
 		return out, &DecodeError{Msg: "a basis line must be a JSON object"}
 	}
@@ -124,7 +127,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		if o.OptStr("mutability", ext) != "" { // a present "" is kept, not defaulted
 			b.Mutability = jsonobj.Word(o, "mutability", mutabilities, event.MutabilityUnknown, ext)
 		}
-		b.Input = o.Raw("input")
+		b.Input = o.RawShared("input")
 		b.Kind = ToolKind(b.Name, b.Mutability, b.Input)
 		ev.Body = b
 	case "tool_started":
@@ -158,7 +161,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b.CallID, _ = o.Str("tool_call_id")
 		b.Tool, _ = o.Str("tool_name")
 		b.Description, _ = o.Str("description")
-		b.Preview = o.Raw("preview")
+		b.Preview = o.RawShared("preview")
 		ev.Body = b
 	case "permission_resolved":
 		b := &event.PermissionResolved{}

@@ -170,6 +170,22 @@ func (o *Object) Raw(k string) json.RawMessage {
 	return json.RawMessage(v.Raw)
 }
 
+// RawShared is Raw without the copy: the value's bytes where they lie.
+// Only for an Object over memory its caller made for the events it reads
+// and never changes (a line copied once for them); the slice is capped at
+// its length, so an append to it copies rather than writing over the
+// bytes after it.
+func (o *Object) RawShared(k string) json.RawMessage {
+	v, ok := o.Get(k)
+	if !ok {
+		return nil
+	}
+	if v.Raw == "" {
+		return json.RawMessage{}
+	}
+	return unsafe.Slice(unsafe.StringData(v.Raw), len(v.Raw))
+}
+
 // Strings reads an array of strings. An explicitly empty array goes to the
 // residue, since the canonical model omits empty lists.
 func (o *Object) Strings(k string, res *Residue) []string {
