@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test check bench compare fuzz fmt vet acp-measure
+.PHONY: all build test check bench compare instructions fuzz fmt vet acp-measure
 
 all: build
 
@@ -48,6 +48,13 @@ bench:
 # command, SIZE_MB the stream's size.
 compare:
 	bench/compare.sh
+
+# Instructions executed by validate and convert on a generated 10 MB basis
+# stream, counted by valgrind (bench/instructions.sh): a measure of work
+# that repeats from run to run where wall time does not. BINS="old new"
+# compares two evtool binaries.
+instructions:
+	bench/instructions.sh $(BINS)
 
 # A generated recording of at least 200 MB replayed under both official ACP
 # SDKs: initialize latency, evtool's peak RSS, the longest message
