@@ -32,7 +32,9 @@ type DecodeError = jsonobj.FieldError
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	// One copy of the line (the reader reuses its buffer), which the
 	// event's strings and raw values share rather than copying each.
-	own := append(make([]byte, 0, len(line)), line...)
+	// (append to nil: the runtime then leaves the copy's memory unzeroed
+	// before it writes it, which make does not.)
+	own := append([]byte(nil), line...)
 	root := jsonobj.View(own)
 	if !root.IsObject() {
 		return out, &DecodeError{Msg: "a basis line must be a JSON object"}
