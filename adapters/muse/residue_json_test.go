@@ -27,7 +27,7 @@ func TestResidueJSON(t *testing.T) {
 	if !reflect.DeepEqual(back, x) {
 		t.Fatalf("read back\n%+v\nwant\n%+v", back, x)
 	}
-	want := `{"before":[{"line":{"a":1}}],"env":{"a":"x","z":1},"p":{"k":[1,{"b":null}]},"@absent":["q"],"@order":"sorted","@keys":["b","a"],"line":{"x":"y"},"@eorder":"sorted","@ekeys":["id"],"@ws":[[0," "],[7,"\t\n"]],"@task":"t1","task_kind":"job \u2028"}`
+	want := `{"before":[{"line":{"a":1}}],"env":{"a":"x","z":1},"p":{"k":[1,{"b":null}]},"@absent":["q"],"@order":"sorted","@keys":["b","a"],"line":{"x":"y"},"@eorder":"sorted","@ekeys":["id"],"@ws":[[0," "],[7,"\t\n"]],"@task":"t1","task_kind":"job ` + "\u2028" + `"}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -37,37 +37,18 @@ func String(dst []byte, s string) []byte {
 	if !simdutf8.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
 		return stringSlow(dst, s)
 	}
-	// Valid UTF-8, the common case: only the quote, the backslash, control
-	// characters and U+2028/U+2029 need escaping, and runs of text without
-	// them are found eight bytes at a time.
+	// Valid UTF-8, the common case: only the quote, the backslash and
+	// control characters need escaping, and runs of text without them are
+	// found eight bytes at a time. U+2028 and U+2029 stay as they are, as
+	// serde_json and JSON.stringify write them: escaping them (as
+	// encoding/json does for old JavaScript) would break byte-identical
+	// round trips of every producer's streams.
 	dst = append(dst, '"')
-	for {
-		j := lineSeparator(s)
-		dst = appendText(dst, s[:j])
-		if j == len(s) {
-			return append(dst, '"')
-		}
-		// As encoding/json does: JavaScript before ES2019 reads U+2028 and
-		// U+2029 as line ends, which would break a line-oriented reader.
-		dst = append(dst, '\\', 'u', '2', '0', '2', hex[s[j+2]&0xF])
-		s = s[j+3:]
-	}
+	dst = appendText(dst, s)
+	return append(dst, '"')
 }
 
-// lineSeparator returns the index of the first U+2028 or U+2029 in s, or
-// len(s).
-func lineSeparator(s string) int {
-	j := len(s)
-	if i := strings.Index(s, "\u2028"); i >= 0 {
-		j = i
-	}
-	if i := strings.Index(s[:j], "\u2029"); i >= 0 {
-		j = i
-	}
-	return j
-}
-
-// appendText appends valid UTF-8 text without U+2028 or U+2029, escaped.
+// appendText appends valid UTF-8 text, escaped.
 func appendText(dst []byte, s string) []byte {
 	start, i := 0, 0
 	for {
@@ -109,8 +90,7 @@ func escapeASCII(dst []byte, c byte) []byte {
 	return append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 }
 
-// stringSlow is String for text with invalid UTF-8 or U+2028/U+2029,
-// rune by rune.
+// stringSlow is String for text with invalid UTF-8, rune by rune.
 func stringSlow(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -137,15 +117,6 @@ func stringSlow(dst []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\ufffd"...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			// As encoding/json does: JavaScript before ES2019 reads these
-			// as line ends, which would break a line-oriented reader.
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
 			i += size
 			start = i
 			continue

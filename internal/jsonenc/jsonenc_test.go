@@ -16,7 +16,8 @@ func TestString(t *testing.T) {
 		{"\x00\x1f\b\f", `"\u0000\u001f\b\f"`},
 		{"<a href='x'>&</a>", `"<a href='x'>&</a>"`},
 		{"é ü 日本 😀", `"é ü 日本 😀"`},
-		{"\u2028 \u2029", `"\u2028 \u2029"`},
+		// Raw, as serde_json and JSON.stringify write them.
+		{"\u2028 \u2029", "\"\u2028 \u2029\""},
 		{"sixteen plain by\"tes then \\ more than eight", `"sixteen plain by\"tes then \\ more than eight"`},
 		{"eight by\x01", `"eight by\u0001"`},
 		{"bad\xffutf8", "\"bad\ufffdutf8\""},
