@@ -122,6 +122,12 @@ type Line struct {
 	// Kept reports that Raw stays valid after the next ReadLine, as it
 	// does for a line the workers read with Options.KeepLines.
 	Kept bool
+	// Foreign marks a JSON line read before the stream's dialect was told
+	// that no dialect sniffs: a wrapper's log line before the producer's
+	// first line. It is judged and decoded as a line of the stream's
+	// dialect (its problems reported where it stands), but it is no part
+	// of the producer's stream, so stream rules pass it over.
+	Foreign bool
 	// Events are what the line decodes to. A line with diagnostics may
 	// still have events: whatever could be read of it, or, for an object
 	// its decoder cannot read, an unknown event that keeps it whole.
@@ -179,6 +185,17 @@ type Reader struct {
 	sawJSON bool
 	err     error // sticky: io.EOF, a read error or a StreamError
 
+	// Lines read before the dialect could be told. A line of JSON that no
+	// dialect sniffs (a wrapper's log line, say) may stand before a
+	// stream's first line, as a banner that is not JSON does: it is held,
+	// with every line after it, until a line tells the dialect, and then
+	// each is judged as that dialect's line, in input order (queue). A
+	// stream no line of which tells the dialect within the bound is
+	// undetected at its first such line, as before.
+	held      []heldLine
+	heldBytes int
+	queue     []heldLine
+
 	// Next's state.
 	pending []*event.Event
 	ended   bool
@@ -188,6 +205,23 @@ type Reader struct {
 	read int64     // input bytes read on the simple path
 	par  *pipeline // the workers, once started
 }
+
+// heldLine is a line read before the dialect could be told, in memory of
+// its own.
+type heldLine struct {
+	n     int
+	raw   []byte
+	json  bool
+	diags []diag.Diagnostic
+}
+
+// The bound on lines held before the dialect is told: enough for any
+// banner or log a wrapper prints before a producer's first line, and
+// little enough that an undetectable stream is refused soon.
+const (
+	maxHeldLines = 64
+	maxHeldBytes = 4 << 20
+)
 
 // RegularFile reports whether r is a regular file, whole on disk rather
 // than a live pipe: a Reader of one decodes with Lookahead. A caller that
@@ -275,10 +309,28 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 // other error ends the stream: a read error, or a *StreamError when the
 // dialect cannot be told or is not the one named.
 func (r *Reader) ReadLine() (*Line, error) {
+	for {
+		if len(r.queue) > 0 {
+			return r.unqueue(), nil
+		}
+		l, err := r.readLine()
+		if err == io.EOF && len(r.held) > 0 {
+			return nil, r.fail(r.undetected())
+		}
+		if l != nil || err != nil {
+			return l, err
+		}
+		// The line was held: read on.
+	}
+}
+
+// readLine reads and judges one line, or holds it (nil, nil) while the
+// dialect cannot be told yet.
+func (r *Reader) readLine() (*Line, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if r.par == nil && r.opts.Workers > 1 && r.d != nil && r.read >= parallelThreshold {
+	if r.par == nil && r.opts.Workers > 1 && r.d != nil && len(r.queue) == 0 && r.read >= parallelThreshold {
 		r.startPipeline()
 	}
 	var (
@@ -317,7 +369,7 @@ func (r *Reader) ReadLine() (*Line, error) {
 	if tl != nil {
 		l.Diags = append(l.Diags, diag.Diagnostic{File: r.file, Line: n, Col: 1, Severity: diag.Error, Rule: RuleLineLength,
 			Message: fmt.Sprintf("the line is %d bytes long, over the limit of %d (--max-line-bytes); skipped", tl.Bytes, tl.Max)})
-		return l, nil
+		return r.holdIfHolding(l)
 	}
 	var se *ndjson.SyntaxError
 	if pl != nil {
@@ -327,18 +379,26 @@ func (r *Reader) ReadLine() (*Line, error) {
 	}
 	if se != nil {
 		l.Diags = append(l.Diags, r.syntaxDiag(n, se))
-		return l, nil
+		return r.holdIfHolding(l)
 	}
 	l.JSON = true
 	if r.d == nil {
 		d, ok := dialect.Detect(raw)
 		if !ok {
-			return nil, r.fail(&StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
-				File: r.file, Line: n, Severity: diag.Error, Rule: RuleUndetected,
-				Message: "cannot tell the dialect from this line; name it (evtool dialects lists them)"}})
+			r.hold(l)
+			if len(r.held) > maxHeldLines || r.heldBytes > maxHeldBytes {
+				return nil, r.fail(r.undetected())
+			}
+			return nil, nil
 		}
 		if err := r.setDialect(d); err != nil {
 			return nil, r.fail(err)
+		}
+		if len(r.held) > 0 {
+			// Judge the held lines, then this one, as lines of d.
+			r.hold(l)
+			r.queue, r.held = r.held, nil
+			return nil, nil
 		}
 	}
 	if pl != nil && pl.checkedS {
@@ -346,6 +406,12 @@ func (r *Reader) ReadLine() (*Line, error) {
 	} else {
 		r.judge(l, schemaDiags(r.sch, raw))
 	}
+	return r.firstJSON(l)
+}
+
+// firstJSON checks, at the stream's first JSON line, that a named dialect
+// fits it.
+func (r *Reader) firstJSON(l *Line) (*Line, error) {
 	if !r.sawJSON {
 		r.sawJSON = true
 		if err := r.checkFits(l); err != nil {
@@ -353,6 +419,58 @@ func (r *Reader) ReadLine() (*Line, error) {
 		}
 	}
 	return l, nil
+}
+
+// holdIfHolding holds a line that is not JSON when lines are held already,
+// so that every line keeps its place; else it returns the line.
+func (r *Reader) holdIfHolding(l *Line) (*Line, error) {
+	if len(r.held) == 0 {
+		return l, nil
+	}
+	r.hold(l)
+	return nil, nil
+}
+
+// hold keeps a copy of a line read before the dialect is told.
+func (r *Reader) hold(l *Line) {
+	r.held = append(r.held, heldLine{n: l.N, raw: slices.Clone(l.Raw), json: l.JSON, diags: slices.Clone(l.Diags)})
+	r.heldBytes += len(l.Raw)
+}
+
+// unqueue returns the next held line, judged as a line of the stream's
+// dialect.
+func (r *Reader) unqueue() *Line {
+	h := r.queue[0]
+	r.queue[0] = heldLine{}
+	r.queue = r.queue[1:]
+	l := &r.line
+	// Every held JSON line but the last, which told the dialect, is
+	// foreign.
+	foreign := h.json && len(r.queue) > 0
+	*l = Line{N: h.n, Raw: h.raw, JSON: h.json, Kept: true, Foreign: foreign, Diags: append(l.Diags[:0], h.diags...), Events: l.Events[:0]}
+	if h.json {
+		r.judge(l, schemaDiags(r.sch, h.raw))
+		if !foreign {
+			r.firstJSON(l)
+		}
+	}
+	return l
+}
+
+// undetected is the error of a stream whose dialect no line told: it
+// names the first JSON line, which no dialect sniffs.
+func (r *Reader) undetected() error {
+	n := 0
+	for _, h := range r.held {
+		if h.json {
+			n = h.n
+			break
+		}
+	}
+	r.held, r.heldBytes = nil, 0
+	return &StreamError{Usage: true, Err: ErrUndetected, Diagnostic: diag.Diagnostic{
+		File: r.file, Line: n, Severity: diag.Error, Rule: RuleUndetected,
+		Message: "cannot tell the dialect from this line; name it (evtool dialects lists them)"}}
 }
 
 // tooLong returns err as a *ndjson.LineTooLongError, or nil. A function of

@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -97,6 +98,79 @@ func TestRulesAreData(t *testing.T) {
 	for _, id := range []string{stream.RuleSyntax, stream.RuleUTF8, stream.RuleDuplicateKey, stream.RuleDepth, stream.RuleMismatch, stream.RuleUndetected} {
 		if !seen[id] {
 			t.Errorf("rule %s is not in the catalogue", id)
+		}
+	}
+}
+
+// TestForeignLinesBeforeTheHeader: lines of no dialect before a stream's
+// first line (a banner that is not JSON, a wrapper's JSON log line) are
+// held until a line tells the dialect, then returned in input order, each
+// with its own verdict; the JSON one is marked Foreign, and the dialect is
+// the one the real first line tells.
+func TestForeignLinesBeforeTheHeader(t *testing.T) {
+	in := strings.Join([]string{
+		`{"level":"info","msg":"starting"}`,
+		`Loaded cached credentials.`,
+		`{"level":"info","msg":"still starting"}`,
+		head,
+		`{"seq":1,"type":"run_finished","status":"ok"}`,
+	}, "\n")
+	for _, workers := range []int{0, 2} {
+		rd := stream.NewReader(strings.NewReader(in), "in.jsonl", stream.Options{Workers: workers})
+		var got []string
+		for {
+			l, err := rd.ReadLine()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rules []string
+			for _, d := range l.Diags {
+				rules = append(rules, d.Rule)
+			}
+			var types []string
+			for _, ev := range l.Events {
+				types = append(types, string(ev.Type()))
+			}
+			got = append(got, fmt.Sprintf("%d json=%v foreign=%v %s %s", l.N, l.JSON, l.Foreign, strings.Join(rules, ","), strings.Join(types, ",")))
+		}
+		if rd.Dialect() == nil || rd.Dialect().Name() != "basis" {
+			t.Fatalf("dialect %v", rd.Dialect())
+		}
+		want := []string{
+			"1 json=true foreign=true basis/schema unknown",
+			"2 json=false foreign=false json/syntax ",
+			"3 json=true foreign=true basis/schema unknown",
+			"4 json=true foreign=false  session_started",
+			"5 json=true foreign=false  session_finished",
+		}
+		if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+			t.Errorf("workers %d: got\n%s\nwant\n%s", workers, g, w)
+		}
+	}
+}
+
+// TestForeignLinesBound: a stream that no line within the bound tells
+// is undetected at its first JSON line, as a stream of one line is.
+func TestForeignLinesBound(t *testing.T) {
+	for _, n := range []int{1, 10, 200} {
+		in := "not json\n" + strings.Repeat(`{"level":"info"}`+"\n", n) + head + "\n"
+		rd := stream.NewReader(strings.NewReader(in), "in.jsonl", stream.Options{})
+		var err error
+		lines := 0
+		for err == nil {
+			_, err = rd.ReadLine()
+			lines++
+		}
+		var se *stream.StreamError
+		detected := n <= 64
+		switch {
+		case detected && err != io.EOF:
+			t.Errorf("%d foreign lines: %v, want the dialect told by the header", n, err)
+		case !detected && (!errors.As(err, &se) || se.Line != 2 || !errors.Is(err, stream.ErrUndetected)):
+			t.Errorf("%d foreign lines: %v, want undetected at line 2", n, err)
 		}
 	}
 }

@@ -12,7 +12,10 @@ type item struct {
 	lines int // non-blank lines read up to and with it
 	raw   []byte
 	json  bool
-	diags []Diagnostic
+	// foreign is a JSON line of no dialect before the stream's first
+	// line (stream.Line.Foreign).
+	foreign bool
+	diags   []Diagnostic
 }
 
 // handed is an item to send to the rules' goroutine: its buffers are the

@@ -131,7 +131,9 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		found = append(found[:0], it.diags...)
 		if it.json && opts.Schema != nil {
 			found = append(found, opts.Schema.check(it.raw, file, it.n)...)
-		} else if it.json {
+		} else if it.json && !it.foreign {
+			// A foreign line is no part of the producer's stream: its
+			// own problems are reported, and the rules pass it over.
 			cur = it.raw
 			chk.Line(it.raw, it.n, finding)
 			cur = nil
@@ -190,7 +192,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		last = l.N
 		if pp != nil {
 			flush := rd.Buffered() == 0
-			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, diags: l.Diags}, l.Kept), len(l.Raw), flush)
+			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags}, l.Kept), len(l.Raw), flush)
 			continue
 		}
 		sum.Lines = rd.Lines()
@@ -198,7 +200,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 			sum.Dialect = rd.Dialect().Name()
 			chk = rd.Dialect().NewChecker(dialect.CheckOptions{})
 		}
-		if stop, err := line(item{n: l.N, lines: sum.Lines, raw: l.Raw, json: l.JSON, diags: l.Diags}); stop {
+		if stop, err := line(item{n: l.N, lines: sum.Lines, raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags}); stop {
 			return sum, err
 		}
 		read += len(l.Raw) + 1
