@@ -212,7 +212,9 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 		if enc == nil {
 			// The encoder is made at the first line, so that an input
 			// with nothing to convert writes nothing at all.
-			enc = opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params})
+			// A kept line must not become the target's header, nor cut
+			// a streamed message in two: KeepInPlace holds it back.
+			enc = dialect.KeepInPlace(opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params}))
 		}
 		if pp == nil {
 			res.Losses.SetLine(l.N)

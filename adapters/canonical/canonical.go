@@ -167,7 +167,10 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	rep := dialect.Reporter{Line: n, Report: report}
 	errf := rep.Errorf
 	typ := event.Type(r.Get("type").Str)
-	if c.finished > 0 {
+	// An unknown event keeps a line that is no part of the producer's
+	// stream (stderr merged into stdout often has one after the
+	// producer's last line): it may stand after the end.
+	if c.finished > 0 && typ != event.TypeUnknown {
 		errf("/type", RuleAfterFinish, "%s after session_finished on line %d: session_finished must be the last line", typ, c.finished)
 	}
 	if c.lines == 1 && typ != event.TypeSessionStarted {
@@ -264,7 +267,7 @@ func (Dialect) Rules() []dialect.Rule {
 	return []dialect.Rule{
 		dialect.ErrorRule(RuleFirstLine, "the first line is session_started"),
 		dialect.ErrorRule(RuleStartedRepeated, "session_started appears only as the first line"),
-		dialect.ErrorRule(RuleAfterFinish, "nothing follows session_finished"),
+		dialect.ErrorRule(RuleAfterFinish, "nothing but unknown events (lines kept from outside the producer's stream) follows session_finished"),
 		dialect.ErrorRule(RuleTruncated, "the stream ends with session_finished; without it the stream is truncated"),
 		dialect.ErrorRule(RuleSeqContiguous, "seq is 0 on the first line and +1 on every line"),
 		dialect.ErrorRule(RuleToolNotCalled, "tool_started, tool_progress, tool_output and tool_finished follow the call's tool_call"),

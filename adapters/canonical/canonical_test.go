@@ -24,6 +24,9 @@ func TestRules(t *testing.T) {
 		{Name: "empty", Lines: nil, Want: []ruletest.Want{{Line: 0, Rule: canonical.RuleFirstLine}}},
 		{Name: "started twice", Lines: []string{head, strings.Replace(head, `"seq":0`, `"seq":1`, 1), fin(2)}, Want: []ruletest.Want{{Line: 2, Rule: canonical.RuleStartedRepeated}}},
 		{Name: "after finish", Lines: []string{head, fin(1), line(2, `"type":"message","text":"x"`)}, Want: []ruletest.Want{{Line: 3, Rule: canonical.RuleAfterFinish}}},
+		// A line kept from outside the producer's stream (stderr after its
+		// last line) may stand after the end.
+		{Name: "unknown after finish", Lines: []string{head, fin(1), line(2, `"type":"unknown","dialect":"evtool","source_type":"unreadable-line","raw":{"text":"bye"}`)}},
 		{Name: "truncated", Lines: []string{head, line(1, `"type":"message","text":"x"`)}, Want: []ruletest.Want{{Line: 2, Rule: canonical.RuleTruncated}}},
 		{Name: "seq", Lines: []string{head, line(2, `"type":"message","text":"x"`), fin(3)}, Want: []ruletest.Want{{Line: 2, Rule: canonical.RuleSeqContiguous}}},
 		{Name: "tool not called", Lines: []string{head, line(1, `"type":"tool_output","call_id":"c","chunk":"x"`), fin(2)}, Want: []ruletest.Want{{Line: 2, Rule: canonical.RuleToolNotCalled}}},
