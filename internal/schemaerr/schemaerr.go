@@ -60,14 +60,58 @@ func Explain(err error, line []byte, location func(string) string) []diag.Diagno
 }
 
 // leaves returns the innermost errors.
+//
+// The branches of an anyOf or oneOf that fail only because the value is of
+// another type say nothing about what is wrong when some branch is of the
+// value's type: a nullable integer that is too large fails its "null"
+// branch too, and "want null" would be the wrong word for it. So those
+// branches are left out when another branch fails for a reason of its own;
+// when every branch fails on the type, they are said once, as one type
+// error that names every type the value may have.
 func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
 	if len(ve.Causes) == 0 {
 		return append(out, ve)
 	}
-	for _, c := range ve.Causes {
+	causes := ve.Causes
+	switch ve.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		var want []string
+		got := ""
+		var fit []*jsonschema.ValidationError
+		for _, c := range causes {
+			if t, ok := typeOnly(c, ve.InstanceLocation); ok {
+				got = t.Got
+				want = append(want, t.Want...)
+				continue
+			}
+			fit = append(fit, c)
+		}
+		switch {
+		case len(fit) > 0:
+			causes = fit
+		case got != "":
+			slices.Sort(want)
+			return append(out, &jsonschema.ValidationError{SchemaURL: ve.SchemaURL, InstanceLocation: ve.InstanceLocation,
+				ErrorKind: &kind.Type{Got: got, Want: slices.Compact(want)}})
+		}
+	}
+	for _, c := range causes {
 		out = leaves(c, out)
 	}
 	return out
+}
+
+// typeOnly reports whether a branch's error is a type error of the value
+// at loc and nothing else (behind $refs), and returns it.
+func typeOnly(ve *jsonschema.ValidationError, loc []string) (*kind.Type, bool) {
+	for len(ve.Causes) == 1 {
+		ve = ve.Causes[0]
+	}
+	t, ok := ve.ErrorKind.(*kind.Type)
+	if !ok || len(ve.Causes) > 0 || !slices.Equal(ve.InstanceLocation, loc) {
+		return nil, false
+	}
+	return t, true
 }
 
 // Message says what a schema keyword found wrong with the value at ptr.

@@ -19,9 +19,11 @@ const doc = `{
   "properties": {
     "n": {"type": "integer", "maximum": 18446744073709551615},
     "r": {"exclusiveMinimum": 0.5},
-    "s": {"$ref": "#/$defs/short"}
+    "s": {"$ref": "#/$defs/short"},
+    "e": {"anyOf": [{"$ref": "#/$defs/i32"}, {"type": "null"}]},
+    "o": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}
   },
-  "$defs": {"short": {"type": "string", "maxLength": 2}}
+  "$defs": {"short": {"type": "string", "maxLength": 2}, "i32": {"type": "integer", "maximum": 2147483647}}
 }`
 
 func compile(t *testing.T) *jsonschema.Schema {
@@ -63,6 +65,32 @@ func TestExplain(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// A nullable value that fails its own type's branch is explained by that
+// branch alone, not by "want null"; a value of neither type gets one type
+// error that names both.
+func TestExplainNullable(t *testing.T) {
+	s := compile(t)
+	for _, tt := range []struct{ line, want string }{
+		{`{"e":4294967296}`, "6 /e maximum: got 4294967296, want at most 2147483647 maximum example:/t.json#/$defs/i32"},
+		{`{"o":-1}`, "6 /o minimum: got -1, want at least 0 minimum example:/t.json#/properties/o/oneOf/0"},
+		{`{"e":"x"}`, "6 /e got string, want integer or null type example:/t.json#/properties/e"},
+		{`{"o":true}`, "6 /o got boolean, want integer or null type example:/t.json#/properties/o"},
+	} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(tt.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := func(loc string) string { return strings.Replace(loc, "https://example.org", "example:", 1) }
+		var got []string
+		for _, d := range schemaerr.Explain(s.Validate(inst), []byte(tt.line), short) {
+			got = append(got, fmt.Sprintf("%d %s %s %s %s", d.Col, d.Pointer, d.Message, d.Keyword, d.SchemaLocation))
+		}
+		if strings.Join(got, "\n") != tt.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", tt.line, strings.Join(got, "\n"), tt.want)
 		}
 	}
 }
