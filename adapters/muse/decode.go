@@ -255,7 +255,10 @@ func (d *Decoder) canonical(rec *Record, p Payload) (pre []*event.Event, ev *eve
 		if d.holding && d.header.Model == "" {
 			d.header.Model, d.header.Provider = b.ModelID, b.ProviderID
 		}
-		m := &event.ModelConfigured{Model: b.ModelID, Provider: b.ProviderID, Label: b.DisplayLabel, Source: b.Source, Profile: b.ProfileID}
+		m := &event.ModelConfigured{Model: b.ModelID, Provider: b.ProviderID, Label: b.DisplayLabel, Source: b.Source}
+		if b.ProfileID != nil {
+			m.Profile = *b.ProfileID // null (no profile) and "" both read as no profile; the residue tells them apart
+		}
 		return nil, &event.Event{Body: m}, ""
 	case *RunOutputDelta:
 		return nil, &event.Event{Body: &event.MessageDelta{Text: b.Text}}, ""

@@ -135,6 +135,13 @@ func (s *state) deriveEnv(pt, cause, t string, sorted bool) kvs {
 	if t != "" {
 		if us, ok := microsOf(t); ok {
 			at = us
+			if s.records > 0 && at < s.lastAt {
+				// Muse's journal clock never goes back: a record is never
+				// stamped before one already written. A source whose
+				// recorded_at does decrease keeps its own value in the
+				// residue; a writer counts the move (muse/recorded-at-moved).
+				at = s.lastAt
+			}
 		}
 	}
 	rt, du := defaultClass(pt)
@@ -242,10 +249,14 @@ func (s *state) derivePayload(ev *event.Event, pt, cause, task, museKind string,
 	case *event.UserMessage:
 		return append(head("turn_input_user"), kv{"prompt", str(b.Text)})
 	case *event.ModelConfigured:
-		// profile_id is a string in muse's type (null is refused): a
-		// source that names no profile gets "", which the encoder counts.
+		// No profile is written as null, as Muse Code 1.0.1 writes it when
+		// no profile applies.
+		profile := "null"
+		if b.Profile != "" {
+			profile = str(b.Profile)
+		}
 		return append(head("run_model_configured"), kv{"model_id", str(b.Model)}, kv{"display_label", str(b.Label)},
-			kv{"profile_id", str(b.Profile)}, kv{"provider_id", str(b.Provider)}, kv{"source", str(b.Source)})
+			kv{"profile_id", profile}, kv{"provider_id", str(b.Provider)}, kv{"source", str(b.Source)})
 	case *event.MessageDelta:
 		return append(head("run_output_delta"), kv{"text", str(b.Text)})
 	case *event.TurnFinished:

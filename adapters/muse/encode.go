@@ -92,8 +92,22 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return err
 		}
 	}
+	if e.movesBack(ev, &x.residue) && e.opts.Losses != nil {
+		e.opts.Losses.Add(lossRecordedAtMoved)
+	}
 	e.buf = e.st.render(ev, x.residue, ev.Time, e.buf[:0])
 	return e.emit(e.buf)
+}
+
+// movesBack reports whether ev's record is stamped later than ev's own
+// time: its time is before a record already written and its residue does
+// not keep a recorded_at of its own (deriveEnv then holds the clock).
+func (e *Encoder) movesBack(ev *event.Event, res *residue) bool {
+	if len(res.Line) > 0 || res.Env["recorded_at"] != nil {
+		return false
+	}
+	us, ok := microsOf(ev.Time)
+	return ok && e.st.records > 0 && us < e.st.lastAt
 }
 
 // native reports, from the first event, whether the stream was read from

@@ -22,6 +22,18 @@ type foreign struct {
 	inDelta bool
 	tasks   map[string]*ftask
 	reopen  int // turns opened again after their end, for fresh ids
+
+	// The clock. Every record written for a source event, its own and the
+	// bookkeeping records muse needs around it, is stamped with that
+	// event's time (src, in microseconds, when hasSrc). recorded_at never
+	// decreases (muse's journal never goes back, and muse/recorded-at
+	// says so): an event whose time is before a record already written is
+	// stamped with that record's time instead, counted once per event
+	// (moved). An event that states no time holds the clock where it is.
+	src    uint64
+	hasSrc bool
+	badSrc bool // the event states a time that is no canonical time
+	moved  bool
 }
 
 type ftask struct {
@@ -44,15 +56,39 @@ func (f *foreign) lossDetail(k *dialect.LossKind, detail string) {
 // record renders and writes one record.
 func (f *foreign) record(ev *event.Event, res residue) error {
 	st := f.e.st
-	f.e.buf = st.render(ev, res, timeOf2(ev), f.e.buf[:0])
+	f.e.buf = st.render(ev, res, f.clock(), f.e.buf[:0])
 	return f.e.emit(f.e.buf)
 }
 
-func timeOf2(ev *event.Event) string {
-	if ev == nil {
-		return ""
+// setClock takes the time of the source event about to be written.
+func (f *foreign) setClock(ev *event.Event) {
+	f.src, f.hasSrc, f.badSrc, f.moved = 0, false, false, false
+	if ev.Time != "" {
+		f.src, f.hasSrc = microsOf(ev.Time)
+		f.badSrc = !f.hasSrc
 	}
-	return ev.Time
+}
+
+// clock returns the recorded_at of the next record, as a canonical time:
+// the source event's time, or the last record's when that is later or
+// the event states none. The first record of a stream without a time is
+// at 0, as before any record.
+func (f *foreign) clock() string {
+	st := f.e.st
+	at := st.lastAt
+	switch {
+	case f.hasSrc && (st.records == 0 || f.src >= st.lastAt):
+		at = f.src
+	case f.hasSrc || f.badSrc:
+		// Before a record already written (or not a time at all): the
+		// journal's clock does not go back.
+		if !f.moved {
+			f.moved = true
+			f.loss(lossRecordedAtMoved)
+		}
+	}
+	t, _ := timeOf(at)
+	return t
 }
 
 // bare writes a record that has no canonical event: payload type pt for
@@ -181,6 +217,7 @@ func legal(from, to string) bool {
 func (f *foreign) encode(ev *event.Event) error {
 	loss := f.e.opts.Losses
 	loss.Foreign(ev.Ext, Name)
+	f.setClock(ev)
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		st := f.e.st
@@ -209,9 +246,6 @@ func (f *foreign) encode(ev *event.Event) error {
 	case *event.ModelConfigured:
 		if err := f.ensureTurn(ev); err != nil {
 			return err
-		}
-		if b.Profile == "" {
-			f.loss(lossEmptyProfile)
 		}
 		return f.record(f.at(ev), residue{})
 	case *event.MessageDelta, *event.Message:

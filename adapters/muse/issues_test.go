@@ -449,7 +449,11 @@ func TestSeedContract(t *testing.T) {
 		{"stream ref kind unknown", p("session.run.linked", `{"kind":"k","command_id":"c","run_stream":{"kind":"galaxy","id":"c"}}`), false},
 		{"stream ref extra key", p("session.run.linked", `{"kind":"k","command_id":"c","run_stream":{"kind":"run","id":"c","x":1}}`), true},
 		{"prompt null", p("turn.input.user", `{`+run+`,"prompt":null}`), false},
-		{"profile_id null", p("run.model.configured", `{`+run+`,"model_id":"m","display_label":"l","profile_id":null,"provider_id":"p","source":"s"}`), false},
+		// Muse Code 1.0.1 writes null when no profile applies (real
+		// captures; muse-codes 0.2.2 made it an Option<String>).
+		{"profile_id null", p("run.model.configured", `{`+run+`,"model_id":"m","display_label":"l","profile_id":null,"provider_id":"p","source":"s"}`), true},
+		{"profile_id absent", p("run.model.configured", `{`+run+`,"model_id":"m","display_label":"l","provider_id":"p","source":"s"}`), true},
+		{"profile_id a number", p("run.model.configured", `{`+run+`,"model_id":"m","display_label":"l","profile_id":1,"provider_id":"p","source":"s"}`), false},
 		{"model configured complete", p("run.model.configured", `{`+run+`,"model_id":"m","display_label":"l","profile_id":"x","provider_id":"p","source":"s"}`), true},
 		{"display_label missing", p("run.model.configured", `{`+run+`,"model_id":"m","profile_id":"x","provider_id":"p","source":"s"}`), false},
 		{"terminal without text and reason", p("run.terminal.completed", `{`+run+`,"terminal":"completed"}`), true},
@@ -554,7 +558,9 @@ func TestRunWithoutTurn(t *testing.T) {
 
 // TestModelChangeAfterTurn: a model change after a turn's end opens a run
 // of its own instead of writing after the run's terminal record, and a
-// source without a profile gets "" (muse refuses null), counted.
+// source without a profile gets "profile_id": null, as Muse Code 1.0.1
+// writes it when no profile applies (no loss: it is Muse's own word for
+// "none").
 func TestModelChangeAfterTurn(t *testing.T) {
 	in := strings.Join([]string{
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s"}`,
@@ -570,16 +576,12 @@ func TestModelChangeAfterTurn(t *testing.T) {
 	if sum.Errors != 0 {
 		t.Fatalf("%d errors %v:\n%s", sum.Errors, diags, out)
 	}
-	if strings.Contains(string(out), `"profile_id":null`) {
-		t.Errorf("a null profile_id:\n%s", out)
+	if n := strings.Count(string(out), `"profile_id":null`); n != 2 {
+		t.Errorf("%d null profile_ids, want 2:\n%s", n, out)
 	}
-	n := 0
 	for _, l := range losses.List() {
-		if l.ID == "muse/empty-profile" {
-			n = l.Count
+		if strings.Contains(l.ID, "profile") {
+			t.Errorf("a profile counted as lost: %v", l)
 		}
-	}
-	if n != 2 {
-		t.Errorf("empty profiles counted %d times, want 2: %v", n, losses.List())
 	}
 }

@@ -17,9 +17,6 @@ var (
 	lossSynthesizedTaskRecord = dialect.SynthesizeKind("muse/synthesized-task-record",
 		"task.%[1]s record", "task.%[1]s records",
 		"muse journals it; the source has no such line")
-	lossEmptyProfile = dialect.SynthesizeKind("muse/empty-profile",
-		"empty profile_id", "empty profile_ids",
-		"muse's run.model.configured requires a profile id and the source names none")
 	lossSessionFacts = dialect.DropKind("muse/session-facts",
 		"session fact (model, workspace, context files)", "session facts (model, workspace, context files)",
 		"muse journals the model per turn, and no workspace or context files")
@@ -98,6 +95,9 @@ var (
 	lossTaskTitleDetail = dialect.DropKind("muse/task-title-detail",
 		"task's title and details", "tasks' titles and details",
 		"muse lifecycle events carry a task kind and a reason only")
+	lossRecordedAtMoved = dialect.ApproximateKind("muse/recorded-at-moved",
+		"event's time", "events' times",
+		"muse's recorded_at never decreases: an event earlier than a record already written takes that record's time")
 	lossParentTaskId = dialect.DropKind("muse/parent-task-id",
 		"parent task id", "parent task ids",
 		"muse journals a parent task only on a side_effect_intent")
@@ -112,7 +112,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossSynthesizedTaskRecord,
 		lossSessionFacts,
 		lossSynthesizedRunStarted,
-		lossEmptyProfile,
 		lossImageCount,
 		lossTurnEndOutside,
 		lossTurnTokenCounts,
@@ -138,6 +137,7 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossIllegalTaskStep,
 		lossTaskTitleDetail,
 		lossParentTaskId,
+		lossRecordedAtMoved,
 	}
 }
 

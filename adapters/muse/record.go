@@ -74,14 +74,16 @@ type RunStarted struct {
 }
 
 // RunModelConfigured is run.model.configured. Every field is a required
-// string in Muse's type (profile_id included: null is rejected).
+// string, except ProfileID: Muse Code 1.0.1 writes "profile_id": null
+// when no profile applies (the real captures show it; muse-codes 0.2.2
+// made the field an Option<String> to match), so absent or null is None.
 type RunModelConfigured struct {
 	Head
-	ModelID      string `json:"model_id"`
-	DisplayLabel string `json:"display_label"`
-	ProfileID    string `json:"profile_id"`
-	ProviderID   string `json:"provider_id"`
-	Source       string `json:"source"`
+	ModelID      string  `json:"model_id"`
+	DisplayLabel string  `json:"display_label"`
+	ProfileID    *string `json:"profile_id"` // Option: absent or null is None
+	ProviderID   string  `json:"provider_id"`
+	Source       string  `json:"source"`
 }
 
 // RunOutputDelta is run.output.delta.
@@ -431,12 +433,13 @@ func liftPayload(pt string, pv gjson.Result) (Payload, error) {
 		for _, f := range []struct {
 			k string
 			s *string
-		}{{"model_id", &p.ModelID}, {"display_label", &p.DisplayLabel}, {"profile_id", &p.ProfileID}, {"provider_id", &p.ProviderID}, {"source", &p.Source}} {
+		}{{"model_id", &p.ModelID}, {"display_label", &p.DisplayLabel}, {"provider_id", &p.ProviderID}, {"source", &p.Source}} {
 			if *f.s, err = o.str(f.k); err != nil {
 				return nil, err
 			}
 		}
-		return p, nil
+		p.ProfileID, err = o.optStr("profile_id")
+		return p, err
 	case pt == "run.output.delta":
 		p := &RunOutputDelta{Head: h}
 		p.Text, err = o.str("text")

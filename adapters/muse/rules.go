@@ -32,6 +32,7 @@ const (
 	RuleToolResult     = "muse/tool-result-unjoined"
 	RuleUnknownPayload = "muse/unknown-payload"
 	RuleUnknownField   = "muse/unknown-field"
+	RuleUnknownValue   = "muse/unknown-value"
 )
 
 // Rules implements dialect.RuleLister.
@@ -54,8 +55,33 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.WarningRule(RuleToolResult, "a tool.result joins a tool task, by its scheduled idempotency key or its tool name"),
 		dialect.WarningRule(RuleUnknownPayload, "payload_type and lifecycle kinds are known (error under --strict)"),
 		dialect.WarningRule(RuleUnknownField, "envelope, payload and event keys are known (error under --strict)"),
+		dialect.WarningRule(RuleUnknownValue, "payload.kind is its payload type's kind, run.terminal's terminal is completed, failed or cancelled, and correlation_facts.outcome is success or failure: open strings in Muse's types, closed sets on the wire (error under --strict)"),
 	}
 }
+
+// payloadKinds are the payload.kind words Muse writes for each known
+// payload family. The field is a plain String in Muse's types, but each
+// payload type has exactly one kind on the wire.
+var payloadKinds = map[string]string{
+	"runtime.command.accepted": "command_accepted",
+	"session.run.linked":       "session_run_linked",
+	"turn.input.user":          "turn_input_user",
+	"run.lifecycle.started":    "run_started",
+	"run.model.configured":     "run_model_configured",
+	"run.output.delta":         "run_output_delta",
+	"tool.result":              "tool_result",
+	"run.terminal":             "run_terminal",
+	"task.stream.linked":       "task_stream_linked",
+	"task.lifecycle":           "task_lifecycle",
+}
+
+// terminalStates are the states a run.terminal names: completed (every
+// capture), and the two abnormal ends muse's lifecycle words name, failed
+// and cancelled. toolOutcomes are correlation_facts.outcome's words.
+var (
+	terminalStates = []string{"completed", "failed", "cancelled"}
+	toolOutcomes   = []string{"success", "failure"}
+)
 
 // next lists the legal lifecycle transitions: from a state, the kinds that
 // may follow. They are the sequences the reference and every capture
@@ -269,6 +295,22 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return true
 	})
+	// Words of closed sets in open strings: reported, and kept as read
+	// (the decoder's residue holds them).
+	value := func(ptr string, v gjson.Result, known []string, what string) {
+		if v.Type == gjson.String && !slices.Contains(known, v.Str) {
+			rep.Unknownf(ptr, RuleUnknownValue, "unknown %s %q (known: %s; kept as read)", what, v.Str, strings.Join(known, ", "))
+		}
+	}
+	value("/payload/kind", p.Get("kind"), []string{payloadKinds[family]}, "kind for a "+pt+" payload")
+	switch family {
+	case "run.terminal":
+		value("/payload/terminal", p.Get("terminal"), terminalStates, "run.terminal state")
+	case "tool.result":
+		if f := p.Get("correlation_facts"); f.IsObject() {
+			value("/payload/correlation_facts/outcome", f.Get("outcome"), toolOutcomes, "tool outcome")
+		}
+	}
 	switch family {
 	case "task.stream.linked":
 		task := p.Get("task_id").Str

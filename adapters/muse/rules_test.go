@@ -2,9 +2,10 @@ package muse_test
 
 import (
 	"fmt"
-	"github.com/evtool/evtool/internal/ruletest"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/ruletest"
 
 	"github.com/evtool/evtool/adapters/muse"
 )
@@ -39,8 +40,9 @@ func (r rec) String() string {
 		r.id, s, r.seq, r.at+r.id, rt, du, r.cause, r.pt, r.payload, r.extra)
 }
 
-func head(cause string) string {
-	return fmt.Sprintf(`{"kind":"x","command_id":%q}`, cause)
+// head is a payload of the given kind with only its command id.
+func head(kind, cause string) string {
+	return fmt.Sprintf(`{"kind":%q,"command_id":%q}`, kind, cause)
 }
 
 func life(cause, task, kind, fields string) string {
@@ -55,13 +57,13 @@ func linked(cause, task string) string {
 // turn returns the records of a minimal complete turn, with body records
 // (built by the caller) between its start and its terminal.
 func turn(cause string, first int, body ...func(id, seq int) rec) []string {
-	out := []string{rec{id: first, seq: 1, cause: cause, pt: "runtime.command.accepted", payload: head(cause)}.String()}
+	out := []string{rec{id: first, seq: 1, cause: cause, pt: "runtime.command.accepted", payload: head("command_accepted", cause)}.String()}
 	seq := 2
 	for _, b := range body {
 		out = append(out, b(first+seq-1, seq).String())
 		seq++
 	}
-	return append(out, rec{id: first + seq - 1, seq: seq, cause: cause, pt: "run.terminal.completed", payload: head(cause)}.String())
+	return append(out, rec{id: first + seq - 1, seq: seq, cause: cause, pt: "run.terminal.completed", payload: head("run_terminal", cause)}.String())
 }
 
 func task(cause, task, kind, fields string) func(id, seq int) rec {
@@ -103,7 +105,7 @@ func TestRules(t *testing.T) {
 			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleCausation}}},
 		{Name: "turn starts oddly", Lines: turn(c, 1)[1:], Want: []ruletest.Want{{Line: 1, Rule: muse.RuleTurnStart}, {Line: 1, Rule: muse.RuleSequenceGap}}},
 		{Name: "turn never ends", Lines: append(turn(c, 1)[:1], turn("c2", 5)...), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleTurnEnd}}},
-		{Name: "record after terminal", Lines: append(turn(c, 1), rec{id: 9, seq: 3, cause: c, pt: "session.run.linked", payload: head(c)}.String()),
+		{Name: "record after terminal", Lines: append(turn(c, 1), rec{id: 9, seq: 3, cause: c, pt: "session.run.linked", payload: head("session_run_linked", c)}.String()),
 			Want: []ruletest.Want{{Line: 3, Rule: muse.RuleAfterTerminal}}},
 		{Name: "truncated", Lines: turn(c, 1)[:1], Want: []ruletest.Want{{Line: 1, Rule: muse.RuleTruncated}}},
 		{Name: "task not linked", Lines: turn(c, 1, ok("proposed", `,"task_kind":"model.x"`)), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleTaskNotLinked}}},
@@ -117,8 +119,36 @@ func TestRules(t *testing.T) {
 			return rec{id: id, seq: seq, cause: c, pt: "tool.result", payload: `{"kind":"tool_result","command_id":"c1","call_id":"call_9","text":"x","correlation_facts":{"tool_name":"bash"}}`}
 		}), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleToolResult}}},
 		{Name: "unknown payload and kind", Lines: turn(c, 1, ok("linked", ""), func(id, seq int) rec {
-			return rec{id: id, seq: seq, cause: c, pt: "subagent.spawned", payload: head(c)}
+			return rec{id: id, seq: seq, cause: c, pt: "subagent.spawned", payload: head("x", c)}
 		}, ok("paused", "")), Want: []ruletest.Want{{Line: 3, Rule: muse.RuleUnknownPayload}, {Line: 4, Rule: muse.RuleUnknownPayload}}},
+		// Issue 20: words outside the closed sets of open strings are
+		// reported, each at its value.
+		{Name: "unknown values", Lines: turn(c, 1,
+			func(id, seq int) rec {
+				return rec{id: id, seq: seq, cause: c, pt: "session.run.linked", payload: head("run_linked", c)}
+			},
+			func(id, seq int) rec {
+				return rec{id: id, seq: seq, cause: c, pt: "tool.result", payload: `{"kind":"tool_result","command_id":"c1","call_id":"call_9","text":"x","correlation_facts":{"tool_name":"bash","outcome":"timeout"}}`}
+			},
+			func(id, seq int) rec {
+				return rec{id: id, seq: seq, cause: c, pt: "tool.result", payload: `{"kind":"tool_result","command_id":"c1","call_id":"call_8","text":"x","correlation_facts":{"outcome":"failure"}}`}
+			}),
+			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleUnknownValue}, {Line: 3, Rule: muse.RuleUnknownValue}, {Line: 3, Rule: muse.RuleToolResult}, {Line: 4, Rule: muse.RuleToolResult}}},
+		{Name: "unknown terminal state", Lines: func() []string {
+			l := turn(c, 1)
+			l[1] = strings.Replace(l[1], `{"kind":"run_terminal","command_id":"c1"}`, `{"kind":"run_terminal","command_id":"c1","terminal":"timed_out"}`, 1)
+			return l
+		}(), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleUnknownValue}}},
+		{Name: "known terminal states", Lines: func() []string {
+			var out []string
+			for i, st := range []string{"completed", "failed", "cancelled"} {
+				cause := fmt.Sprintf("c%d", i+1)
+				l := turn(cause, 1+2*i)
+				l[1] = strings.Replace(l[1], `"command_id":"`+cause+`"}`, `"command_id":"`+cause+`","terminal":"`+st+`"}`, 1)
+				out = append(out, l...)
+			}
+			return out
+		}()},
 		{Name: "unknown keys", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.extra = `,"shard":3` }), raw(ok("proposed", `,"task_kind":"model.x","hint":1`), func(r *rec) {})),
 			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleUnknownField}, {Line: 3, Rule: muse.RuleUnknownField}}},
 	})

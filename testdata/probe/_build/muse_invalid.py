@@ -93,7 +93,6 @@ case("wrong_type_string_for_bool_like", "terminal", setv("payload", "reason", 'f
 case("null_in_non_option", "user", rep('"prompt":"hi"', '"prompt":null'), "/payload/prompt", "turn.input.user prompt is String")
 case("null_in_non_option_sequence", "user", setv("sequence", 'null'), "/sequence", "sequence is u64")
 case("null_in_non_option_terminal", "terminal", rep('"terminal":"completed"', '"terminal":null'), "/payload/terminal", "terminal is String")
-case("null_profile_id", "model", rep('"profile_id":"tbh"', '"profile_id":null'), "/payload/profile_id", "SEEDS: profile_id is String (non-Option); reference says accept null (CLI 1.0.1) - disagreement, seeds followed")
 
 # missing required: envelope
 for f in ["schema_version", "id", "stream", "sequence", "recorded_at", "record_type", "durability", "causation_id", "payload_type", "payload_schema_version", "payload"]:
@@ -103,7 +102,7 @@ case("missing_required_StreamRef.kind", "user", drop("payload", "run_stream", "k
 # missing required: payloads
 PAY = {
  "accepted": ["kind", "command_id", "command_kind"], "linked": ["run_stream"], "user": ["prompt", "run_stream"],
- "started": ["prompt", "run_stream", "command_id"], "model": ["run_stream", "model_id", "display_label", "profile_id", "provider_id", "source"],
+ "started": ["prompt", "run_stream", "command_id"], "model": ["run_stream", "model_id", "display_label", "provider_id", "source"],
  "delta": ["run_stream", "text", "kind"], "result": ["run_stream", "call_id", "text"], "terminal": ["run_stream", "terminal", "command_id"],
  "tlinked": ["run_stream", "task_id", "task_stream"], "tstarted": ["run_stream", "task_id", "task_stream", "event"],
 }
