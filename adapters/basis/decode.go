@@ -7,6 +7,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
@@ -249,6 +250,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	}
 	if o.Err() != nil {
 		return out, o.Err()
+	}
+	if seps := separators(own); seps != "" {
+		ext.Add(separatorsKey, jsonenc.String(nil, seps))
 	}
 	if !ext.Empty() {
 		pair.ext[0] = event.ExtEntry{Dialect: Name, Raw: ext.Bytes()}

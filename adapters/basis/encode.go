@@ -475,7 +475,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			e.opts.Losses.Add(lossFinalAnswer)
 		}
 	}
-	_, err := e.w.Write(l.End())
+	out := l.End()
+	if seps := separatorsOf(ev.Ext.Get(Name)); seps != "" {
+		out, _ = respell(out, seps)
+	}
+	_, err := e.w.Write(out)
 	return err
 }
 

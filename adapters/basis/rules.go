@@ -38,6 +38,7 @@ const (
 	RulePermUnresolved    = "basis/permission-unresolved"
 	RuleUnknownType       = "basis/unknown-type"
 	RuleUnknownField      = "basis/unknown-field"
+	RuleUnknownValue      = "basis/unknown-value"
 )
 
 // toolState is an open call: queued and not yet completed.
@@ -137,6 +138,14 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			} else if c.lines == 1 {
 				c.schema = s
 			}
+		}
+	case "request_tool_results_elided":
+		// The policy is non_exhaustive upstream and its kind an open tag
+		// here (the schema takes any string); the other basis words are
+		// closed Rust enums, which the schema holds to their sets.
+		if k := get("policy").Get("kind"); k.Type == gjson.String && !slices.Contains(policyKinds, k.Str) {
+			rep.Unknownf("/policy/kind", RuleUnknownValue, "elision policy kind %q is not one basis documents (%s); the policy is kept as written",
+				k.Str, strings.Join(policyKinds, ", "))
 		}
 	case "run_finished":
 		c.finished = n
@@ -315,5 +324,6 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.WarningRule(RulePermUnresolved, "every permission request is resolved before run_finished"),
 		dialect.WarningRule(RuleUnknownType, "the type is one of the 22 known types (error under --strict)"),
 		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+		dialect.WarningRule(RuleUnknownValue, "the elision policy's kind is keep_recent or byte_budget: the policy is non_exhaustive upstream, so another kind is read, kept as written and reported (error under --strict)"),
 	}
 }

@@ -2,9 +2,10 @@ package basis_test
 
 import (
 	"fmt"
-	"github.com/evtool/evtool/internal/ruletest"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/ruletest"
 
 	"github.com/evtool/evtool/adapters/basis"
 )
@@ -102,5 +103,14 @@ func TestRules(t *testing.T) {
 		{Name: "unknown fields", Lines: []string{head, `{"seq":1,"type":"user_message","text":"x","locale":"fr"}`,
 			`{"seq":2,"type":"run_finished","status":"ok","usage":{"input_tokens":1,"output_tokens":1,"cache_read_tokens":0,"cache_creation_tokens":0,"cost":3}}`},
 			Want: []ruletest.Want{{Line: 2, Rule: basis.RuleUnknownField}, {Line: 3, Rule: basis.RuleUnknownField}}},
+		// RequestToolResultElisionPolicy is non_exhaustive and tagged on
+		// kind: a kind basis does not document is reported, not passed in
+		// silence; the two it documents are not.
+		{Name: "unknown policy kind", Lines: []string{head,
+			`{"seq":1,"type":"request_tool_results_elided","agent_id":"a","policy":{"kind":"lru","configured_max_entries":8},"canonical_tool_result_content_bytes":10,"projected_tool_result_content_bytes":5,"results":[]}`,
+			`{"seq":2,"type":"request_tool_results_elided","agent_id":"a","policy":{"kind":"keep_recent","configured_keep_recent_tool_results":3},"canonical_tool_result_content_bytes":10,"projected_tool_result_content_bytes":5,"results":[]}`,
+			`{"seq":3,"type":"request_tool_results_elided","agent_id":"a","policy":{"kind":"byte_budget","configured_max_bytes":4096,"configured_prioritize_recent_results":2,"configured_max_preview_bytes":512},"canonical_tool_result_content_bytes":10,"projected_tool_result_content_bytes":5,"results":[]}`,
+			finish(4)},
+			Want: []ruletest.Want{{Line: 2, Rule: basis.RuleUnknownValue}}},
 	})
 }

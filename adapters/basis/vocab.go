@@ -61,3 +61,9 @@ func basisTaskKind(k event.TaskKind) (string, bool) {
 	}
 	return "background_task", false
 }
+
+// policyKinds are the elision policy kinds basis documents
+// (RequestToolResultElisionPolicy, tagged on kind). The policy is
+// non_exhaustive upstream: another kind is kept as written and reported as
+// basis/unknown-value.
+var policyKinds = []string{"keep_recent", "byte_budget"}

@@ -203,6 +203,11 @@ func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		b := &event.ToolFinished{}
 		b.CallID, _ = o.Str("call_id")
 		b.Name, _ = o.Str("name")
+		// status is a plain String upstream. A word outside mermaid's three
+		// is kept as written in ext.mermaid (and the checker reports it,
+		// mermaid/unknown-value); the canonical status, required and
+		// without a word for "not known", says error, the one reading that
+		// claims no success mermaid did not state.
 		b.Status = jsonobj.Word(o, "status", toolStatuses, event.ToolError, res)
 		if b.Name != "" {
 			b.Kind = toolKind(b.Name)
@@ -311,6 +316,9 @@ func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if o.Err() != nil {
 		return out, o.Err()
 	}
+	if seps := separators(line); seps != "" {
+		res.Add(separatorsKey, jsonenc.String(nil, seps))
+	}
 	if !res.Empty() {
 		ev.Ext = event.ExtOf(Name, res.Bytes())
 	}
@@ -345,9 +353,6 @@ func (d *Decoder) endTurn(f *event.SessionFinished) *event.Event {
 	return ev
 }
 
-// toolStatus reads tool_finished's status. mermaid types it as a plain
-// string, so any string is read: the canonical statuses as they are, any
-// other as "error", with the string itself kept in the residue.
 // webInts lists the integer keys of WebEventDetails.
 var webInts = []string{"source_byte_count", "output_byte_count", "rendered_byte_count", "line_count", "context_lines",
 	"match_count", "query_count", "succeeded_count", "requested_count", "result_count", "failed_count"}

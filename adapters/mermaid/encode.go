@@ -42,6 +42,9 @@ type Encoder struct {
 	real      map[string]bool // calls started by a tool_started of the source
 	approved  []string        // call ids of the approval_required lines written
 	rounds    bool            // the current turn had round_finished events
+	// seps is how the source line of the event being written spelled its
+	// U+2028 and U+2029 when it escaped any (see separatorsKey), else "".
+	seps string
 }
 
 // Encode implements dialect.Encoder.
@@ -56,6 +59,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 	}
 	loss.Foreign(ev.Ext, Name)
+	e.seps = separatorsOf(ev.Ext.Get(Name))
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {
 			return err
@@ -403,6 +407,12 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 			l.B = jsonenc.String(l.B, p.Content)
 			l.B = jsonenc.Key(l.B, &f, "status")
 			l.B = jsonenc.String(l.B, p.Status)
+			// Another dialect's word is written as it is (mermaid types
+			// the field as a string), and counted: a mermaid reader knows
+			// only its own three.
+			if !e.native && !slices.Contains(knownTaskStatuses, p.Status) {
+				e.opts.Losses.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
+			}
 			l.B = jsonenc.Key(l.B, &f, "active_form")
 			l.B = jsonenc.String(l.B, p.ActiveForm)
 			for _, kv := range []struct {
@@ -421,6 +431,9 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 				l.B = append(l.B, "null"...)
 			} else {
 				l.B = jsonenc.String(l.B, p.Origin)
+				if !e.native && !slices.Contains(knownTaskOrigins, p.Origin) {
+					e.opts.Losses.AddDetail(lossPlanOrigin, strconv.Quote(p.Origin))
+				}
 			}
 			l.B = append(l.B, '}')
 			if p.Priority != "" {
@@ -515,6 +528,12 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 }
 
 func (e *Encoder) write(b []byte) error {
+	if e.seps != "" {
+		// The event's own line is the one with the source's separators.
+		if r, ok := respell(b, e.seps); ok {
+			b, e.seps = r, ""
+		}
+	}
 	_, err := e.w.Write(b)
 	return err
 }

@@ -104,6 +104,12 @@ var (
 	lossPlanEntryId = dialect.ApproximateKind("mermaid/plan-entry-id",
 		"plan entry id", "plan entry ids",
 		"mermaid task ids are integers; numbered by position")
+	lossPlanStatus = dialect.ApproximateKind("mermaid/plan-status",
+		"plan status %[1]s", "plan statuses %[1]s",
+		"mermaid's task statuses are pending, in_progress and completed; written as it is")
+	lossPlanOrigin = dialect.ApproximateKind("mermaid/plan-origin",
+		"plan entry origin %[1]s", "plan entry origins %[1]s",
+		"mermaid's task origins are model and user; written as it is")
 	lossPlanPriority = dialect.DropKind("mermaid/plan-priority",
 		"plan priority", "plan priorities",
 		"mermaid tasks have no priority")
@@ -178,6 +184,8 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossSessionFacts,
 		lossSynthesizedToolStarted,
 		lossPlanEntryId,
+		lossPlanStatus,
+		lossPlanOrigin,
 		lossPlanPriority,
 		lossRunTokenTotalByKind,
 		lossRunTokenTotalByRound,

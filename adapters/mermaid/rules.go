@@ -31,6 +31,7 @@ const (
 	RuleSessionID        = "mermaid/session-id"
 	RuleUnknownType      = "mermaid/unknown-type"
 	RuleUnknownField     = "mermaid/unknown-field"
+	RuleUnknownValue     = "mermaid/unknown-value"
 )
 
 // Rules implements dialect.RuleLister.
@@ -51,6 +52,7 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.WarningRule(RuleSessionID, "result.session_id repeats session_started.session_id"),
 		dialect.WarningRule(RuleUnknownType, "the type is one of the ten protocol-1 types (error under --strict)"),
 		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+		dialect.WarningRule(RuleUnknownValue, "tool_finished.status is success, error or cancelled, and a task's status pending, in_progress or completed and its origin model, user or null: mermaid types them as strings, so another word is read, kept and reported (error under --strict)"),
 	}
 }
 
@@ -126,15 +128,24 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if typ == "tasks_updated" {
 		i := 0
 		jsonobj.ForEach(r.Get("tasks"), func(_, t gjson.Result) bool {
-			jsonobj.ForEach(t, func(k, _ gjson.Result) bool {
-				if !slices.Contains(taskShape.Known, k.Str) {
-					rep.Unknownf(fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str)), RuleUnknownField, "unknown field %q in a task", k.Str)
+			jsonobj.ForEach(t, func(k, v gjson.Result) bool {
+				ptr := fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str))
+				switch {
+				case !slices.Contains(taskShape.Known, k.Str):
+					rep.Unknownf(ptr, RuleUnknownField, "unknown field %q in a task", k.Str)
+				case k.Str == "status":
+					unknownWord(rep, ptr, v, knownTaskStatuses, "a task's status")
+				case k.Str == "origin":
+					unknownWord(rep, ptr, v, knownTaskOrigins, "a task's origin")
 				}
 				return true
 			})
 			i++
 			return true
 		})
+	}
+	if typ == "tool_finished" {
+		unknownWord(rep, "/status", r.Get("status"), knownToolStatuses, "tool_finished.status")
 	}
 
 	id := r.Get("call_id").Str
@@ -215,6 +226,16 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			warnf("/session_id", RuleSessionID, "result names session %q, session_started %q", v.Str, c.session)
 		}
 	}
+}
+
+// unknownWord reports a string outside the closed set mermaid documents
+// for a field it types as a plain string. Another type is the schema's to
+// report.
+func unknownWord(rep dialect.Reporter, ptr string, v gjson.Result, known []string, what string) {
+	if v.Type != gjson.String || slices.Contains(known, v.Str) {
+		return
+	}
+	rep.Unknownf(ptr, RuleUnknownValue, "%s %q is not one of mermaid's words (%s); it is kept as written", what, v.Str, strings.Join(known, ", "))
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {

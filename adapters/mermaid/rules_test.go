@@ -2,9 +2,10 @@ package mermaid_test
 
 import (
 	"fmt"
-	"github.com/evtool/evtool/internal/ruletest"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/ruletest"
 
 	"github.com/evtool/evtool/adapters/mermaid"
 )
@@ -46,5 +47,19 @@ func TestRules(t *testing.T) {
 		{Name: "unknown fields", Lines: []string{mhead, `{"type":"text","delta":"x","channel":"final"}`,
 			`{"type":"tasks_updated","tasks":[{"id":1,"subject":"s","status":"pending","active_form":"f","elapsed_secs":null,"tokens_spent":null,"origin":null,"owner":"me"}],"completed":0,"total":1}`, mres},
 			Want: []ruletest.Want{{Line: 2, Rule: mermaid.RuleUnknownField}, {Line: 3, Rule: mermaid.RuleUnknownField}}},
+		// mermaid types these three as String and writes only its own
+		// words (status_str, TaskStatus::as_str, TaskOrigin): another word
+		// is reported, never silently read as one of them.
+		{Name: "unknown values", Lines: []string{mhead, started("a"),
+			`{"type":"tool_finished","call_id":"a","name":"read_file","status":"ok","summary":"read","error":null}`,
+			`{"type":"tasks_updated","tasks":[{"id":1,"subject":"s","status":"blocked","active_form":"f","elapsed_secs":null,"tokens_spent":null,"origin":"agent"},{"id":2,"subject":"t","status":"completed","active_form":"g","elapsed_secs":1,"tokens_spent":2,"origin":"user"}],"completed":1,"total":2}`,
+			mres},
+			Want: []ruletest.Want{{Line: 3, Rule: mermaid.RuleUnknownValue}, {Line: 4, Rule: mermaid.RuleUnknownValue}, {Line: 4, Rule: mermaid.RuleUnknownValue}}},
+		{Name: "known values, and null origin", Lines: []string{mhead, started("a"), started("b"), started("c"),
+			`{"type":"tool_finished","call_id":"a","name":"x","status":"success","summary":"","error":null}`,
+			`{"type":"tool_finished","call_id":"b","name":"x","status":"error","summary":"","error":"e"}`,
+			`{"type":"tool_finished","call_id":"c","name":"x","status":"cancelled","summary":"","error":null}`,
+			`{"type":"tasks_updated","tasks":[{"id":1,"subject":"s","status":"pending","active_form":"f","elapsed_secs":null,"tokens_spent":null,"origin":null},{"id":2,"subject":"t","status":"in_progress","active_form":"g","elapsed_secs":null,"tokens_spent":null,"origin":"model"}],"completed":0,"total":2}`,
+			mres}},
 	})
 }

@@ -10,11 +10,15 @@ import (
 // table is a newer producer's: it is kept in ext.mermaid and written back
 // as it was.
 var (
+	// toolStatuses are the words mermaid's status_str writes, and no
+	// others: tool_finished.status is a plain String on the wire, so any
+	// other word is read but is unknown (mermaid/unknown-value). The
+	// canonical status, a closed and required set without a word for "not
+	// known", is then error (see the decoder), the word kept in ext.mermaid.
 	toolStatuses = map[string]event.ToolStatus{
 		"success":   event.ToolSuccess,
 		"error":     event.ToolError,
 		"cancelled": event.ToolCancelled,
-		"rejected":  event.ToolRejected,
 	}
 	// stopReasons are the provider stop reasons mermaid passes through on
 	// turn_done; other providers' words are kept as they are.
@@ -28,6 +32,22 @@ var (
 		"content_filter": event.StopRefusal,
 		"refusal":        event.StopRefusal,
 	}
+)
+
+// The documented closed sets of mermaid's open-string fields (mermaid
+// types them as String, so a newer mermaid may write other words): the
+// checker reports any other word as mermaid/unknown-value, and the decoder
+// keeps it as written. turn_done.stop_reason and approval_required.risk are
+// open sets upstream ("or any other provider string", "e.g."), so they
+// have none.
+var (
+	// tool_finished.status: status_str in run_event.rs.
+	knownToolStatuses = []string{"success", "error", "cancelled"}
+	// TaskLine.status: TaskStatus::as_str ("pending / in_progress /
+	// completed" in TaskLine's doc comment).
+	knownTaskStatuses = []string{"pending", "in_progress", "completed"}
+	// TaskLine.origin: From<&TaskItem> writes "model" or "user" (or null).
+	knownTaskOrigins = []string{"model", "user"}
 )
 
 // stopWord renders a canonical stop reason as mermaid writes it.
