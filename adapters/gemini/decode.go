@@ -243,7 +243,10 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			u := *b.Usage
 			usage = &u
 		}
-		emit(&event.Event{TurnID: d.turn, Body: &event.TurnFinished{Status: l.status, StopReason: l.stop, Usage: usage}})
+		// The error's text (result.error.message, e.g. "[API Error: …]")
+		// is the turn's reason as well as the session's message: writers
+		// that end a turn with its failure find it there.
+		emit(&event.Event{TurnID: d.turn, Body: &event.TurnFinished{Status: l.status, StopReason: l.stop, Reason: b.Message, Usage: usage}})
 		if d.said {
 			s := d.answer.String()
 			b.Text = &s
@@ -362,10 +365,17 @@ func errorObject(o *jsonobj.Object, res *jsonobj.Residue) (msg, typ string) {
 	return v.Get("message").Str, v.Get("type").Str
 }
 
-// stats reads result.stats. Its token counts become canonical usage (see
-// docs/dialects/gemini.md for the mapping); what canonical has no place
-// for (duration_ms, tool_calls, the per-model map, unknown keys, an input
-// that is not input_tokens − cached) is kept under "stats" in the residue.
+// stats reads result.stats into canonical usage, whose counts are
+// disjoint: Gemini's input_tokens includes the cached tokens, so the
+// canonical input_tokens is input_tokens − cached, and cache_read_tokens
+// is cached (see docs/dialects/gemini.md for the mapping). A stream from
+// before 0.22 states no cached count; its input_tokens is then the input
+// as stated. Counts canonical cannot hold disjointly (cached above
+// input_tokens, which gemini/stats-cached reports) leave the canonical
+// input unstated, and input_tokens is kept as written. What canonical has
+// no place for (duration_ms, tool_calls, the per-model map, unknown keys,
+// an input that is not input_tokens − cached) is kept under "stats" in the
+// residue.
 func (d *Decoder) stats(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	v, ok := o.Get("stats")
 	if !ok {
@@ -378,15 +388,15 @@ func (d *Decoder) stats(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	sub := &d.sub
 	sub.Reset()
 	u := &event.Usage{}
-	var input *uint64
-	inputRaw := ""
+	var inTokens, input *uint64
+	inTokensRaw, inputRaw := "", ""
 	jsonobj.ForEach(v, func(k, f gjson.Result) bool {
 		ptr := "/stats/" + jsonptr.Escape(k.Str)
 		switch k.Str {
 		case "total_tokens":
 			u.TotalTokens = uintAt(o, ptr, f)
 		case "input_tokens":
-			u.InputTokens = uintAt(o, ptr, f)
+			inTokens, inTokensRaw = uintAt(o, ptr, f), f.Raw
 		case "output_tokens":
 			u.OutputTokens = uintAt(o, ptr, f)
 		case "cached":
@@ -407,14 +417,26 @@ func (d *Decoder) stats(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	if o.Err() != nil {
 		return nil
 	}
-	derived, derivable := derivedInput(u)
+	switch {
+	case inTokens == nil:
+	case u.CacheReadTokens == nil:
+		u.InputTokens = inTokens
+	case *u.CacheReadTokens <= *inTokens:
+		n := *inTokens - *u.CacheReadTokens
+		u.InputTokens = &n
+	default:
+		// More cached than input: no disjoint input exists. Never
+		// underflow; keep the count as written, for the encoder.
+		sub.Add("input_tokens", []byte(inTokensRaw))
+	}
+	derived, derivable := derivedInput(inTokens, u.CacheReadTokens)
 	switch {
 	case input != nil && (!derivable || *input != derived):
 		sub.Add("input", []byte(inputRaw))
 	case input == nil && derivable:
 		sub.Absent("input")
 	}
-	empty := u.TotalTokens == nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil
+	empty := u.TotalTokens == nil && inTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil
 	switch {
 	case !sub.Empty():
 		res.Add("stats", sub.Bytes())
@@ -427,17 +449,17 @@ func (d *Decoder) stats(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	return u
 }
 
-// derivedInput is StreamStats.input as the producer computes it from the
-// other counts: input_tokens − cached, at least 0. It is derivable when
-// both are stated.
-func derivedInput(u *event.Usage) (uint64, bool) {
-	if u.InputTokens == nil || u.CacheReadTokens == nil {
+// derivedInput is StreamStats.input as the producer computes it from
+// input_tokens and cached as written: input_tokens − cached, at least 0.
+// It is derivable when both are stated.
+func derivedInput(inTokens, cached *uint64) (uint64, bool) {
+	if inTokens == nil || cached == nil {
 		return 0, false
 	}
-	if *u.CacheReadTokens > *u.InputTokens {
+	if *cached > *inTokens {
 		return 0, true
 	}
-	return *u.InputTokens - *u.CacheReadTokens, true
+	return *inTokens - *cached, true
 }
 
 // models checks the integers of stats.models, which is kept as written.

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -44,6 +43,7 @@ type Encoder struct {
 	said    bool    // assistant text was written in this turn
 	inDelta bool    // assistant deltas were written since the last assembled message
 	stop    event.StopReason
+	reason  string // the last turn's reason (its error text), for result
 
 	open      map[string]*call // calls with a tool_use and no tool_result yet
 	done      idset.Set        // calls with a tool_result
@@ -534,9 +534,10 @@ func (e *Encoder) turnFinished(b *event.TurnFinished, ev *event.Event) error {
 	default:
 		loss.Add(lossTurnStopReason)
 	}
-	if b.Reason != "" {
-		loss.Add(lossTurnReason)
+	if e.reason != "" {
+		loss.Add(lossTurnReason) // an earlier turn's, which no result carries
 	}
+	e.reason = b.Reason
 	if b.Text != nil && *b.Text != "" && !e.said {
 		// An answer that was never streamed is written as one delta.
 		return e.assistant(*b.Text, true, timeOnly(ev))
@@ -563,21 +564,30 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	if !l.Absent("status") {
 		l.Str("status", status)
 	}
+	// The error's text: the session's message, else the failed turn's
+	// reason (a codex turn.failed states only the latter).
+	msg := b.Message
+	if msg == "" && status == "error" {
+		msg = e.reason
+	}
+	if !e.native && e.reason != "" && e.reason != msg {
+		loss.Add(lossTurnReason)
+	}
 	switch {
 	case l.Has("error"):
 		l.Key("error")
 	case e.native:
 	case b.Status == event.StatusCancelled:
 		l.Key("error")
-		l.B = errorJSON(l.B, errCancelled, b.Message)
+		l.B = errorJSON(l.B, errCancelled, msg)
 	case status == "error" && e.stop == event.StopMaxTurnRequests:
 		l.Key("error")
-		l.B = errorJSON(l.B, errTurnLimit, b.Message)
-	case status == "error" && b.Message != "":
+		l.B = errorJSON(l.B, errTurnLimit, msg)
+	case status == "error" && msg != "":
 		loss.Add(lossErrorClass)
 		l.Key("error")
-		l.B = errorJSON(l.B, errGeneric, b.Message)
-	case b.Message != "":
+		l.B = errorJSON(l.B, errGeneric, msg)
+	case msg != "":
 		loss.Add(lossSuccessMessage)
 	}
 	e.stats(b, ev)
@@ -646,17 +656,25 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 		out = append(out, v.Raw...)
 		return true
 	}
+	in := wireInput(u)
 	if e.native {
+		// A count canonical could not hold (cached above input_tokens)
+		// comes back from the residue as written.
+		if v := jsonobj.Lookup(r, "input_tokens"); v.Exists() {
+			if n, msg := jsonobj.ParseUint(v, jsonobj.U64); msg == "" {
+				in = &n
+			}
+		}
 		for _, f := range []struct {
 			k string
 			v *uint64
-		}{{"total_tokens", u.TotalTokens}, {"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens}, {"cached", u.CacheReadTokens}} {
+		}{{"total_tokens", u.TotalTokens}, {"input_tokens", in}, {"output_tokens", u.OutputTokens}, {"cached", u.CacheReadTokens}} {
 			if f.v != nil {
 				num(f.k, *f.v)
 			}
 		}
 		if !rawKey("input") && !absent["input"] {
-			if n, ok := derivedInput(u); ok {
+			if n, ok := derivedInput(in, u.CacheReadTokens); ok {
 				num("input", n)
 			}
 		}
@@ -664,24 +682,31 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 		rawKey("tool_calls")
 		rawKey("models")
 	} else {
-		total := u.TotalTokens
-		if total == nil {
-			n := addSat(addSat(val(u.InputTokens), val(u.OutputTokens)), val(u.ThoughtsTokens))
-			total = &n
-			loss.Add(lossRunTokenTotalByKind)
-		}
 		if u.InputTokens == nil {
 			loss.AddDetail(lossTokenCountUnstated, "input")
 		}
 		if u.OutputTokens == nil {
 			loss.AddDetail(lossTokenCountUnstated, "output")
 		}
+		if _, over := sumCounts(u.InputTokens, u.CacheReadTokens, u.CacheCreationTokens); over {
+			loss.Add(lossTokenCountSaturated)
+		}
+		total := u.TotalTokens
+		if total == nil {
+			n, over := sumCounts(in, u.OutputTokens, u.ThoughtsTokens)
+			total = &n
+			loss.Add(lossRunTokenTotalByKind)
+			if over {
+				loss.Add(lossTokenCountSaturated)
+			}
+		}
 		num("total_tokens", *total)
-		num("input_tokens", val(u.InputTokens))
+		num("input_tokens", val(in))
 		num("output_tokens", val(u.OutputTokens))
 		if u.CacheReadTokens != nil {
 			num("cached", *u.CacheReadTokens)
-			n, _ := derivedInput(&event.Usage{InputTokens: u.InputTokens, CacheReadTokens: u.CacheReadTokens})
+			all := val(in)
+			n, _ := derivedInput(&all, u.CacheReadTokens)
 			num("input", n)
 		}
 		ms, ok := millisBetween(e.started, ev.Time)
@@ -713,6 +738,33 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 	l.B = append(out, '}')
 }
 
+// wireInput is Gemini's input_tokens for a canonical usage, whose counts
+// are disjoint: all prompt tokens, that is the input, the cache reads and
+// the cache writes together. It is nil when none of them is stated.
+func wireInput(u *event.Usage) *uint64 {
+	if u.InputTokens == nil && u.CacheReadTokens == nil && u.CacheCreationTokens == nil {
+		return nil
+	}
+	n, _ := sumCounts(u.InputTokens, u.CacheReadTokens, u.CacheCreationTokens)
+	return &n
+}
+
+// sumCounts adds the stated counts, saturating at the largest u64; over
+// reports that the exact sum did not fit.
+func sumCounts(ns ...*uint64) (sum uint64, over bool) {
+	for _, p := range ns {
+		if p == nil {
+			continue
+		}
+		if sum > ^uint64(0)-*p {
+			sum, over = ^uint64(0), true
+			continue
+		}
+		sum += *p
+	}
+	return sum, over
+}
+
 func val(p *uint64) uint64 {
 	if p == nil {
 		return 0
@@ -721,36 +773,8 @@ func val(p *uint64) uint64 {
 }
 
 func (e *Encoder) write(b []byte) error {
-	_, err := e.w.Write(rawLineSeps(b))
+	_, err := e.w.Write(b)
 	return err
-}
-
-// rawLineSeps rewrites the escapes \u2028 and \u2029 in the JSON text b as
-// the characters themselves, which is how Gemini CLI's JSON.stringify
-// writes them (evtool's shared writer escapes them, as encoding/json
-// does), so that a gemini line comes back as Gemini wrote it. Every other
-// escape is copied whole, so an escaped backslash before "u2028" stays
-// text. b is rewritten in place: the result is never longer.
-func rawLineSeps(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u202`)) {
-		return b
-	}
-	out := b[:0]
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' || i+1 == len(b) {
-			out = append(out, c)
-			continue
-		}
-		if i+5 < len(b) && b[i+1] == 'u' && b[i+2] == '2' && b[i+3] == '0' && b[i+4] == '2' && (b[i+5] == '8' || b[i+5] == '9') {
-			out = append(out, 0xe2, 0x80, 0xa8+(b[i+5]-'8')) // U+2028 or U+2029 in UTF-8
-			i += 5
-			continue
-		}
-		out = append(out, c, b[i+1])
-		i++
-	}
-	return out
 }
 
 // Close implements dialect.Encoder. A stream that ended without
@@ -758,19 +782,20 @@ func rawLineSeps(b []byte) []byte {
 func (e *Encoder) Close() error { return nil }
 
 // normalJSON appends the JSON value v compact, with the keys of every
-// object sorted and every value as written. Another dialect's tool input
-// is written so: neither its key order nor its spacing is a fact of the
-// run, and the same input then gives the same line however it was spelled.
+// object sorted, strings escaped as JSON.stringify escapes them, and
+// numbers as written. Another dialect's tool input is written so: neither
+// its key order, its spacing nor its escaping is a fact of the run, and
+// the same input then gives the same line however it was spelled.
 func normalJSON(dst []byte, v gjson.Result) []byte {
 	switch {
 	case v.IsObject():
 		type member struct {
-			key, raw string
-			val      gjson.Result
+			key string
+			val gjson.Result
 		}
 		var ms []member
 		jsonobj.ForEach(v, func(k, e gjson.Result) bool {
-			ms = append(ms, member{k.Str, k.Raw, e})
+			ms = append(ms, member{k.Str, e})
 			return true
 		})
 		slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
@@ -779,7 +804,7 @@ func normalJSON(dst []byte, v gjson.Result) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(append(dst, m.raw...), ':')
+			dst = append(jsonenc.String(dst, m.key), ':')
 			dst = normalJSON(dst, m.val)
 		}
 		return append(dst, '}')
@@ -795,6 +820,10 @@ func normalJSON(dst []byte, v gjson.Result) []byte {
 			return true
 		})
 		return append(dst, ']')
+	case v.Type == gjson.String:
+		// As JSON.stringify escapes it: U+2028, U+2029 and any other
+		// character the source escaped without need are written raw.
+		return jsonenc.String(dst, v.Str)
 	}
 	return append(dst, v.Raw...)
 }

@@ -97,7 +97,7 @@ func TestEncodeForeign(t *testing.T) {
 		`{"type":"tool_use","timestamp":"2026-10-01T09:00:01.800Z","tool_name":"read_file","tool_id":"c2","parameters":{}}`,
 		`{"type":"tool_result","timestamp":"2026-10-01T09:00:01.800Z","tool_id":"c2","status":"error","error":{"type":"TOOL_EXECUTION_ERROR","message":"denied by policy"}}`,
 		`{"type":"error","timestamp":"2026-10-01T09:00:01.900Z","severity":"warning","message":"fyi"}`,
-		`{"type":"result","timestamp":"2026-10-01T09:00:02.345Z","status":"error","error":{"type":"FatalCancellationError","message":"stopped"},"stats":{"total_tokens":125,"input_tokens":100,"output_tokens":20,"cached":30,"input":70,"duration_ms":2345,"tool_calls":2}}`,
+		`{"type":"result","timestamp":"2026-10-01T09:00:02.345Z","status":"error","error":{"type":"FatalCancellationError","message":"stopped"},"stats":{"total_tokens":155,"input_tokens":130,"output_tokens":20,"cached":30,"input":100,"duration_ms":2345,"tool_calls":2}}`,
 	})
 	checkLosses(t, losses, []string{
 		`approximated 1 notice of severity info (gemini's error lines are warnings or errors; written as warning)`,
@@ -230,8 +230,11 @@ func TestEncodeLossWording(t *testing.T) {
 }
 
 // TestLineSeparatorsRaw: U+2028 and U+2029 are written raw, as
-// JSON.stringify writes them, in text the encoder writes and in an input
-// copied as written; a backslash before "u2028" in the text stays text.
+// JSON.stringify writes them, in text the encoder writes and in another
+// dialect's tool input, whose strings are written as JSON.stringify writes
+// them; a backslash before "u2028" in the text stays text. (A gemini
+// source's escaped form, kept verbatim, comes back escaped:
+// testdata/written_line_separators.jsonl in TestRoundTrip.)
 func TestLineSeparatorsRaw(t *testing.T) {
 	got, _ := encodeCanonical(t, nil,
 		`{"seq":0,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"x"},"session_id":"s","model":"m"}`,

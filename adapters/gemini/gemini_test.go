@@ -240,24 +240,25 @@ func TestTurnsAndRounds(t *testing.T) {
 	}
 }
 
-// TestUsageMapping: stats covers the whole process; input_tokens includes
-// cached and goes to input_tokens, cached to cache_read_tokens, input is
-// derived and not kept; duration_ms, tool_calls and models stay in the
-// residue.
+// TestUsageMapping: stats covers the whole process; canonical counts are
+// disjoint, so input_tokens − cached goes to input_tokens and cached to
+// cache_read_tokens; input is derived and not kept; duration_ms,
+// tool_calls and models stay in the residue.
 func TestUsageMapping(t *testing.T) {
 	evs := decode(t, readLines(t, "testdata/written_plain_answer.jsonl")...)
 	end := evs[len(evs)-1]
 	u := end.Body.(*event.SessionFinished).Usage
-	if u == nil || *u.InputTokens != 9690 || *u.CacheReadTokens != 4096 || *u.OutputTokens != 66 || *u.TotalTokens != 9932 ||
+	// stats: input_tokens 9690 (790 + 8900), cached 4096, so 9690 − 4096.
+	if u == nil || *u.InputTokens != 5594 || *u.CacheReadTokens != 4096 || *u.OutputTokens != 66 || *u.TotalTokens != 9932 ||
 		u.ReasoningTokens != nil || u.ThoughtsTokens != nil || u.CacheCreationTokens != nil || u.CostUSD != "" {
 		t.Fatalf("usage %+v", u)
 	}
 	tf := evs[len(evs)-2].Body.(*event.TurnFinished)
-	if tf.Usage == nil || *tf.Usage.TotalTokens != 9932 || tf.Status != event.StatusOK || tf.StopReason != event.StopEndTurn {
+	if tf.Usage == nil || *tf.Usage.TotalTokens != 9932 || *tf.Usage.InputTokens != 5594 || tf.Status != event.StatusOK || tf.StopReason != event.StopEndTurn {
 		t.Errorf("turn_finished %+v", tf)
 	}
 	res := gjson.ParseBytes(end.Ext.Get("gemini"))
-	if res.Get("stats.input").Exists() || res.Get("stats.duration_ms").Raw != "2484" || res.Get("stats.tool_calls").Raw != "0" ||
+	if res.Get("stats.input").Exists() || res.Get("stats.input_tokens").Exists() || res.Get("stats.duration_ms").Raw != "2484" || res.Get("stats.tool_calls").Raw != "0" ||
 		res.Get(`stats.models.gemini-3\.5-flash.cached`).Raw != "4096" {
 		t.Errorf("residue %s", res.Raw)
 	}

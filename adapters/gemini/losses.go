@@ -50,7 +50,7 @@ var (
 		"gemini's result has a status only")
 	lossTurnReason = dialect.DropKind("gemini/turn-reason",
 		"turn reason", "turn reasons",
-		"gemini's result has a status only")
+		"gemini's result carries one error text, the run's")
 	lossImageCount = dialect.DropKind("gemini/image-count",
 		"image count", "image counts",
 		"gemini's user message is text only")
@@ -171,12 +171,15 @@ var (
 	lossTokenCountUnstated = dialect.ApproximateKind("gemini/token-count-unstated",
 		"%[1]s token count not stated", "%[1]s token counts not stated",
 		"gemini's stats has input and output counts; written as 0")
+	lossTokenCountSaturated = dialect.ApproximateKind("gemini/token-count-saturated",
+		"token count beyond 2^64-1", "token counts beyond 2^64-1",
+		"gemini's input_tokens and total_tokens are sums of the source's counts; written as 18446744073709551615")
 	lossRunDuration = dialect.ApproximateKind("gemini/run-duration",
 		"run duration", "run durations",
 		"the source states no start and end times; duration_ms is written as 0")
 	lossCacheCreationTokens = dialect.DropKind("gemini/cache-creation-tokens",
 		"cache creation token count", "cache creation token counts",
-		"gemini's stats has no such count")
+		"gemini's stats has no such count; the tokens are counted within input_tokens")
 	lossReasoningTokens = dialect.DropKind("gemini/reasoning-tokens",
 		"reasoning token count", "reasoning token counts",
 		"gemini's stats has no such count")
@@ -249,6 +252,7 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossRunTokenTotalByRound,
 		lossRunTokenTotalByKind,
 		lossTokenCountUnstated,
+		lossTokenCountSaturated,
 		lossRunDuration,
 		lossCacheCreationTokens,
 		lossReasoningTokens,

@@ -134,7 +134,7 @@ func TestBannerLinesAreReportedAndSkipped(t *testing.T) {
 // the lost line. (Reading the object after the banner would need the
 // reading itself to try the text from the first '{'; see the docs.) Kept
 // (the default), the glued line's whole text goes on as an unknown event
-// ahead of the session start.
+// right after the session start, which a kept line never precedes.
 func TestBannerGluedToInit(t *testing.T) {
 	data, err := os.ReadFile("testdata/noisy/written_banner_glued.jsonl")
 	if err != nil {
@@ -158,9 +158,13 @@ func TestBannerGluedToInit(t *testing.T) {
 		t.Errorf("diagnostics %v, want json/syntax then gemini/first-line", got)
 	}
 	kept, _ := convertAll(t, data, nil, "canonical", convert.Keep)
-	if first := gjson.Parse(strings.SplitN(kept, "\n", 2)[0]); first.Get("dialect").Str != convert.UnreadableDialect ||
-		!strings.HasSuffix(first.Get("raw.text").Str, `"model":"gemini-3.5-flash"}`) {
-		t.Errorf("kept: first canonical line %s, want the glued line's text", first.Raw)
+	keptLines := strings.SplitN(kept, "\n", 3)
+	if first := gjson.Parse(keptLines[0]); first.Get("type").Str != "session_started" {
+		t.Errorf("kept: first canonical line %s, want the session start (a kept line never comes before it)", first.Raw)
+	}
+	if second := gjson.Parse(keptLines[1]); second.Get("dialect").Str != convert.UnreadableDialect ||
+		!strings.HasSuffix(second.Get("raw.text").Str, `"model":"gemini-3.5-flash"}`) {
+		t.Errorf("kept: second canonical line %s, want the glued line's text", second.Raw)
 	}
 	out, errs := convertAll(t, data, nil, "canonical", convert.Skip)
 	if len(errs) != 1 || errs[0].Line != 1 {

@@ -26,11 +26,13 @@ const (
 	RuleResultTwice     = "gemini/tool-result-twice"
 	RuleToolUnfinished  = "gemini/tool-unfinished"
 	RuleStatsInput      = "gemini/stats-input"
+	RuleStatsCached     = "gemini/stats-cached"
 	RuleStatsTotal      = "gemini/stats-total"
 	RuleStatsModels     = "gemini/stats-models"
 	RuleTimestamp       = "gemini/timestamp"
 	RuleUnknownType     = "gemini/unknown-type"
 	RuleUnknownField    = "gemini/unknown-field"
+	RuleUnknownValue    = "gemini/unknown-value"
 	RuleSessionIDChange = "gemini/session-id"
 )
 
@@ -46,12 +48,14 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.ErrorRule(RuleResultTwice, "a call has at most one tool_result"),
 		dialect.WarningRule(RuleToolUnfinished, "every tool_use has its tool_result before result"),
 		dialect.WarningRule(RuleStatsInput, "stats.input (and each model's) is input_tokens − cached, at least 0"),
+		dialect.WarningRule(RuleStatsCached, "stats.cached (and each model's) is at most input_tokens, which includes it"),
 		dialect.WarningRule(RuleStatsTotal, "stats.total_tokens (and each model's) is at least input_tokens + output_tokens"),
 		dialect.WarningRule(RuleStatsModels, "each count of stats is the sum of that count over stats.models"),
 		dialect.WarningRule(RuleTimestamp, "timestamp is an ISO 8601 time, as Date.toISOString() writes it"),
 		dialect.WarningRule(RuleSessionIDChange, "no second init names another session"),
 		dialect.WarningRule(RuleUnknownType, "the type is one of the six known types (error under --strict)"),
 		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+		dialect.WarningRule(RuleUnknownValue, "tool_result.error.type is one of Gemini CLI's tool error types (error under --strict)"),
 	}
 }
 
@@ -99,6 +103,12 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	})
 	if e := r.Get("error"); e.IsObject() && (typ == "tool_result" || typ == "result") {
 		unknownKeys(rep, e, "/error", errorFields, "the error object")
+		// A tool error's type is a plain string on the wire, filled from
+		// the closed enum ToolErrorType (or TOOL_EXECUTION_ERROR); a
+		// result's is any error class name, an open set.
+		if t := e.Get("type"); typ == "tool_result" && t.Type == gjson.String && !toolErrorTypes[t.Str] {
+			rep.Unknownf("/error/type", RuleUnknownValue, "unknown tool error type %q (kept as written)", t.Str)
+		}
 	}
 	if ts := r.Get("timestamp"); ts.Type == gjson.String && !isISOTime(ts.Str) {
 		warnf("/timestamp", RuleTimestamp, "timestamp %q is not an ISO 8601 time", ts.Str)
@@ -209,6 +219,12 @@ func counts(rep dialect.Reporter, s gjson.Result, ptr string) {
 	in, okIn := count(s, "input_tokens")
 	out, okOut := count(s, "output_tokens")
 	cached, okCached := count(s, "cached")
+	if okIn && okCached && cached.Cmp(in) > 0 {
+		// The API counts cached tokens within the prompt: more cached
+		// than prompt has no disjoint input (the decoder leaves it
+		// unstated).
+		rep.Warnf(ptr+"/cached", RuleStatsCached, "cached is %s, more than input_tokens %s, which includes it", cached, in)
+	}
 	if input, ok := count(s, "input"); ok && okIn && okCached {
 		want := new(big.Int).Sub(in, cached)
 		if want.Sign() < 0 {

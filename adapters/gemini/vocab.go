@@ -22,6 +22,53 @@ var (
 	}
 )
 
+// toolErrorTypes are the words of tool_result.error.type: the values of
+// ToolErrorType (packages/core/src/tools/tool-error.ts) over its history
+// (user_cancelled was in 2025's enum; policy_violation and stop_execution
+// are in 2026's), and what the runner writes for an error without a type.
+// The wire type is a plain string, so another word is reported
+// (gemini/unknown-value) and kept as written.
+var toolErrorTypes = map[string]bool{
+	toolErrGeneric:                      true,
+	"policy_violation":                  true,
+	"invalid_tool_params":               true,
+	"unknown":                           true,
+	"unhandled_exception":               true,
+	"tool_not_registered":               true,
+	"execution_failed":                  true,
+	"file_not_found":                    true,
+	"file_write_failure":                true,
+	"read_content_failure":              true,
+	"attempt_to_create_existing_file":   true,
+	"file_too_large":                    true,
+	"permission_denied":                 true,
+	"no_space_left":                     true,
+	"target_is_directory":               true,
+	"path_not_in_workspace":             true,
+	"search_path_not_found":             true,
+	"search_path_not_a_directory":       true,
+	"edit_preparation_failure":          true,
+	"edit_no_occurrence_found":          true,
+	"edit_expected_occurrence_mismatch": true,
+	"edit_no_change":                    true,
+	"edit_no_change_llm_judgement":      true,
+	"glob_execution_error":              true,
+	"grep_execution_error":              true,
+	"ls_execution_error":                true,
+	"path_is_not_a_directory":           true,
+	"mcp_tool_error":                    true,
+	"memory_tool_execution_error":       true,
+	"read_many_files_search_error":      true,
+	"shell_execute_error":               true,
+	"discovered_tool_execution_error":   true,
+	"web_fetch_no_url_in_prompt":        true,
+	"web_fetch_fallback_failed":         true,
+	"web_fetch_processing_error":        true,
+	"web_search_failed":                 true,
+	"user_cancelled":                    true,
+	"stop_execution":                    true,
+}
+
 // Error classes of result.error.type that say more than "error". The type
 // is the class name of the error the runner caught.
 const (

@@ -255,6 +255,56 @@ write("written_strings_and_numbers.jsonl", [
        "duration_ms": big, "tool_calls": 4294967296, "models": {"": {"total_tokens": big, "input_tokens": 9007199254740993, "output_tokens": 0, "cached": 9007199254740993, "input": 0}}}),
 ])
 
+# 12. Cached input: Gemini's input_tokens includes cached, so the disjoint
+# input is input_tokens - cached (20525 - 7559 = 12966 over the run;
+# 1580 - 0 and 18945 - 7559 = 11386 per model). A routing call on a lite
+# model beside the answering model, one tool call.
+c = clock(10, 10, 0, 0)
+write("written_cached_usage.jsonl", [
+    ev(c, 0, "init", session_id="5e0f3a1c-2b4d-4e6f-8a9b-0c1d2e3f4a5b", model="auto"),
+    ev(c, 3, "message", role="user", content="Summarise README.md"),
+    ev(c, 1197, "message", role="assistant", content="Reading it.", delta=True),
+    ev(c, 150, "tool_use", tool_name="read_file", tool_id="read_file__7f3e2d1c", parameters={"absolute_path": "/w/README.md"}),
+    ev(c, 70, "tool_result", tool_id="read_file__7f3e2d1c", status="success", output=""),
+    ev(c, 2480, "message", role="assistant", content="It describes evtool.", delta=True),
+    ev(c, 110, "result", status="success", stats=stats({
+        "gemini-3.1-flash-lite": model(1620, 1580, 40, 0),
+        "gemini-3.5-flash": model(19487, 18945, 272, 7559),
+    }, 4010, 1)),
+])
+
+# 13. An API error (the model is not found): fatal, so result carries the
+# error, whose message parseAndFormatApiError wrote, and duration_ms is 0.
+# The runner wraps an error that is no Error instance in a plain Error.
+c = clock(10, 11, 0, 0)
+write("written_api_error.jsonl", [
+    ev(c, 0, "init", session_id="6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d", model="gemini-9-pro"),
+    ev(c, 4, "message", role="user", content="hello"),
+    ev(c, 640, "result", status="error", error={"type": "Error", "message": "[API Error: Requested entity was not found.]"}, stats=zero),
+])
+
+# 14. Line separators: JSON.stringify writes U+2028 and U+2029 raw. They
+# stand raw in text, output and parameters, and escaped (as another writer
+# might have left them) inside parameters and an error object, which are
+# kept as written, so the whole stream comes back byte for byte.
+c = clock(10, 12, 0, 0)
+lines = [
+    ev(c, 0, "init", session_id="7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e", model="gemini-3.5-flash"),
+    ev(c, 3, "message", role="user", content="Split on \u2028 and \u2029: a\u2028b\u2029c"),
+    ev(c, 900, "message", role="assistant", content="Line one\u2028line two\u2029end.", delta=True),
+    ev(c, 100, "tool_use", tool_name="run_shell_command", tool_id="run_shell_command__2028", parameters={"command": "printf 'a\u2028b'"}),
+    ev(c, 1, "tool_use", tool_name="read_file", tool_id="read_file__2029", parameters={"absolute_path": "/w/a\u2029b"}),
+    ev(c, 60, "tool_result", tool_id="run_shell_command__2028", status="success", output="a\u2028b\u2029"),
+    ev(c, 5, "tool_result", tool_id="read_file__2029", status="error", error={"type": "file_not_found", "message": "File not found: /w/a\u2029b"}),
+    ev(c, 700, "message", role="assistant", content="Done.", delta=True),
+    ev(c, 40, "result", status="success", stats=stats({"gemini-3.5-flash": model(2100, 2000, 20, 0)}, 1809, 2)),
+]
+lines = [js(l) for l in lines]
+# The escaped forms: a second parameter, and the error object's message.
+lines[3] = lines[3][:-2] + ',"description":"x\\u2028y\\u2029z"}}'
+lines[6] = lines[6].replace("/w/a\u2029b", "/w/a\\u2029b")
+write("written_line_separators.jsonl", lines)
+
 # Noisy stdout: banners and warnings that are not JSON, read with
 # diagnostics while the lines around them are kept.
 c = clock(9, 12, 0, 0)
