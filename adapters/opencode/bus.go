@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
 )
 
@@ -25,7 +26,7 @@ func (e *Encoder) bus(ev *event.Event, res gjson.Result) error {
 	o := open(&e.b, res)
 	o.opt("id")
 	o.key("type")
-	*o.b = jsString(*o.b, typ)
+	*o.b = jsonenc.String(*o.b, typ)
 	o.sub("properties", func(p *obj) {
 		p.str("sessionID", e.session)
 		switch b := ev.Body.(type) {

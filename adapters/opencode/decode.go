@@ -2,12 +2,14 @@ package opencode
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
@@ -30,6 +32,9 @@ const (
 	// written back in the bus's shape. It is evtool's bookkeeping, not a
 	// fact of the run.
 	keyBus = "@bus"
+	// keyKeys holds an object's key order, when the writer's would differ
+	// (see keyOrder). It is evtool's bookkeeping.
+	keyKeys = "@keys"
 )
 
 // What the last line that said anything about the run's end was.
@@ -270,6 +275,7 @@ func (d *Decoder) run(root gjson.Result, typ string, line []byte) ([]*event.Even
 		}
 		var pres jsonobj.Residue
 		evs = d.part(p, "/part", partType[typ], sid, &pres)
+		keyOrder(p, partFields[partType[typ]], &pres)
 		if !pres.Empty() {
 			res.Add("part", pres.Bytes())
 		}
@@ -286,6 +292,7 @@ func (d *Decoder) run(root gjson.Result, typ string, line []byte) ([]*event.Even
 			ev.Time = tm
 		}
 	}
+	keyOrder(root, append([]string{"type"}, runFields[typ]...), &res)
 	if !res.Empty() {
 		carrier.Ext = event.ExtOf(Name, res.Bytes())
 	}
@@ -339,6 +346,7 @@ func (d *Decoder) bus(root gjson.Result, typ string, line []byte) ([]*event.Even
 		if len(evs) == 0 {
 			return nil, o.Err()
 		}
+		keyOrder(p, partFields[pt], &partRes)
 		if !partRes.Empty() {
 			pres.Add("part", partRes.Bytes())
 		}
@@ -416,6 +424,42 @@ func (d *Decoder) bus(root gjson.Result, typ string, line []byte) ([]*event.Even
 	res.Add(keyBus, []byte("true"))
 	evs[len(evs)-1].Ext = event.ExtOf(Name, res.Bytes())
 	return evs, nil
+}
+
+// keyOrder keeps an object's key order in its residue (as @keys) when
+// the writer would not give it back: the writer puts the known keys in
+// the order of known and the others after them, in input order. opencode
+// 1.15 and later write a part's keys in another order than the SDK's
+// (id, messageID, sessionID, type, …; a step-finish's reason second), and
+// a line must come back as it was written.
+func keyOrder(v gjson.Result, known []string, res *jsonobj.Residue) {
+	var keys, others []string
+	jsonobj.ForEach(v, func(k, _ gjson.Result) bool {
+		keys = append(keys, k.Str)
+		return true
+	})
+	want := make([]string, 0, len(keys))
+	for _, k := range known {
+		if slices.Contains(keys, k) {
+			want = append(want, k)
+		}
+	}
+	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			others = append(others, k)
+		}
+	}
+	if slices.Equal(keys, append(want, others...)) {
+		return
+	}
+	b := []byte{'['}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonenc.String(b, k)
+	}
+	res.Add(keyKeys, append(b, ']'))
 }
 
 // keep adds a key of a nested object to its residue, as written.
@@ -639,8 +683,15 @@ func (d *Decoder) tool(p gjson.Result, ptr, id string, res *jsonobj.Residue) []*
 		if s, ok := toolStatuses[status.Str]; ok {
 			fin.Status = s
 		} else {
-			fin.Status = event.ToolError
+			// pending, running or a newer word: the call has not ended,
+			// and no outcome is invented for it (run never writes such a
+			// line; opencode/tool-not-ended). The word is kept.
+			// What such a state says of an outcome (a newer server's
+			// partial output, a hostile line's error) rides in the
+			// residue whole.
+			fin = nil
 			sres.Add("status", []byte(status.Raw))
+			carried["output"], carried["error"] = false, false
 		}
 		if in := st.Get("input"); in.Exists() {
 			call.Input = json.RawMessage(in.Raw)
@@ -650,11 +701,11 @@ func (d *Decoder) tool(p gjson.Result, ptr, id string, res *jsonobj.Residue) []*
 		} else {
 			sres.Absent("input")
 		}
-		if v := st.Get("output"); v.Exists() {
+		if v := st.Get("output"); v.Exists() && fin != nil {
 			s := d.str(st, sptr, "output")
 			fin.Output = &s
 		}
-		if v := st.Get("error"); v.Exists() {
+		if v := st.Get("error"); v.Exists() && fin != nil {
 			fin.Error = d.str(st, sptr, "error")
 			if fin.Error == "" {
 				sres.Add("error", []byte(v.Raw))
@@ -674,7 +725,7 @@ func (d *Decoder) tool(p gjson.Result, ptr, id string, res *jsonobj.Residue) []*
 		}
 		// bash states its exit code in metadata; metadata stays whole in
 		// the residue, the exit code is read from it.
-		if m := st.Get("metadata.exit"); m.Exists() && name == "bash" && m.Type == gjson.Number {
+		if m := st.Get("metadata.exit"); m.Exists() && fin != nil && name == "bash" && m.Type == gjson.Number {
 			if x, msg := jsonobj.ParseInt(m, jsonobj.I64); msg == "" {
 				fin.ExitCode = &x
 			}
@@ -688,6 +739,14 @@ func (d *Decoder) tool(p gjson.Result, ptr, id string, res *jsonobj.Residue) []*
 	}
 	if !sres.Empty() {
 		res.Add("state", sres.Bytes())
+	}
+	if fin == nil {
+		// The line is the call's start: tool_started carries it, at the
+		// line's time (state.time rides in the residue).
+		return []*event.Event{
+			{Synthetic: true, Time: started, Body: call},
+			{Body: &event.ToolStarted{CallID: id, Name: name}},
+		}
 	}
 	return []*event.Event{
 		{Synthetic: true, Time: started, Body: call},
@@ -755,6 +814,11 @@ func (d *Decoder) usage(p gjson.Result, ptr string, res *jsonobj.Residue) *event
 		whole = whole || !known([]string{"total", "input", "output", "reasoning", "cache"}, k.Str)
 		return true
 	})
+	// keys in another order than the writer's come back as written
+	var order jsonobj.Residue
+	keyOrder(t, []string{"total", "input", "output", "reasoning", "cache"}, &order)
+	keyOrder(c, []string{"read", "write"}, &order)
+	whole = whole || !order.Empty()
 	if whole {
 		res.Add("tokens", []byte(t.Raw))
 	}

@@ -3,12 +3,14 @@ package opencode
 import (
 	"bufio"
 	"encoding/json"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonkeys"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/ndjson"
@@ -57,6 +59,23 @@ type Encoder struct {
 	lastErr   bool  // the last line written is an error line
 	lines     int   // lines written
 	moreDue   bool  // the last step_finish stopped to call tools
+	// held is the turn's last step_finish, not yet written: the turn's
+	// usage total, stated only when the turn ends (Gemini, Codex, and
+	// Claude's cost), goes on it.
+	held      *heldStep
+	releasing bool
+	// unstated counts, per count's name, the zeros the turn's steps were
+	// written with; they are counted as losses when the turn ends, unless
+	// the turn's total stated them.
+	unstated map[string]int
+}
+
+// heldStep is a step_finish waiting for the end of its turn.
+type heldStep struct {
+	ev        *event.Event
+	stop      event.StopReason
+	u         *event.Usage
+	synthetic bool
 }
 
 // call is what the tool_call and tool_started of a call said, for the
@@ -69,7 +88,7 @@ type call struct {
 }
 
 func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
-	return &Encoder{w: w, opts: opts, loss: opts.Losses, calls: map[string]*call{}}
+	return &Encoder{w: w, opts: opts, loss: opts.Losses, calls: map[string]*call{}, unstated: map[string]int{}}
 }
 
 // Encode implements dialect.Encoder.
@@ -172,6 +191,16 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	case *event.ToolStarted:
 		if ev.Time != "" {
 			e.callOf(b.CallID).start = ev.Time
+		}
+		if e.native && res.Get("part").IsObject() {
+			// A tool_use line of a call that had not ended (pending or
+			// running): it comes back as it was.
+			if err := e.flush(); err != nil {
+				return err
+			}
+			return e.partLine(ev, res, "tool_use", func(p *obj) {
+				e.toolPart(p, &event.ToolFinished{CallID: b.CallID, Name: b.Name}, ev)
+			})
 		}
 		return nil
 	case *event.ToolProgress:
@@ -320,12 +349,15 @@ func (e *Encoder) millis(s string) (string, bool) {
 	return strconv.FormatInt(t.UnixMilli(), 10), true
 }
 
-// envelope opens a run json line of type typ.
+// envelope opens a run json line of type typ, after the held step_finish.
 func (e *Encoder) envelope(ev *event.Event, res gjson.Result, typ string) *obj {
+	if e.held != nil && !e.releasing {
+		e.release(nil) // a write error sticks to the bufio.Writer: the next write returns it
+	}
 	e.b = e.b[:0]
 	o := open(&e.b, res)
 	o.key("type")
-	*o.b = jsString(*o.b, typ)
+	*o.b = jsonenc.String(*o.b, typ)
 	stamp := e.stamp(ev)
 	e.cur = stamp
 	o.raw("timestamp", []byte(stamp))
@@ -335,6 +367,9 @@ func (e *Encoder) envelope(ev *event.Event, res gjson.Result, typ string) *obj {
 
 func (e *Encoder) end(o *obj) error {
 	o.close()
+	if keys := jsonobj.Lookup(o.res, keyKeys); keys.IsArray() {
+		e.b = reorder(e.b, keys)
+	}
 	e.b = append(e.b, '\n')
 	e.lastErr = false
 	return e.write(e.b)
@@ -452,7 +487,9 @@ func (e *Encoder) toolPart(p *obj, b *event.ToolFinished, ev *event.Event) {
 		status, ok := map[event.ToolStatus]string{event.ToolSuccess: "completed", event.ToolError: "error"}[b.Status]
 		if !ok {
 			status = "error"
-			e.loss.AddDetail(lossToolStatus, strconv.Quote(string(b.Status)))
+			if !e.native { // a native line's own word comes from its residue
+				e.loss.AddDetail(lossToolStatus, strconv.Quote(string(b.Status)))
+			}
 		}
 		s.str("status", status)
 		input := c.input
@@ -581,6 +618,82 @@ func (e *Encoder) stepFinish(ev *event.Event, res gjson.Result, stop event.StopR
 	if synthetic {
 		e.loss.Add(lossSynthesizedStepFinish)
 	}
+	if !e.native {
+		if e.held != nil {
+			if err := e.release(nil); err != nil {
+				return err
+			}
+		}
+		e.held = &heldStep{ev: ev, stop: stop, u: u, synthetic: synthetic}
+		e.inStep = false
+		e.moreDue = stop == event.StopToolUse
+		return nil
+	}
+	return e.writeStep(ev, res, stop, u)
+}
+
+// release writes the held step_finish. total is its turn's usage total,
+// when the turn ends: a count or cost the step does not state is what
+// the total leaves after the turn's other steps, so that the steps sum
+// to the total, as opencode's readers sum them.
+func (e *Encoder) release(total *event.Usage) error {
+	h := e.held
+	e.held = nil
+	u := h.u
+	if total != nil {
+		var used bool
+		if u, used = fill(u, total, &e.written); used {
+			e.loss.Add(lossTurnUsageTotal)
+		}
+	}
+	e.releasing = true
+	defer func() { e.releasing = false }()
+	return e.writeStep(h.ev, gjson.Result{}, h.stop, u)
+}
+
+// fill returns u with each count and the cost it lacks taken from total,
+// less what the steps w already stated, and whether it took any. A
+// remainder below zero (steps that state more than the total) is not
+// taken. Costs are exact decimals.
+func fill(u, total *event.Usage, w *tally) (*event.Usage, bool) {
+	out := &event.Usage{}
+	if u != nil {
+		c := *u
+		out = &c
+	}
+	used := false
+	for _, f := range []struct {
+		dst  **uint64
+		tot  *uint64
+		done *counter
+	}{
+		{&out.InputTokens, total.InputTokens, &w.in}, {&out.OutputTokens, total.OutputTokens, &w.out},
+		{&out.ReasoningTokens, total.ReasoningTokens, &w.reason}, {&out.CacheReadTokens, total.CacheReadTokens, &w.read},
+		{&out.CacheCreationTokens, total.CacheCreationTokens, &w.write}, {&out.TotalTokens, total.TotalTokens, &w.total},
+	} {
+		if *f.dst != nil || f.tot == nil || *f.tot < f.done.n {
+			continue
+		}
+		v := *f.tot - f.done.n
+		*f.dst = &v
+		used = true
+	}
+	if out.CostUSD == "" && total.CostUSD != "" {
+		if t, ok := new(big.Rat).SetString(string(total.CostUSD)); ok {
+			if w.cost != nil {
+				t.Sub(t, w.cost)
+			}
+			if t.Sign() >= 0 {
+				out.CostUSD = json.Number(decimalText(t, max(w.scale, decimals(string(total.CostUSD)))))
+				used = true
+			}
+		}
+	}
+	return out, used
+}
+
+// writeStep writes a step_finish line.
+func (e *Encoder) writeStep(ev *event.Event, res gjson.Result, stop event.StopReason, u *event.Usage) error {
 	o := e.envelope(ev, res, "step_finish")
 	o.sub("part", func(p *obj) {
 		e.ids(p, "step-finish", "")
@@ -592,9 +705,12 @@ func (e *Encoder) stepFinish(ev *event.Event, res gjson.Result, stop event.StopR
 		p.opt("snapshot")
 		e.usage(p, u)
 	})
-	e.inStep = false
-	e.moreDue = stop == event.StopToolUse
 	e.written.add(u)
+	if e.native {
+		// (a foreign source's step ended when it was held)
+		e.inStep = false
+		e.moreDue = stop == event.StopToolUse
+	}
 	return e.end(o)
 }
 
@@ -607,17 +723,19 @@ func (e *Encoder) usage(p *obj, u *event.Usage) {
 	zero := func(v *uint64, what string) string {
 		if v == nil {
 			if !e.native {
-				e.loss.AddDetail(lossUnstatedCount, what)
+				e.unstated[what]++
 			}
 			return "0"
 		}
 		return strconv.FormatUint(*v, 10)
 	}
+	// A cost the source does not state is written as 0, which is how
+	// opencode says a model is free or unpriced.
 	cost := string(u.CostUSD)
 	if cost == "" {
 		cost = "0"
 		if !e.native {
-			e.loss.Add(lossUnstatedCost)
+			e.unstated[costWord]++
 		}
 	}
 	p.raw("cost", []byte(cost))
@@ -660,7 +778,7 @@ func (e *Encoder) errorLine(ev *event.Event, res gjson.Result, msg string) error
 	o := e.envelope(ev, res, "error")
 	o.field("error", func() {
 		*o.b = append(*o.b, `{"name":"UnknownError","data":{"message":`...)
-		*o.b = jsString(*o.b, msg)
+		*o.b = jsonenc.String(*o.b, msg)
 		*o.b = append(*o.b, "}}"...)
 	})
 	if err := e.end(o); err != nil {
@@ -745,20 +863,22 @@ func (e *Encoder) endTurn(ev *event.Event, status event.Status, msg string, tota
 		e.loss.Add(lossTurnStopToolUse)
 	}
 	if e.inStep || (status == event.StatusOK && (e.turnSteps == 0 || e.moreDue)) {
-		u := (*event.Usage)(nil)
-		if e.written.steps == 0 && e.pending.steps == 0 && total != nil {
-			u = total
-			e.loss.Add(lossTurnUsageTotal)
-		}
 		if stop == "" {
 			stop = event.StopEndTurn
 		}
-		if err := e.stepFinish(ev, gjson.Result{}, stop, u, true); err != nil {
+		if err := e.stepFinish(ev, gjson.Result{}, stop, nil, true); err != nil {
 			return err
 		}
-	} else if total != nil && e.written.steps > 0 && !sameTokens(total, e.written.usage()) {
+	}
+	if e.held != nil {
+		if err := e.release(total); err != nil {
+			return err
+		}
+	}
+	if total != nil && !sameTokens(total, e.written.usage()) {
 		e.loss.Add(lossTurnUsageTotalDiffers)
 	}
+	e.countUnstated(total)
 	if status != event.StatusOK && !e.lastErr {
 		if msg == "" {
 			msg = "the turn ended: " + string(status)
@@ -772,9 +892,54 @@ func (e *Encoder) endTurn(ev *event.Event, status event.Status, msg string, tota
 	return nil
 }
 
-// sameTokens reports whether two usages state the same token counts.
+// costWord names an unstated cost among the unstated counts.
+const costWord = "cost"
+
+// countUnstated counts the zeros the ended turn's steps were written with
+// for counts the source did not state: those the turn's total stated are
+// the approximation lossTurnUsageTotal already counts.
+func (e *Encoder) countUnstated(total *event.Usage) {
+	for what, n := range e.unstated {
+		if total != nil && stated(total, what) {
+			continue
+		}
+		for range n {
+			if what == costWord {
+				e.loss.Add(lossUnstatedCost)
+			} else {
+				e.loss.AddDetail(lossUnstatedCount, what)
+			}
+		}
+	}
+	clear(e.unstated)
+}
+
+// stated reports whether u states the count named what.
+func stated(u *event.Usage, what string) bool {
+	switch what {
+	case "input token":
+		return u.InputTokens != nil
+	case "output token":
+		return u.OutputTokens != nil
+	case "reasoning token":
+		return u.ReasoningTokens != nil
+	case "cache read token":
+		return u.CacheReadTokens != nil
+	case "cache write token":
+		return u.CacheCreationTokens != nil
+	case costWord:
+		return u.CostUSD != ""
+	}
+	return false
+}
+
+// sameTokens reports whether the steps written (b) state every token
+// count the total (a) states, with the same value.
 func sameTokens(a, b *event.Usage) bool {
-	eq := func(x, y *uint64) bool { return x == nil || y == nil || *x == *y }
+	if b == nil {
+		b = &event.Usage{}
+	}
+	eq := func(x, y *uint64) bool { return x == nil || (y != nil && *x == *y) }
 	return eq(a.InputTokens, b.InputTokens) && eq(a.OutputTokens, b.OutputTokens) &&
 		eq(a.CacheReadTokens, b.CacheReadTokens) && eq(a.CacheCreationTokens, b.CacheCreationTokens) &&
 		eq(a.ReasoningTokens, b.ReasoningTokens)
@@ -812,4 +977,15 @@ func (e *Encoder) write(b []byte) error {
 // Close implements dialect.Encoder. Text gathered from deltas is written;
 // a stream that ended without its end stays so: no step_finish is
 // invented.
-func (e *Encoder) Close() error { return e.flush() }
+func (e *Encoder) Close() error {
+	if err := e.flush(); err != nil {
+		return err
+	}
+	if e.held != nil {
+		if err := e.release(nil); err != nil {
+			return err
+		}
+	}
+	e.countUnstated(nil)
+	return nil
+}

@@ -132,21 +132,44 @@ var partFields = map[string][]string{
 var stateFields = []string{"status", "input", "raw", "output", "error", "title", "metadata", "time", "attachments"}
 
 // busTypes lists the server bus types the dialect reads or knows to carry:
-// those of the @opencode-ai/sdk event union before the session.next family,
-// with message.part.delta and permission.asked of the 1.18 server. A type
-// outside it is a newer server's and is kept as an unknown event.
+// the 89 types of the @opencode-ai/sdk 1.19.3 event union (among them the
+// session.next family, which run 1.18.33 does not use), and those of older
+// servers that the union no longer lists. A type outside it is a newer
+// server's and is kept as an unknown event.
 var busTypes = map[string]bool{
-	"server.connected": true, "server.heartbeat": true, "server.instance.disposed": true,
-	"installation.updated": true, "installation.update-available": true, "lsp.updated": true,
-	"lsp.client.diagnostics": true, "file.edited": true, "file.watcher.updated": true,
-	"session.created": true, "session.updated": true, "session.deleted": true, "session.status": true,
-	"session.idle": true, "session.diff": true, "session.error": true, "session.compacted": true,
+	// @opencode-ai/sdk 1.19.3
+	"models-dev.refreshed": true, "integration.updated": true, "integration.connection.updated": true,
+	"catalog.updated": true, "session.created": true, "session.updated": true, "session.deleted": true,
 	"message.updated": true, "message.removed": true, "message.part.updated": true,
-	"message.part.removed": true, "message.part.delta": true,
-	"permission.asked": true, "permission.replied": true, "permission.updated": true,
-	"pty.created": true, "pty.updated": true, "pty.exited": true, "pty.deleted": true,
-	"todo.updated": true, "command.executed": true, "vcs.branch.updated": true,
-	"tui.prompt.append": true, "tui.command.execute": true, "tui.toast.show": true,
+	"message.part.removed": true, "session.next.agent.switched": true, "session.next.model.switched": true,
+	"session.next.moved": true, "session.next.prompted": true, "session.next.prompt.admitted": true,
+	"session.next.context.updated": true, "session.next.synthetic": true, "session.next.shell.started": true,
+	"session.next.shell.ended": true, "session.next.step.started": true, "session.next.step.ended": true,
+	"session.next.step.failed": true, "session.next.text.started": true, "session.next.text.delta": true,
+	"session.next.text.ended": true, "session.next.reasoning.started": true, "session.next.reasoning.delta": true,
+	"session.next.reasoning.ended": true, "session.next.tool.input.started": true,
+	"session.next.tool.input.delta": true, "session.next.tool.input.ended": true,
+	"session.next.tool.called": true, "session.next.tool.progress": true, "session.next.tool.success": true,
+	"session.next.tool.failed": true, "session.next.retried": true, "session.next.compaction.started": true,
+	"session.next.compaction.delta": true, "session.next.compaction.ended": true,
+	"session.next.revert.staged": true, "session.next.revert.cleared": true,
+	"session.next.revert.committed": true, "message.part.delta": true, "session.diff": true,
+	"session.error": true, "installation.updated": true, "installation.update-available": true,
+	"file.edited": true, "reference.updated": true, "permission.v2.asked": true,
+	"permission.v2.replied": true, "plugin.added": true, "project.directories.updated": true,
+	"file.watcher.updated": true, "pty.created": true, "pty.updated": true, "pty.exited": true,
+	"pty.deleted": true, "question.v2.asked": true, "question.v2.replied": true,
+	"question.v2.rejected": true, "todo.updated": true, "lsp.updated": true, "permission.asked": true,
+	"permission.replied": true, "tui.prompt.append": true, "tui.command.execute": true,
+	"tui.toast.show": true, "tui.session.select": true, "mcp.tools.changed": true,
+	"mcp.browser.open.failed": true, "command.executed": true, "project.updated": true,
+	"session.status": true, "session.idle": true, "question.asked": true, "question.replied": true,
+	"question.rejected": true, "session.compacted": true, "vcs.branch.updated": true,
+	"workspace.ready": true, "workspace.failed": true, "workspace.status": true, "worktree.ready": true,
+	"worktree.failed": true, "server.connected": true, "global.disposed": true,
+	"server.instance.disposed": true,
+	// older servers
+	"server.heartbeat": true, "lsp.client.diagnostics": true, "permission.updated": true,
 }
 
 // RunTypes returns the seven known run json line types.

@@ -28,6 +28,8 @@ const (
 	RuleUsageTotal   = "opencode/usage-total"
 	RuleUnknownType  = "opencode/unknown-type"
 	RuleUnknownField = "opencode/unknown-field"
+	RuleUnknownValue = "opencode/unknown-value"
+	RuleTextState    = "opencode/text-not-ended"
 )
 
 // Rules implements dialect.RuleLister.
@@ -38,16 +40,18 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.ErrorRule(RuleTruncated, "a run ends with a step_finish that does not stop to call tools, an error or done (the bus: session.idle); any other last line means the stream was cut"),
 		dialect.ErrorRule(RuleAfterDone, "nothing follows done, the run's terminal line"),
 		dialect.ErrorRule(RuleShape, "a stream is run json or the server bus throughout, as its first line is"),
-		dialect.WarningRule(RuleSessionID, "every run json line names the session of the first line (run writes only its own session's parts)"),
-		dialect.WarningRule(RulePartSession, "a part names the session of its line"),
+		dialect.ErrorRule(RuleSessionID, "every run json line and its part name the session of the first line: run writes only its own session's parts"),
+		dialect.WarningRule(RulePartSession, "a bus part names the session of its line (the bus carries every session's events, so this is a warning only)"),
 		dialect.ErrorRule(RulePartType, "a run json part line carries the part type of its line type (text: text, tool_use: tool, …)"),
 		dialect.WarningRule(RulePartRepeated, "a part is written once; opencode writes a part again when it is republished after it ended (the first reading stands)"),
 		dialect.WarningRule(RuleStepOpen, "a step_start comes after the previous step's step_finish"),
 		dialect.WarningRule(RuleOutsideStep, "reasoning, text, tool_use and step_finish come inside a step, after its step_start"),
-		dialect.WarningRule(RuleToolState, "run json writes a tool call when it has ended: state.status is completed or error"),
+		dialect.ErrorRule(RuleToolState, "run json writes a tool call when it has ended: state.status is completed or error, never pending or running"),
+		dialect.ErrorRule(RuleTextState, "run json writes a text or reasoning part when it has ended: its time.end is set"),
 		dialect.WarningRule(RuleUsageTotal, "tokens.total, when stated, is input + output + reasoning + cache.read + cache.write"),
 		dialect.WarningRule(RuleUnknownType, "the type is one of the known run json or bus types (error under --strict)"),
 		dialect.WarningRule(RuleUnknownField, "every field of a run json line and its part is known (error under --strict)"),
+		dialect.WarningRule(RuleUnknownValue, "an open string of a documented set (a step's finish reason, a bus part's type, an error's name, done's reason) holds one of its documented words (error under --strict)"),
 	}
 }
 
@@ -55,6 +59,7 @@ func (Dialect) Rules() []dialect.Rule {
 // (as compact digests).
 type checker struct {
 	lines   int
+	objects int    // lines that are JSON objects
 	bus     bool   // the stream is the server bus
 	session string // the first line's session
 	done    int    // line of done, 0 if none
@@ -75,7 +80,11 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	rep := dialect.Reporter{Line: n, Report: report}
 	typ := r.Get("type").Str
 	bus := isBus(r)
-	if c.lines == 1 {
+	// The stream's shape and session are its first object's: a line that
+	// is not an object (reported by the reader) says nothing of them.
+	c.objects++
+	first := c.objects == 1
+	if first {
 		c.bus = bus
 		c.session = r.Get("sessionID").Str
 	} else if bus != c.bus && r.Get("type").Type == gjson.String {
@@ -102,17 +111,21 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return true
 	})
-	if c.lines == 1 && typ != "step_start" && typ != "error" && typ != "done" {
+	if first && typ != "step_start" && typ != "error" && typ != "done" {
 		rep.Errorf("/type", RuleFirstLine, "the first line is %s: a run's parts come inside steps, which step_start opens", typ)
 	}
 	if s := r.Get("sessionID"); s.Type == gjson.String && s.Str != c.session {
-		rep.Warnf("/sessionID", RuleSessionID, "session %q, but the stream's first line names %q", s.Str, c.session)
+		rep.Errorf("/sessionID", RuleSessionID, "session %q, but the stream's first line names %q", s.Str, c.session)
 	}
 	switch typ {
 	case "error":
+		c.errorName(r.Get("error.name"), "/error/name", rep)
 		c.last = lastError
 		return
 	case "done":
+		if v := r.Get("reason"); v.Type == gjson.String && v.Str != "idle" {
+			rep.Unknownf("/reason", RuleUnknownValue, "done with reason %q: run writes idle (kept as written)", v.Str)
+		}
 		c.done = n
 		c.last = lastOther
 		return
@@ -132,14 +145,35 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return true
 	})
-	if typ == "tool_use" {
+	switch typ {
+	case "tool_use":
 		if st := p.Get("state.status"); st.Type == gjson.String {
 			if _, ended := toolStatuses[st.Str]; !ended {
-				rep.Warnf("/part/state/status", RuleToolState, "tool_use with state.status %q: run json writes a call once it has ended", st.Str)
+				rep.Errorf("/part/state/status", RuleToolState, "tool_use with state.status %q: run writes a call only once it is completed or error", st.Str)
 			}
 		}
+	case "text", "reasoning":
+		// run.ts writes these parts when part.time.end is set, so a line
+		// without it cannot come from opencode run.
+		if p.Get("time").IsObject() && !p.Get("time.end").Exists() {
+			rep.Errorf("/part/time", RuleTextState, "a %s part without time.end: run writes it only once it has ended", want)
+		} else if !p.Get("time").Exists() && want == "text" {
+			rep.Errorf("/part", RuleTextState, "a text part without time: run writes it only once time.end is set")
+		}
 	}
-	c.part(p, "/part", want, r.Get("sessionID"), rep)
+	// In run json the part's session is the stream's: run keeps only its
+	// own session's parts.
+	if s := p.Get("sessionID"); s.Type == gjson.String && c.session != "" && s.Str != c.session {
+		rep.Errorf("/part/sessionID", RuleSessionID, "the part names session %q, but the stream's first line names %q", s.Str, c.session)
+	}
+	c.part(p, "/part", want, gjson.Result{}, rep)
+}
+
+// errorName reports an error name outside those the SDK documents.
+func (c *checker) errorName(v gjson.Result, ptr string, rep dialect.Reporter) {
+	if v.Type == gjson.String && !errorNames[v.Str] {
+		rep.Unknownf(ptr, RuleUnknownValue, "error name %q is not one of the SDK's error types (kept as written)", v.Str)
+	}
 }
 
 // part checks one part that run json writes (or the bus states ended).
@@ -168,8 +202,10 @@ func (c *checker) part(p gjson.Result, ptr, typ string, session gjson.Result, re
 		}
 		c.inStep = 0
 		c.last = lastStepEnd
-		if p.Get("reason").Str == "tool-calls" {
+		if r := p.Get("reason"); r.Str == "tool-calls" {
 			c.last = lastStepMore
+		} else if r.Type == gjson.String && !knownFinish[r.Str] {
+			rep.Unknownf(ptr+"/reason", RuleUnknownValue, "finish reason %q is not one of the model SDK's (kept as written, read as other)", r.Str)
 		}
 		c.total(p.Get("tokens"), ptr+"/tokens", rep)
 	default:
@@ -210,11 +246,17 @@ func (c *checker) busLine(r gjson.Result, typ string, rep dialect.Reporter) {
 	switch typ {
 	case "message.part.updated":
 		p := props.Get("part")
+		if pt := p.Get("type"); pt.Type == gjson.String && !busPartTypes[pt.Str] {
+			rep.Unknownf("/properties/part/type", RuleUnknownValue, "part type %q is not one of the SDK's (kept as written)", pt.Str)
+		}
 		if p.IsObject() && finished(p) {
 			c.open = true
 			c.part(p, "/properties/part", p.Get("type").Str, props.Get("sessionID"), rep)
 		}
-	case "message.part.delta", "session.error":
+	case "message.part.delta":
+		c.open = true
+	case "session.error":
+		c.errorName(props.Get("error.name"), "/properties/error/name", rep)
 		c.open = true
 	case "session.idle":
 		c.open = false

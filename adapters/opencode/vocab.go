@@ -79,3 +79,32 @@ var toolKinds = map[string]event.ToolKind{
 	"plan_exit":  event.KindSwitchMode,
 	"invalid":    event.KindOther,
 }
+
+// The documented words of opencode's open strings. A word outside them is
+// a newer producer's: the checker reports it (opencode/unknown-value) and
+// the decoder keeps it as written.
+var (
+	// knownFinish are the finish reasons of the model SDK (the AI SDK's
+	// FinishReason) that a step-finish part's reason string carries.
+	knownFinish = map[string]bool{
+		"stop": true, "length": true, "content-filter": true, "tool-calls": true,
+		"error": true, "other": true, "unknown": true,
+	}
+	// busPartTypes are the part types of @opencode-ai/sdk 1.19.3's Part
+	// union, which the bus's message.part.updated carries; run json
+	// writes five of them.
+	busPartTypes = map[string]bool{
+		"text": true, "subtask": true, "reasoning": true, "file": true, "tool": true,
+		"step-start": true, "step-finish": true, "snapshot": true, "patch": true,
+		"agent": true, "retry": true, "compaction": true,
+	}
+	// errorNames are the error names of @opencode-ai/sdk 1.19.3 that run
+	// json's error line and the bus's session.error carry: the
+	// session.error union, and the errors of the prompt request.
+	errorNames = map[string]bool{
+		"ProviderAuthError": true, "UnknownError": true, "MessageOutputLengthError": true,
+		"MessageAbortedError": true, "StructuredOutputError": true, "ContextOverflowError": true,
+		"ContentFilterError": true, "APIError": true,
+		"BadRequest": true, "NotFoundError": true, "InvalidRequestError": true,
+	}
+)

@@ -1,8 +1,6 @@
 package opencode
 
 import (
-	"strings"
-
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -32,7 +30,7 @@ func (o *obj) key(k string) {
 	} else {
 		*o.b = append(*o.b, ',')
 	}
-	*o.b = append(jsString(*o.b, k), ':')
+	*o.b = append(jsonenc.String(*o.b, k), ':')
 	o.done = append(o.done, k)
 }
 
@@ -75,7 +73,7 @@ func (o *obj) field(k string, write func()) {
 }
 
 // str writes a string field.
-func (o *obj) str(k, v string) { o.field(k, func() { *o.b = jsString(*o.b, v) }) }
+func (o *obj) str(k, v string) { o.field(k, func() { *o.b = jsonenc.String(*o.b, v) }) }
 
 // raw writes a field whose value is raw JSON.
 func (o *obj) raw(k string, v []byte) { o.field(k, func() { *o.b = append(*o.b, v...) }) }
@@ -90,9 +88,50 @@ func (o *obj) sub(k string, f func(*obj)) {
 		return
 	}
 	o.key(k)
+	at := len(*o.b)
 	s := open(o.b, jsonobj.Lookup(o.res, k))
 	f(s)
 	s.close()
+	if keys := jsonobj.Lookup(s.res, keyKeys); keys.IsArray() {
+		*o.b = append((*o.b)[:at], reorder((*o.b)[at:], keys)...)
+	}
+}
+
+// reorder returns a compact object with its keys in the order keys
+// names, the others after them as they were.
+func reorder(obj []byte, keys gjson.Result) []byte {
+	type member struct{ k, raw string }
+	var ms []member
+	r := gjson.ParseBytes(obj)
+	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
+		ms = append(ms, member{k.Str, k.Raw + ":" + v.Raw})
+		return true
+	})
+	out := make([]byte, 0, len(obj))
+	out = append(out, '{')
+	used := make([]bool, len(ms))
+	add := func(i int) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, ms[i].raw...)
+		used[i] = true
+	}
+	jsonobj.ForEach(keys, func(_, k gjson.Result) bool {
+		for i, m := range ms {
+			if !used[i] && m.k == k.Str {
+				add(i)
+				break
+			}
+		}
+		return true
+	})
+	for i := range ms {
+		if !used[i] {
+			add(i)
+		}
+	}
+	return append(out, '}')
 }
 
 // close writes the residue keys nothing wrote, in residue order, and
@@ -110,31 +149,4 @@ func (o *obj) close() {
 		})
 	}
 	*o.b = append(*o.b, '}')
-}
-
-// jsString appends s as a JSON string the way opencode's JSON.stringify
-// writes it: as jsonenc.String does, except that U+2028 and U+2029 stay as
-// they are. JavaScript since ES2019 writes them unescaped, so opencode's
-// lines hold them raw, and a line must come back as opencode wrote it.
-func jsString(dst []byte, s string) []byte {
-	if !strings.ContainsAny(s, "\u2028\u2029") {
-		return jsonenc.String(dst, s)
-	}
-	dst = append(dst, '"')
-	for {
-		i := strings.IndexAny(s, "\u2028\u2029")
-		seg := s
-		if i >= 0 {
-			seg = s[:i]
-		}
-		// jsonenc.String quotes the segment; its quotes are dropped.
-		n := len(dst)
-		dst = jsonenc.String(dst, seg)
-		dst = append(dst[:n], dst[n+1:len(dst)-1]...)
-		if i < 0 {
-			return append(dst, '"')
-		}
-		dst = append(dst, s[i:i+3]...) // both are three bytes in UTF-8
-		s = s[i+3:]
-	}
 }

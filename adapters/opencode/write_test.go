@@ -1,35 +1,35 @@
 package opencode
 
 import (
-	"encoding/json"
+	"bufio"
+	"bytes"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
 )
 
-// TestJSString writes strings as JSON.stringify does: U+2028 and U+2029
-// raw, everything else as jsonenc escapes it, and the result reads back as
-// the same string.
-func TestJSString(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{"a\u2028b", "\"a\u2028b\""},
-		{"\u2029", "\"\u2029\""},
-		{"\u2028\u2029\u2028", "\"\u2028\u2029\u2028\""},
-		{"q\"\\\u2028\n\x01", "\"q\\\"\\\\\u2028\\n\\u0001\""},
-		{`\u2028 stays text`, `"\\u2028 stays text"`},
-		{"bad\xff\u2028", "\"bad\ufffd\u2028\""},
-		{"", `""`},
+// TestLineSeparatorsRaw: opencode writes with JSON.stringify, which leaves
+// U+2028 and U+2029 unescaped (ES2019), and so does the encoder, for a
+// foreign source as for opencode's own lines (whose byte-for-byte round
+// trip testdata/probe/opencode/valid/integer_edges_and_unicode.jsonl checks).
+func TestLineSeparatorsRaw(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	e := newEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
+	for _, ev := range []*event.Event{
+		{Body: &event.SessionStarted{Source: event.SourceInfo{Dialect: "basis"}, SessionID: "ses_u"}},
+		{Time: "2026-01-01T00:00:00Z", Body: &event.Message{Text: "a\u2028b\u2029c\n\"q\""}},
 	} {
-		got := string(jsString([]byte("x"), tt.in))
-		if got != "x"+tt.want {
-			t.Errorf("jsString(%q) = %s, want %s", tt.in, got[1:], tt.want)
-			continue
+		if err := e.Encode(ev); err != nil {
+			t.Fatal(err)
 		}
-		var back string
-		if err := json.Unmarshal([]byte(tt.want), &back); err != nil {
-			t.Errorf("%s: %v", tt.want, err)
-		} else if utf8.ValidString(tt.in) && back != tt.in {
-			t.Errorf("%s reads back as %q, not %q", tt.want, back, tt.in)
-		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	if want := "\"text\":\"a\u2028b\u2029c\\n\\\"q\\\"\""; !bytes.Contains(buf.Bytes(), []byte(want)) {
+		t.Errorf("got %s\nwant it to hold %s", buf.Bytes(), want)
 	}
 }
