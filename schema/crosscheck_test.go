@@ -53,10 +53,10 @@ var broken = map[string][]string{
 		`{"schema_version":1,"id":"x","sequence":1}`,
 	},
 	"codex": {
-		`{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"true","aggregated_output":"","exit_code":0,"status":"done"}}`,
-		`{"type":"item.completed","item":{"id":"item_9","type":"file_change","changes":[{"path":"a","kind":"modify"}],"status":"completed"}}`,
+		`{"type":"item.completed","item":{"id":"item_9","type":"command_execution","command":"true","aggregated_output":"","exit_code":0,"status":5}}`,
+		`{"type":"item.completed","item":{"id":"item_9","type":"file_change","changes":[{"path":"a","kind":7}],"status":"completed"}}`,
 		`{"type":"turn.completed","usage":"lots"}`,
-		`{"type":"item.started","item":{"id":"item_9","type":"collab_tool_call","tool":"wait","sender_thread_id":"a","receiver_thread_ids":["b"],"prompt":null,"agents_states":{"b":{"status":"sleeping","message":null}},"status":"in_progress"}}`,
+		`{"type":"item.started","item":{"id":"item_9","type":"collab_tool_call","tool":"wait","sender_thread_id":"a","receiver_thread_ids":["b"],"prompt":null,"agents_states":{"b":{"status":true,"message":null}},"status":"in_progress"}}`,
 	},
 	"opencode": {
 		`{"type":"text","timestamp":"1","sessionID":"s","part":{"id":"p2","sessionID":"s","messageID":"m","type":"text","text":"x"}}`,

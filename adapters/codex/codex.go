@@ -123,7 +123,7 @@ var itemFields = map[string][]string{
 	"command_execution": {"command", "aggregated_output", "exit_code", "status"},
 	"file_change":       {"changes", "status"},
 	"mcp_tool_call":     {"server", "tool", "arguments", "result", "error", "status"},
-	"web_search":        {"query", "action"},
+	"web_search":        {"query", "action", "results"},
 	"todo_list":         {"items"},
 	"error":             {"message"},
 	"collab_tool_call":  {"tool", "sender_thread_id", "receiver_thread_ids", "prompt", "agents_states", "status"},

@@ -15,6 +15,7 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/validate"
 	"github.com/tidwall/gjson"
 )
 
@@ -159,10 +160,13 @@ func TestStreamsCoverEveryType(t *testing.T) {
 	seen := map[string]bool{}
 	mark := func(k string) { seen[k] = true }
 	for _, f := range streams(t) {
-		for _, l := range readLines(t, f) {
+		for i, l := range readLines(t, f) {
 			r := gjson.Parse(l)
 			typ := r.Get("type").Str
 			mark("type:" + typ)
+			if typ == "thread.started" && i > 0 {
+				mark("thread.started:resumed") // a later process of the thread
+			}
 			for _, k := range []string{"timestamp", "usage.reasoning_output_tokens", "usage.cache_write_input_tokens"} {
 				if r.Get(k).Exists() {
 					mark(typ + ":" + k)
@@ -185,7 +189,7 @@ func TestStreamsCoverEveryType(t *testing.T) {
 			if s := it.Get("status"); s.Exists() {
 				mark(itype + ".status:" + s.Str)
 			}
-			for _, k := range []string{"exit_code", "arguments", "result", "error", "action", "prompt", "result.structured_content", "result._meta", "changes.0.diff"} {
+			for _, k := range []string{"exit_code", "arguments", "result", "error", "action", "prompt", "result.structured_content", "result._meta", "changes.0.diff", "results"} {
 				if v := it.Get(k); v.Exists() {
 					mark(itype + ":" + k + ":" + v.Type.String())
 				}
@@ -221,6 +225,7 @@ func TestStreamsCoverEveryType(t *testing.T) {
 		"agent:pending_init", "agent:running", "agent:completed", "agent:shutdown",
 		"change:add", "change:delete", "change:update",
 		"item.updated:todo_list", "item.updated:file_change", "item.completed:todo_list",
+		"web_search:results:JSON", "thread.started:resumed",
 	}
 	for _, it := range codex.ItemTypes() {
 		want = append(want, "item.completed:"+it)
@@ -233,5 +238,69 @@ func TestStreamsCoverEveryType(t *testing.T) {
 		if !seen[w] {
 			t.Errorf("no test stream has %s", w)
 		}
+	}
+}
+
+// TestProcesses reads threads of several processes (codex exec, then codex
+// exec resume: each writes thread.started and one turn) and the streams
+// around that shape: one canonical session with one turn per process and
+// call ids unique in it, and every line back byte for byte. The model
+// shape needs no residue.
+func TestProcesses(t *testing.T) {
+	const (
+		h    = `{"type":"thread.started","thread_id":"t"}`
+		ts   = `{"type":"turn.started"}`
+		cmd  = `{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"","exit_code":0,"status":"completed"}}`
+		open = `{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}`
+		warn = `{"type":"item.completed","item":{"id":"item_0","type":"error","message":"deprecated flag"}}`
+		msg  = `{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"ok"}}`
+		tc   = `{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":2}}`
+		tc2  = `{"type":"turn.completed","usage":{"input_tokens":30,"cached_input_tokens":8,"output_tokens":5}}`
+	)
+	for _, c := range []struct {
+		name     string
+		lines    []string
+		residue  bool
+		canonErr bool // the canonical stream is not complete
+	}{
+		{"two processes", []string{h, ts, cmd, msg, tc, h, ts, cmd, msg, tc2}, false, false},
+		{"a config warning before the resumed turn", []string{h, ts, cmd, tc, h, warn, ts, cmd, tc2}, false, false},
+		{"two turns in one process", []string{h, ts, cmd, tc, ts, `{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"","exit_code":0,"status":"completed"}}`, tc2}, true, false},
+		{"resumed after an interrupted turn", []string{h, ts, open, h, ts, cmd, tc}, true, false},
+		{"resumed with a timestamp", []string{h, ts, tc, `{"type":"thread.started","thread_id":"t","timestamp":"2026-10-01T09:00:00Z"}`, ts, tc2}, true, false},
+		{"another thread", []string{h, ts, tc, `{"type":"thread.started","thread_id":"u"}`, ts, tc2}, true, false},
+		{"a process with nothing but its thread.started", []string{h, ts, tc, h, h, ts, tc2}, true, false},
+		{"ends with a thread.started", []string{h, ts, tc, h}, false, true},
+		{"headless, then a thread.started", []string{ts, tc, h, ts, tc2}, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			canon := toCanonical(t, c.lines)
+			sessions, residue := 0, false
+			for _, l := range canon {
+				if gjson.Get(l, "type").Str == "session_started" {
+					sessions++
+				}
+				residue = residue || gjson.Get(l, "ext").Exists()
+			}
+			if sessions != 1 {
+				t.Errorf("%d session_started, want 1:\n%s", sessions, strings.Join(canon, "\n"))
+			}
+			if residue != c.residue {
+				t.Errorf("residue %v, want %v:\n%s", residue, c.residue, strings.Join(canon, "\n"))
+			}
+			var diags []string
+			sum, err := validate.Stream(strings.NewReader(strings.Join(canon, "\n")+"\n"), "canon", validate.Options{Dialect: canonical.Dialect{}},
+				func(d validate.Diagnostic) { diags = append(diags, d.String()) })
+			if err != nil || (sum.Errors > 0) != c.canonErr {
+				t.Errorf("canonical reading: %d errors, want errors %v (%v):\n%s\n%s", sum.Errors, c.canonErr, err, strings.Join(diags, "\n"), strings.Join(canon, "\n"))
+			}
+			back, losses := fromCanonical(t, canon)
+			if !losses.Empty() {
+				t.Errorf("losses %v", losses.List())
+			}
+			if strings.Join(back, "\n") != strings.Join(c.lines, "\n") {
+				t.Errorf("written back\n%s\nwant\n%s\ncanonical:\n%s", strings.Join(back, "\n"), strings.Join(c.lines, "\n"), strings.Join(canon, "\n"))
+			}
+		})
 	}
 }

@@ -41,6 +41,13 @@ type Decoder struct {
 	reason string
 	usage  *event.Usage
 	answer *string // the last agent message of the last turn
+
+	// proc is the thread.started that began the current process (after
+	// the first), while no event of the process carries it yet: its
+	// line, and the residue the first event that writes a line gets
+	// under threadKey (nil for none).
+	proc    []byte
+	procRes json.RawMessage
 }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
@@ -100,6 +107,27 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			// A stream cut at its head still begins a canonical one.
 			out = append(out, &event.Event{Synthetic: true, Body: d.header("")})
 		}
+	} else if typ == "thread.started" {
+		r := &reader{}
+		r.str(root.Get("thread_id"), "/thread_id")
+		r.optStr(root.Get("timestamp"), "/timestamp")
+		if r.err != nil {
+			// Kept whole, like every line the decoder cannot read; it
+			// still begins a process.
+			out = d.process(out, nil)
+			d.enc.commit(line)
+			return append(out, d.unknown(typ, line)...), r.err
+		}
+		return d.process(out, line), nil
+	}
+	// Where the state derives a thread.started that the source lacks
+	// (a second turn in one process), the line's first event says so.
+	var procRes json.RawMessage
+	switch {
+	case d.proc != nil:
+		procRes = d.procRes
+	case d.enc.st.ended:
+		procRes = json.RawMessage("false")
 	}
 	evs, writer, err := d.events(root, typ, line)
 	if err != nil {
@@ -109,6 +137,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if writer >= 0 {
 		d.residue(evs, writer, line, typ)
 	}
+	if d.proc != nil || procRes != nil {
+		evs = d.attachProcess(evs, procRes)
+	}
 	d.enc.commit(line)
 	for _, ev := range evs {
 		if d.opts.Provenance && !ev.Synthetic {
@@ -116,6 +147,57 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		}
 	}
 	return append(out, evs...), err
+}
+
+// process reads a thread.started after the first line: the start of
+// another `codex exec` (resume) process of the thread. It makes no event
+// of its own (the session has begun); the first event of the process that
+// writes a line carries what the encoder needs to write it back (see
+// processStart). A turn the previous process left open ends here, with
+// the error of an interrupted run. line is nil for a thread.started the
+// decoder cannot read, which the caller keeps whole.
+func (d *Decoder) process(out []*event.Event, line []byte) []*event.Event {
+	if d.proc != nil {
+		// The previous process wrote nothing but its thread.started.
+		out = append(out, d.unknown("thread.started", d.proc)...)
+		d.proc = nil
+	}
+	if d.turn != "" {
+		out = append(out, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnFinished{Status: event.StatusError,
+			Reason: "the process ended inside the turn, without turn.completed or turn.failed (interrupted or killed)"}})
+		d.turn, d.ended = "", false
+	}
+	clear(d.calls) // the process numbers its items from item_0 again
+	if line == nil {
+		return out // a line kept whole: it writes itself
+	}
+	res := diffLine(line, d.enc.threadLine(nil), false)
+	if res == nil && !d.enc.st.ended {
+		res = json.RawMessage("{}") // not derived here: the residue says it is there
+	}
+	d.proc, d.procRes = append([]byte(nil), line...), res
+	d.enc.commit(line)
+	return out
+}
+
+// attachProcess puts the residue of the process's thread.started on the
+// first event that writes a line; a line with none keeps the
+// thread.started whole before its events.
+func (d *Decoder) attachProcess(evs []*event.Event, res json.RawMessage) []*event.Event {
+	proc := d.proc
+	d.proc, d.procRes = nil, nil
+	for _, ev := range evs {
+		if writesLine(ev) {
+			if res != nil {
+				ev.Ext = event.ExtOf(Name, withKey(ev.Ext.Get(Name), threadKey, res))
+			}
+			return evs
+		}
+	}
+	if proc == nil {
+		return evs
+	}
+	return append(d.unknown("thread.started", proc), evs...)
 }
 
 // residue derives the line from its events and puts what the real line
@@ -182,11 +264,12 @@ func (d *Decoder) events(root gjson.Result, typ string, line []byte) (evs []*eve
 			if u.Exists() && !u.IsObject() {
 				r.fail("/usage", "got "+jsonobj.TypeName(u)+", want an object")
 			} else if u.Exists() {
-				b.Usage, err = readUsage(u)
+				c, err := readCounts(u)
 				if err != nil {
 					return nil, -1, err
 				}
-				d.usage = b.Usage
+				// The turn's own usage; the thread's total ends the run.
+				b.Usage, d.usage = c.since(d.enc.st.usage).canonical(), c.canonical()
 			}
 		} else {
 			b.Status = event.StatusError
@@ -305,11 +388,13 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 		return append(evs, at(b)), r.err
 	}
 
-	// A tool item.
+	// A tool item. Its call id names it in the whole session (see
+	// state.callID).
+	cid := d.enc.st.callID(id)
 	var name, title string
 	var kind event.ToolKind
 	var input json.RawMessage
-	fin := &event.ToolFinished{CallID: id}
+	fin := &event.ToolFinished{CallID: cid}
 	var tasks []*event.Event
 	switch itemType {
 	case "command_execution":
@@ -398,6 +483,17 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 		}
 		input = append(in, '}')
 		fin.Web, fin.Status = input, event.ToolSuccess
+		if res := get("results"); res.Exists() {
+			// The search's results (0.157) are the web details of its
+			// end, not its input.
+			if !res.IsArray() && res.Type != gjson.Null {
+				r.fail("/item/results", "got "+jsonobj.TypeName(res)+", want an array or null")
+			}
+			web := append([]byte(nil), in...)
+			web = jsonenc.Key(web, &first, "results")
+			web = append(web, res.Raw...)
+			fin.Web = append(web, '}')
+		}
 	case "collab_tool_call":
 		tool := str("tool")
 		name, title, kind = tool, tool, event.KindOther
@@ -417,7 +513,7 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 		}
 		jsonobj.ForEach(states, func(k, v gjson.Result) bool {
 			ptr := "/item/agents_states/" + k.Str
-			t := &event.TaskUpdated{TaskID: k.Str, Kind: event.TaskSubagent, Status: event.TaskRunning, Title: prompt, ParentTaskID: id}
+			t := &event.TaskUpdated{TaskID: k.Str, Kind: event.TaskSubagent, Status: event.TaskRunning, Title: prompt, ParentTaskID: cid}
 			if s, ok := agentStatuses[r.str(v.Get("status"), ptr+"/status")]; ok {
 				t.Status = s
 			}
@@ -440,20 +536,20 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 	if r.err != nil {
 		return nil, r.err
 	}
-	if !d.calls[id] {
-		d.calls[strings.Clone(id)] = true
-		evs = append(evs, at(&event.ToolCall{CallID: id, Name: name, Title: title, Kind: kind, Input: input}))
-	} else if itemType == "web_search" && evType == "item.completed" && kind != d.enc.callKind(id) {
+	if !d.calls[cid] {
+		d.calls[strings.Clone(cid)] = true
+		evs = append(evs, at(&event.ToolCall{CallID: cid, Name: name, Title: title, Kind: kind, Input: input}))
+	} else if itemType == "web_search" && evType == "item.completed" && kind != d.enc.callKind(cid) {
 		fin.Kind = kind // the search's action is known only now
 	}
 	evs = append(evs, tasks...)
 	switch evType {
 	case "item.started":
-		evs = append(evs, at(&event.ToolStarted{CallID: id, Name: name}))
+		evs = append(evs, at(&event.ToolStarted{CallID: cid, Name: name}))
 	case "item.updated":
-		evs = append(evs, at(&event.ToolProgress{CallID: id, Name: name, Message: title}))
+		evs = append(evs, at(&event.ToolProgress{CallID: cid, Name: name, Message: title}))
 	default:
-		delete(d.calls, id)
+		delete(d.calls, cid)
 		fin.Name = name
 		evs = append(evs, at(fin))
 	}
@@ -464,6 +560,13 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 // with that turn's status and the thread's usage; one that stops inside a
 // turn, or before any, is incomplete and gets no session_finished.
 func (d *Decoder) End(out []*event.Event) []*event.Event {
+	if d.proc != nil {
+		// A process that wrote only its thread.started: the run is
+		// incomplete, its line kept whole.
+		out = append(out, d.unknown("thread.started", d.proc)...)
+		d.proc = nil
+		return out
+	}
 	if !d.ended || d.turn != "" {
 		return out
 	}

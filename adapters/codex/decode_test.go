@@ -65,10 +65,50 @@ func TestUsageMapping(t *testing.T) {
 				t.Errorf("usage\n got %s\nwant %s", got, want)
 			}
 			sf, ok := evs[3].Body.(*event.SessionFinished)
-			if !ok || sf.Usage != tf.Usage {
-				t.Errorf("session_finished does not carry the thread's usage: %v", evs[3].Body)
+			if !ok {
+				t.Fatalf("no session_finished: %v", evs[3].Body)
+			}
+			if total, _ := json.Marshal(sf.Usage); string(total) != string(want) {
+				t.Errorf("session_finished does not carry the thread's usage: %s", total)
 			}
 		})
+	}
+}
+
+// TestUsagePerTurn: Codex's usage is the thread's running total across the
+// processes of its turns; a canonical turn_finished carries what its turn
+// added, and session_finished the thread's total.
+func TestUsagePerTurn(t *testing.T) {
+	evs := decode(t,
+		`{"type":"thread.started","thread_id":"t"}`, `{"type":"turn.started"}`,
+		`{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":25,"reasoning_output_tokens":7}}`,
+		`{"type":"thread.started","thread_id":"t"}`, `{"type":"turn.started"}`,
+		`{"type":"turn.completed","usage":{"input_tokens":250,"cached_input_tokens":140,"output_tokens":31,"reasoning_output_tokens":7}}`)
+	var turns []string
+	var total string
+	for _, ev := range evs {
+		switch b := ev.Body.(type) {
+		case *event.TurnFinished:
+			u, _ := json.Marshal(b.Usage)
+			turns = append(turns, string(u))
+		case *event.SessionFinished:
+			u, _ := json.Marshal(b.Usage)
+			total = string(u)
+		case *event.SessionStarted:
+			if ev != evs[0] {
+				t.Errorf("a second session_started: %v", b)
+			}
+		}
+	}
+	want := []string{
+		`{"input_tokens":60,"output_tokens":25,"cache_read_tokens":40,"reasoning_tokens":7,"total_tokens":125}`,
+		`{"input_tokens":50,"output_tokens":6,"cache_read_tokens":100,"reasoning_tokens":0,"total_tokens":156}`,
+	}
+	if strings.Join(turns, "\n") != strings.Join(want, "\n") {
+		t.Errorf("turn usage\n got %s\nwant %s", strings.Join(turns, "\n"), strings.Join(want, "\n"))
+	}
+	if w := `{"input_tokens":110,"output_tokens":31,"cache_read_tokens":140,"reasoning_tokens":7,"total_tokens":281}`; total != w {
+		t.Errorf("session usage\n got %s\nwant %s", total, w)
 	}
 }
 
@@ -249,5 +289,26 @@ func TestDecodeErrorKeepsLine(t *testing.T) {
 	}
 	if u, ok := evs[0].Body.(*event.Unknown); !ok || string(u.Raw) != line {
 		t.Errorf("the line is not kept whole: %+v", evs[0].Body)
+	}
+}
+
+// TestResumedHeaderDecodeError: a later thread.started whose fields have
+// the wrong type is refused like the first one, kept whole, and still
+// begins a process.
+func TestResumedHeaderDecodeError(t *testing.T) {
+	dec := codex.Dialect{}.NewDecoder(dialect.DecodeOptions{})
+	for i, l := range []string{`{"type":"thread.started","thread_id":"t"}`, `{"type":"turn.started"}`,
+		`{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}`} {
+		if _, err := dec.Decode(nil, []byte(l), i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, err := dec.Decode(nil, []byte(`{"type":"thread.started","thread_id":7}`), 4)
+	var fe *codex.DecodeError
+	if !errors.As(err, &fe) || fe.Pointer != "/thread_id" {
+		t.Fatalf("error %v, want one at /thread_id", err)
+	}
+	if len(evs) != 1 || evs[0].Type() != event.TypeUnknown {
+		t.Fatalf("events %v, want the line kept whole", evs)
 	}
 }

@@ -28,6 +28,7 @@ type Encoder struct {
 	opts dialect.EncodeOptions
 	l    jsonobj.Writer // the line
 	li   jsonobj.Writer // its item
+	lt   jsonobj.Writer // a thread.started that begins a process
 	st   state
 
 	// native is set when the source is codex: its lines are written back
@@ -75,6 +76,14 @@ func newMirror() *Encoder {
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
 	if !e.begun {
+		if u, ok := ev.Body.(*event.Unknown); ok && u.Dialect != Name {
+			// Another dialect's line, which writes nothing here, does not
+			// decide the stream's shape or write a header: the session
+			// start after it does.
+			e.opts.Losses.Foreign(ev.Ext, Name)
+			e.opts.Losses.AddDetail(lossUnknownEvent, u.Dialect)
+			return nil
+		}
 		e.begun = true
 		if s, ok := ev.Body.(*event.SessionStarted); ok && s.Source.Dialect == Name {
 			e.native = true
@@ -91,7 +100,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 // without one: Codex writes nothing after an interrupted turn either.
 func (e *Encoder) Close() error {
 	if !e.native {
-		return e.flushText()
+		if err := e.flushText(); err != nil {
+			return err
+		}
+		if e.f.failing != "" {
+			return e.writeFailed("")
+		}
 	}
 	return nil
 }
@@ -101,6 +115,9 @@ func (e *Encoder) Close() error {
 func (e *Encoder) line(ev *event.Event) error {
 	if ev.Synthetic {
 		return nil // no source line stands behind it
+	}
+	if err := e.processStart(ev); err != nil {
+		return err
 	}
 	if v := gjson.GetBytes(ev.Ext.Get(Name), gjson.Escape(lineFallback)); v.IsObject() {
 		return e.emit(append([]byte(v.Raw), '\n')) // a line derivation could not rebuild
@@ -123,6 +140,9 @@ func (e *Encoder) line(ev *event.Event) error {
 		if b.Status == event.StatusOK {
 			l.Str("type", "turn.completed")
 			w := wireOf(b.Usage)
+			if e.native {
+				w = w.plus(e.st.usage) // the thread's running total (see usage.go)
+			}
 			if w.over() {
 				e.opts.Losses.Add(lossBeyondI64)
 			}
@@ -217,6 +237,65 @@ func (e *Encoder) line(ev *event.Event) error {
 	return nil
 }
 
+// threadKey is the residue key, on the first event that writes a line
+// of a process, that tells about the thread.started beginning the
+// process: false when the source had none where one is derived (a line
+// after a turn ended, in the same process: a stream Codex does not
+// write), an object (the thread.started's own residue, maybe {}) when the
+// source had one, and none when the derived one is right.
+const threadKey = "@thread"
+
+// processStart writes the thread.started that begins a new process of the
+// thread before the first line of an event after the process's turn
+// ended, or where the event's residue says the source had one. The
+// decoder reads such a thread.started into no event of its own: a
+// canonical session has one session_started, and a codex thread is the
+// output of one process per turn (see state).
+func (e *Encoder) processStart(ev *event.Event) error {
+	if e.mirror || !writesLine(ev) {
+		return nil
+	}
+	v := gjson.GetBytes(ev.Ext.Get(Name), gjson.Escape(threadKey))
+	if !v.IsObject() && (!e.st.ended || v.Type == gjson.False) {
+		return nil
+	}
+	var res json.RawMessage
+	if v.IsObject() {
+		res = json.RawMessage(v.Raw)
+	}
+	l := e.threadLine(res)
+	// Only the state takes it: the tool calls and agent states announced
+	// for the event's line are still waiting for it.
+	e.st.commit(l)
+	_, err := e.w.Write(l)
+	return err
+}
+
+// threadLine derives the thread.started that begins a process: the
+// thread's id again, with the residue of the source's line.
+func (e *Encoder) threadLine(res json.RawMessage) []byte {
+	w := &e.lt
+	w.Begin(res)
+	w.Str("type", "thread.started")
+	w.Str("thread_id", e.st.thread)
+	return end(w, res)
+}
+
+// writesLine reports whether an event of a codex stream writes a line of
+// its own (and so may be the first of a process).
+func writesLine(ev *event.Event) bool {
+	switch b := ev.Body.(type) {
+	case *event.TurnStarted, *event.TurnFinished, *event.Error, *event.MessageDelta, *event.PermissionRequested,
+		*event.Message, *event.Reasoning, *event.Notice, *event.PlanUpdated,
+		*event.ToolStarted, *event.ToolProgress, *event.ToolFinished:
+		return !ev.Synthetic
+	case *event.Unknown:
+		// A thread.started kept whole begins its process itself.
+		return b.Dialect == Name && !ev.Synthetic && gjson.GetBytes(b.Raw, "type").Str != "thread.started"
+	}
+	return false
+}
+
 // begin starts a line that is not an item event, with the event's residue.
 func (e *Encoder) begin(ev *event.Event) *jsonobj.Writer {
 	e.res = ev.Ext.Get(Name)
@@ -282,6 +361,9 @@ func (e *Encoder) commit(line []byte) {
 	r := gjson.ParseBytes(line)
 	if r.Get("type").Str == "item.completed" {
 		id, _, _ := itemID(r.Get("item"))
+		if e.native {
+			id = e.st.callID(id)
+		}
 		delete(e.calls, id)
 	}
 }
@@ -300,12 +382,16 @@ func (e *Encoder) tool(ev *event.Event, id, name, evType string, fin *event.Tool
 	if fin != nil && c.name == "" && fin.Name != "" {
 		c.name = fin.Name // a producer that names the tool only at its end
 	}
-	o := e.st.open[id]
+	item := id
+	if e.native {
+		item = e.st.itemIDOf(id)
+	}
+	o := e.st.open[item]
 	typ := c.itemType
 	if o != nil && toolItems[o.typ] {
 		typ = o.typ
 	}
-	return e.item(ev, evType, id, typ, func(li *jsonobj.Writer) {
+	return e.item(ev, evType, item, typ, func(li *jsonobj.Writer) {
 		switch typ {
 		case "command_execution":
 			e.command(li, c, o, fin)
@@ -347,6 +433,9 @@ func itemTypeOf(c *call, native bool) string {
 			return "web_search"
 		case "spawn_agent", "send_input", "wait", "close_agent":
 			return "collab_tool_call"
+		}
+		if _, ok := c.inputField("sender_thread_id"); ok {
+			return "collab_tool_call" // a collab tool newer than evtool
 		}
 		return "mcp_tool_call"
 	}
@@ -519,6 +608,12 @@ func (e *Encoder) webSearch(li *jsonobj.Writer, c *call, o *openItem, fin *event
 	}
 	if v, ok := pick("action"); ok {
 		raw(li, "action", v)
+	}
+	if fin != nil && len(fin.Web) > 0 {
+		// Known only at the search's end (0.157).
+		if v := gjson.GetBytes(fin.Web, "results"); v.Exists() {
+			raw(li, "results", json.RawMessage(v.Raw))
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/evtool/evtool/validate"
+	"github.com/tidwall/gjson"
 )
 
 // fit encodes canonical lines (without seq: it is added) as codex, checks
@@ -111,7 +112,9 @@ func TestFitTurnAndItems(t *testing.T) {
 }
 
 // TestFitCumulativeUsage: Codex's usage is the thread's running total, so
-// the second turn writes the sum of both turns.
+// the second turn writes the sum of both turns. Each turn is the output of
+// its own process (codex exec, then codex exec resume), with its own
+// thread.started of the same thread.
 func TestFitCumulativeUsage(t *testing.T) {
 	out, _ := fit(t, ss,
 		`{"type":"turn_started","turn_id":"t1"}`,
@@ -124,8 +127,98 @@ func TestFitCumulativeUsage(t *testing.T) {
 		`{"type":"thread.started","thread_id":"s1"}`,
 		`{"type":"turn.started"}`,
 		`{"type":"turn.completed","usage":{"input_tokens":16,"cached_input_tokens":5,"cache_write_input_tokens":1,"output_tokens":2}}`,
+		`{"type":"thread.started","thread_id":"s1"}`,
 		`{"type":"turn.started"}`,
 		`{"type":"turn.completed","usage":{"input_tokens":43,"cached_input_tokens":12,"cache_write_input_tokens":1,"output_tokens":5}}`,
+	})
+}
+
+// TestFitTurnsAreProcesses: a conversation of several turns is written as
+// Codex saves one: one process per turn, each with thread.started and its
+// items numbered from item_0 again.
+func TestFitTurnsAreProcesses(t *testing.T) {
+	out, losses := fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"message","text":"one"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+		`{"type":"turn_started","turn_id":"t2"}`,
+		`{"type":"reasoning","text":"hm"}`,
+		`{"type":"message","text":"two"}`,
+		`{"type":"turn_finished","turn_id":"t2","status":"ok"}`,
+		`{"type":"session_finished","status":"ok","text":"two"}`,
+	)
+	checkLines(t, out, []string{
+		`{"type":"thread.started","thread_id":"s1"}`,
+		`{"type":"turn.started"}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"one"}}`,
+		`{"type":"turn.completed","usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0}}`,
+		`{"type":"thread.started","thread_id":"s1"}`,
+		`{"type":"turn.started"}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"hm"}}`,
+		`{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"two"}}`,
+		`{"type":"turn.completed","usage":{"input_tokens":0,"cached_input_tokens":0,"output_tokens":0}}`,
+	})
+	checkLosses(t, losses, map[string]int{"codex/zero-usage": 2})
+}
+
+// TestFitDisjointUsage: canonical counts are disjoint (Gemini's prompt of
+// 20525 tokens, 7559 of them from the cache, is input 12966 + cache_read
+// 7559); Codex's are nested, so input_tokens counts the cached ones too.
+func TestFitDisjointUsage(t *testing.T) {
+	out, _ := fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"ok","usage":{"input_tokens":12966,"output_tokens":410,"cache_read_tokens":7559,"thoughts_tokens":120}}`,
+		`{"type":"session_finished","status":"ok"}`,
+	)
+	checkLines(t, out[2:], []string{
+		`{"type":"turn.completed","usage":{"input_tokens":20525,"cached_input_tokens":7559,"output_tokens":530,"reasoning_output_tokens":120}}`,
+	})
+}
+
+// TestFitFailureText: a failed turn says why, as Codex does: the turn's
+// own reason, else its last error line's message, else the run's message
+// or errors that follow the turn's end (Gemini writes its API error only
+// on the run's end); the run's errors no error event said become error
+// lines before the turn's end.
+func TestFitFailureText(t *testing.T) {
+	const gone = "[API Error: Requested entity was not found.]"
+	out, losses := fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"error"}`,
+		`{"type":"session_finished","status":"error","message":"`+gone+`"}`,
+	)
+	checkLines(t, out[2:], []string{`{"type":"turn.failed","error":{"message":"` + gone + `"}}`})
+	checkLosses(t, losses, map[string]int{"codex/synthesized-error-line": 0})
+
+	out, _ = fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"error","message":"stream disconnected"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"error"}`,
+		`{"type":"session_finished","status":"error"}`,
+	)
+	checkLines(t, out[2:], []string{`{"type":"error","message":"stream disconnected"}`, `{"type":"turn.failed","error":{"message":"stream disconnected"}}`})
+
+	out, losses = fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"error"}`,
+		`{"type":"session_finished","status":"error","errors":["`+gone+`"]}`,
+	)
+	checkLines(t, out[2:], []string{`{"type":"error","message":"` + gone + `"}`, `{"type":"turn.failed","error":{"message":"` + gone + `"}}`})
+	checkLosses(t, losses, map[string]int{"codex/synthesized-error-line": 1})
+
+	out, _ = fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"error"}`,
+		`{"type":"turn_started","turn_id":"t2"}`,
+		`{"type":"turn_finished","turn_id":"t2","status":"error","reason":"boom"}`,
+	)
+	checkLines(t, out, []string{
+		`{"type":"thread.started","thread_id":"s1"}`,
+		`{"type":"turn.started"}`,
+		`{"type":"turn.failed","error":{"message":"turn failed"}}`,
+		`{"type":"thread.started","thread_id":"s1"}`,
+		`{"type":"turn.started"}`,
+		`{"type":"turn.failed","error":{"message":"boom"}}`,
 	})
 }
 
@@ -210,5 +303,49 @@ func TestLineFallback(t *testing.T) {
 func TestLossCatalogue(t *testing.T) {
 	if err := dialect.CheckLossKinds("codex/", codex.Dialect{}.LossKinds()); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestUnknownBeforeHeader: another dialect's unknown event before the
+// session start (a line its reader could not place) writes nothing and
+// neither synthesises a header nor hides the real one.
+func TestUnknownBeforeHeader(t *testing.T) {
+	for _, src := range []string{"codex", "basis"} {
+		out, losses := fromCanonical(t, []string{
+			`{"seq":0,"type":"unknown","dialect":"gemini","source_type":"noise","raw":{"x":1}}`,
+			`{"seq":1,"type":"session_started","schema":1,"source":{"dialect":"` + src + `"},"session_id":"th"}`,
+			`{"seq":2,"type":"turn_started","turn_id":"turn-1"}`,
+			`{"seq":3,"type":"turn_finished","turn_id":"turn-1","status":"error","reason":"x"}`,
+		})
+		checkLines(t, out, []string{`{"type":"thread.started","thread_id":"th"}`, `{"type":"turn.started"}`, `{"type":"turn.failed","error":{"message":"x"}}`})
+		if l := losses.List(); len(l) != 1 || l[0].ID != "codex/unknown-event" {
+			t.Errorf("%s: losses %v, want one unknown event", src, l)
+		}
+	}
+}
+
+// TestFitCallIDTaken: a source call id that an item generated earlier in
+// the process already took (item_0, from a stream that was codex's once
+// and went through ACP) is written under the next free item id, and so are
+// the call's later events: no item id is used twice in a process.
+func TestFitCallIDTaken(t *testing.T) {
+	out, _ := fit(t, ss,
+		`{"type":"turn_started","turn_id":"t1"}`,
+		`{"type":"reasoning","turn_id":"t1","text":"thinking"}`,
+		`{"type":"tool_call","turn_id":"t1","call_id":"item_0","name":"wait","input":{}}`,
+		`{"type":"tool_started","turn_id":"t1","call_id":"item_0"}`,
+		`{"type":"tool_finished","turn_id":"t1","call_id":"item_0","status":"success"}`,
+		`{"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+		`{"type":"session_finished","status":"ok"}`,
+	)
+	var ids []string
+	for _, l := range out {
+		if id := gjson.Get(l, "item.id"); id.Exists() {
+			ids = append(ids, gjson.Get(l, "type").Str+" "+id.Str)
+		}
+	}
+	want := "item.completed item_0,item.started item_1,item.completed item_1"
+	if got := strings.Join(ids, ","); got != want {
+		t.Errorf("item ids %s, want %s\n%s", got, want, strings.Join(out, "\n"))
 	}
 }

@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,11 +24,19 @@ type foreign struct {
 	thought strings.Builder // reasoning deltas not yet written
 	inText  bool
 	inThink bool
-	said    strings.Builder // every agent message written, for the run's answer
-	lastMsg string          // the last agent message written
-	reasons bool            // a reasoning item was written
-	order   []string        // calls whose item started, in order, while open
-	ids     idset.Set       // item ids written, so that a generated id repeats none
+	said    strings.Builder   // every agent message written, for the run's answer
+	lastMsg string            // the last agent message written
+	reasons bool              // a reasoning item was written
+	order   []string          // calls whose item started, in order, while open
+	ids     idset.Set         // call ids written as items, for the events that come after a call's end
+	pids    idset.Set         // item ids written in the current process, so that a generated id repeats none
+	alias   map[string]string // source call id → the item id written for it, where the source's was taken
+	proc    int               // the process pids is of (state.procs)
+
+	lastErr  string       // the last error line's message in the open turn: a failed turn's message
+	errs     []string     // the error lines' messages written, for the run's errors
+	failing  event.Status // a failed turn whose turn.failed waits for its message (session_finished's)
+	failUsed bool         // the waiting turn had usage (a loss when written)
 
 	total     wire        // the thread's usage so far, as written
 	haveTotal bool        // a usage was stated
@@ -43,10 +52,24 @@ type foreign struct {
 func (e *Encoder) fit(ev *event.Event) error {
 	loss := e.opts.Losses
 	f := &e.f
+	ev = e.renamed(ev)
 	if f.ended {
 		if u, ok := ev.Body.(*event.Unknown); !ok || u.Dialect == Name {
 			loss.AddDetail(lossAfterRun, string(ev.Type()))
 			return nil
+		}
+	}
+	if f.failing != "" {
+		// A failed turn without its message: the run's end may say it.
+		var reason string
+		if b, ok := ev.Body.(*event.SessionFinished); ok {
+			if err := e.runErrors(b); err != nil {
+				return err
+			}
+			reason = runMessage(b)
+		}
+		if err := e.writeFailed(reason); err != nil {
+			return err
 		}
 	}
 	if ev.AgentID != "" {
@@ -246,6 +269,8 @@ func (e *Encoder) fit(ev *event.Event) error {
 		if b.Recoverable != nil {
 			loss.Add(lossRecoverable)
 		}
+		f.lastErr = b.Message
+		f.errs = append(f.errs, b.Message)
 		return e.line(plain)
 	case *event.Usage:
 		e.addRound(b)
@@ -311,7 +336,7 @@ func (e *Encoder) startTurn(synthetic bool) error {
 	if synthetic {
 		e.opts.Losses.Add(lossTurnStarted)
 	}
-	e.f.msgs = 0
+	e.f.msgs, e.f.lastErr = 0, ""
 	e.f.round, e.f.haveRound = event.Usage{}, false
 	return e.line(&event.Event{Body: &event.TurnStarted{}})
 }
@@ -357,26 +382,77 @@ func (e *Encoder) endTurn(status event.Status, reason string, u *event.Usage, sy
 	case synthetic:
 		loss.Add(lossTurnCompleted)
 	}
-	var err error
-	if status == event.StatusOK {
-		err = e.line(&event.Event{Body: &event.TurnFinished{Status: event.StatusOK, Usage: e.turnUsage(u)}})
-	} else {
-		if status != event.StatusError {
-			loss.AddDetail(lossTurnStatus, strconv.Quote(string(status)))
-		}
-		if u != nil || f.haveRound {
-			loss.Add(lossFailedUsage)
-		}
-		if reason == "" {
-			reason = "turn " + string(status)
-			if status == event.StatusError {
-				reason = "turn failed"
-			}
-		}
-		err = e.line(&event.Event{Body: &event.TurnFinished{Status: event.StatusError, Reason: reason}})
-	}
 	f.turns++
-	return err
+	if status == event.StatusOK {
+		return e.line(&event.Event{Body: &event.TurnFinished{Status: event.StatusOK, Usage: e.turnUsage(u)}})
+	}
+	// Codex's own message of a failed turn falls back to the last error
+	// line's; without one, the run's end (session_finished, next) may
+	// say what failed, so the line waits for it.
+	f.failing, f.failUsed = status, u != nil || f.haveRound
+	if reason == "" {
+		reason = f.lastErr
+	}
+	if reason == "" && !f.ending {
+		return nil
+	}
+	return e.writeFailed(reason)
+}
+
+// writeFailed writes the turn.failed of the failed turn: reason, else
+// the literal Codex writes when it has none.
+func (e *Encoder) writeFailed(reason string) error {
+	loss := e.opts.Losses
+	f := &e.f
+	status := f.failing
+	f.failing = ""
+	if status != event.StatusError {
+		loss.AddDetail(lossTurnStatus, strconv.Quote(string(status)))
+	}
+	if f.failUsed {
+		loss.Add(lossFailedUsage)
+	}
+	if reason == "" {
+		reason = "turn " + string(status)
+		if status == event.StatusError {
+			reason = "turn failed"
+		}
+	}
+	return e.line(&event.Event{Body: &event.TurnFinished{Status: event.StatusError, Reason: reason}})
+}
+
+// runMessage returns what a run's end says failed: its message, else its
+// last error.
+func runMessage(b *event.SessionFinished) string {
+	if b.Message != "" || b.Errors == nil || len(*b.Errors) == 0 {
+		return b.Message
+	}
+	return (*b.Errors)[len(*b.Errors)-1]
+}
+
+// runErrors writes the run's errors that no error line said, as error
+// lines of the open turn (Codex writes a failure's error before the
+// turn's end); with no turn to carry them, they are lost.
+func (e *Encoder) runErrors(b *event.SessionFinished) error {
+	if b.Errors == nil {
+		return nil
+	}
+	f := &e.f
+	for _, msg := range *b.Errors {
+		if slices.Contains(f.errs, msg) {
+			continue
+		}
+		if !e.st.turn {
+			e.opts.Losses.Add(lossRunErrors)
+			continue
+		}
+		f.errs = append(f.errs, msg)
+		e.opts.Losses.Add(lossRunErrorLine)
+		if err := e.line(&event.Event{Body: &event.Error{Message: msg}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // turnUsage adds a turn's usage (stated, else summed from its rounds) to
@@ -463,6 +539,9 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 			return err
 		}
 	}
+	if err := e.runErrors(b); err != nil {
+		return err
+	}
 	if b.Text != nil && *b.Text != "" && *b.Text != f.lastMsg && *b.Text != f.said.String() {
 		// The run's answer, unless the messages written already say it.
 		if e.st.turn {
@@ -479,7 +558,7 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 			u = b.Usage // the run's usage is all the source says
 		}
 		f.ending = true
-		if err := e.endTurn(b.Status, b.Message, u, true); err != nil {
+		if err := e.endTurn(b.Status, runMessage(b), u, true); err != nil {
 			return err
 		}
 	}
@@ -514,12 +593,72 @@ func (e *Encoder) reasoning(text string) error {
 // next item_N that no call took.
 func (e *Encoder) generated(ev *event.Event, fresh bool) error {
 	if fresh {
-		for e.f.ids.Has(e.st.nextID()) || e.calls[e.st.nextID()] != nil {
+		e.process()
+		for e.f.pids.Has(e.st.nextID()) || e.calls[e.st.nextID()] != nil {
 			e.st.next++
 		}
-		e.f.ids.Add(e.st.nextID(), 0)
+		e.f.pids.Add(e.st.nextID(), 0)
 	}
 	return e.line(ev)
+}
+
+// renamed returns ev with its call id written as the item id that stands
+// for it. A source's call id is the codex item id, unless an item this
+// process already wrote took that id (a generated item_N, when the source
+// was codex's once and its call ids are item_N too): then the call is
+// written under the next free item id, and so are its later events.
+func (e *Encoder) renamed(ev *event.Event) *event.Event {
+	f := &e.f
+	var id *string
+	cp := *ev
+	switch b := ev.Body.(type) {
+	case *event.ToolCall:
+		c := *b
+		cp.Body, id = &c, &c.CallID
+	case *event.ToolStarted:
+		c := *b
+		cp.Body, id = &c, &c.CallID
+	case *event.ToolProgress:
+		c := *b
+		cp.Body, id = &c, &c.CallID
+	case *event.ToolOutput:
+		c := *b
+		cp.Body, id = &c, &c.CallID
+	case *event.ToolFinished:
+		c := *b
+		cp.Body, id = &c, &c.CallID
+	default:
+		return ev
+	}
+	if a, ok := f.alias[*id]; ok {
+		*id = a
+		return &cp
+	}
+	if _, call := ev.Body.(*event.ToolCall); !call || e.calls[*id] != nil || f.ids.Has(*id) {
+		return ev
+	}
+	e.process()
+	if !f.pids.Has(*id) {
+		return ev
+	}
+	for f.pids.Has(e.st.nextID()) || e.calls[e.st.nextID()] != nil || f.ids.Has(e.st.nextID()) {
+		e.st.next++
+	}
+	if f.alias == nil {
+		f.alias = map[string]string{}
+	}
+	f.alias[*id] = e.st.nextID()
+	f.pids.Add(e.st.nextID(), 0)
+	*id = e.st.nextID()
+	return &cp
+}
+
+// process forgets the item ids of an earlier process: Codex numbers the
+// items of every process from item_0.
+func (e *Encoder) process() {
+	if e.f.proc != e.st.procs {
+		e.f.proc, e.f.pids = e.st.procs, idset.Set{}
+	}
 }
 
 // completeTodo writes the item.completed of the open to-do list, with its
@@ -565,6 +704,8 @@ func (e *Encoder) flushThought() error {
 // closed records a call whose item completed.
 func (e *Encoder) closed(id string) {
 	e.f.ids.Add(id, 0)
+	e.process()
+	e.f.pids.Add(id, 0)
 	for i, o := range e.f.order {
 		if o == id {
 			e.f.order = append(e.f.order[:i], e.f.order[i+1:]...)

@@ -189,6 +189,12 @@ var (
 	lossRunTotals = dialect.DropKind("codex/run-token-totals",
 		"run token total", "run token totals",
 		"codex's only total is the last turn.completed's usage, which differs")
+	lossRunErrors = dialect.DropKind("codex/run-errors",
+		"run error", "run errors",
+		"the run's error came after its last turn ended; codex writes errors inside a process")
+	lossRunErrorLine = dialect.SynthesizeKind("codex/synthesized-error-line",
+		"error line of a run error", "error lines of run errors",
+		"the run's end names an error no error event said; written as an error line before the turn's end")
 	lossSummary = dialect.DropKind("codex/tool-summary",
 		"tool summary", "tool summaries",
 		"codex items have no summary")
@@ -270,6 +276,8 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 		lossFinalReasoning,
 		lossFinalAnswer,
 		lossRunTotals,
+		lossRunErrors,
+		lossRunErrorLine,
 		lossSummary,
 		lossEdit,
 		lossWeb,

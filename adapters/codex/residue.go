@@ -197,3 +197,19 @@ func fallback(line []byte) json.RawMessage {
 	res.Add(lineFallback, line)
 	return res.Bytes()
 }
+
+// withKey returns a residue object with one more key (res may be empty).
+func withKey(res json.RawMessage, k string, v []byte) json.RawMessage {
+	out := []byte{'{'}
+	first := true
+	if len(res) > 0 {
+		jsonobj.ForEach(gjson.ParseBytes(res), func(rk, rv gjson.Result) bool {
+			out = jsonenc.Key(out, &first, rk.Str)
+			out = append(out, rv.Raw...)
+			return true
+		})
+	}
+	out = jsonenc.Key(out, &first, k)
+	out = append(out, v...)
+	return append(out, '}')
+}

@@ -17,7 +17,8 @@ import (
 // Rule ids of codex's stream rules. docs/dialects/codex.md describes each.
 const (
 	RuleFirstLine       = "codex/first-line"
-	RuleThreadRepeated  = "codex/thread-started-repeated"
+	RuleThreadChanged   = "codex/thread-changed"
+	RuleOneTurn         = "codex/one-turn-per-process"
 	RuleTurnStarted     = "codex/turn-started-twice"
 	RuleTurnNotStarted  = "codex/turn-not-started"
 	RuleTruncated       = "codex/truncated"
@@ -32,19 +33,21 @@ const (
 	RuleUnknownType     = "codex/unknown-type"
 	RuleUnknownItemType = "codex/unknown-item-type"
 	RuleUnknownField    = "codex/unknown-field"
+	RuleUnknownValue    = "codex/unknown-value"
 )
 
 // Rules implements dialect.RuleLister.
 func (Dialect) Rules() []dialect.Rule {
 	return []dialect.Rule{
 		dialect.ErrorRule(RuleFirstLine, "the first line is thread.started"),
-		dialect.ErrorRule(RuleThreadRepeated, "thread.started appears only as the first line (one process, one stream)"),
+		dialect.ErrorRule(RuleThreadChanged, "every thread.started of a stream names the same thread (a stream is one thread: its processes one after the other)"),
+		dialect.ErrorRule(RuleOneTurn, "a process runs one turn: a later turn begins with its own thread.started (codex exec resume)"),
 		dialect.ErrorRule(RuleTurnStarted, "turn.started comes only when no turn is open"),
 		dialect.ErrorRule(RuleTurnNotStarted, "turn.completed and turn.failed end a turn that turn.started opened"),
-		dialect.ErrorRule(RuleTruncated, "the stream's last turn ends with turn.completed or turn.failed; without it (an interrupted or killed run) the stream is incomplete"),
+		dialect.ErrorRule(RuleTruncated, "every process's turn ends with turn.completed or turn.failed; without it (an interrupted or killed run) the process is incomplete"),
 		dialect.WarningRule(RuleOutsideTurn, "item events come inside a turn"),
 		dialect.ErrorRule(RuleItemStarted, "an item starts once"),
-		dialect.ErrorRule(RuleItemClosed, "nothing follows an item's item.completed (item ids are unique within a run)"),
+		dialect.ErrorRule(RuleItemClosed, "nothing follows an item's item.completed (item ids are unique within a process)"),
 		dialect.ErrorRule(RuleItemType, "an item keeps its type from start to end"),
 		dialect.WarningRule(RuleItemUnfinished, "an item started in a turn completes before the turn ends"),
 		dialect.WarningRule(RuleItemStatus, "an item is in_progress until item.completed gives its final status"),
@@ -53,6 +56,7 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.WarningRule(RuleUnknownType, "the type is one Codex is known to write (error under --strict)"),
 		dialect.WarningRule(RuleUnknownItemType, "the item type is one Codex is known to write (error under --strict)"),
 		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+		dialect.WarningRule(RuleUnknownValue, "a status, kind, tool or action word is one Codex is known to write (error under --strict)"),
 	}
 }
 
@@ -67,10 +71,13 @@ type item struct {
 // in done, with the line of its item.completed and its type's index.
 type checker struct {
 	lines    int
-	turn     int // the open turn's number, 0 when none is open
+	thread   string // the first thread.started's thread_id
+	procLine int    // line of the current process's thread.started
+	procTurn int    // line of the turn.started of the current process's turn, 0 before it
+	turn     int    // the open turn's number, 0 when none is open
 	turns    int
-	turnLine int // line of the open turn's turn.started
-	ended    bool
+	turnLine int  // line of the open turn's turn.started
+	ended    bool // the current process's turn ended
 	open     map[string]*item
 	done     idset.Set
 	usage    [5]int64
@@ -106,8 +113,8 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if c.lines == 1 && typ != "thread.started" {
 		rep.Errorf("/type", RuleFirstLine, "the first line is %q, want thread.started", typ)
 	}
-	if c.lines > 1 && typ == "thread.started" {
-		rep.Errorf("/type", RuleThreadRepeated, "thread.started may only be the first line: each `codex exec` process writes its own stream")
+	if typ == "thread.started" {
+		c.process(rep, r, report)
 	}
 	if _, known := fields[typ]; !known {
 		if typ != "" {
@@ -121,7 +128,10 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		if c.turn > 0 {
 			rep.Errorf("/type", RuleTurnStarted, "turn.started while the turn started on line %d is open", c.turnLine)
 			c.endTurn(n, report)
+		} else if c.procTurn > 0 {
+			rep.Errorf("/type", RuleOneTurn, "a second turn in the process begun on line %d (its turn started on line %d): each `codex exec` process runs one turn, and a resumed one writes its own thread.started", c.procLine, c.procTurn)
 		}
+		c.procTurn = n
 		c.turns++
 		c.turn, c.turnLine, c.ended = c.turns, n, false
 	case "turn.completed", "turn.failed":
@@ -149,6 +159,34 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if typ == "turn.failed" {
 		unknownFields(rep, r.Get("error"), "/error", func(k string) bool { return k == "message" })
 	}
+}
+
+// process checks a thread.started: the first begins the stream, a later
+// one another process of the same thread (codex exec resume), after the
+// one before it ended its turn. What belongs to a process (its item ids,
+// its turn) starts again; the thread's running usage goes on.
+func (c *checker) process(rep dialect.Reporter, r gjson.Result, report func(dialect.Finding)) {
+	id := r.Get("thread_id")
+	if c.lines == 1 {
+		c.thread, c.procLine = strings.Clone(id.Str), rep.Line
+		return
+	}
+	if id.Type == gjson.String && c.procLine > 0 && id.Str != c.thread {
+		rep.Errorf("/thread_id", RuleThreadChanged, "thread %q, and %q on line 1: a stream holds the processes of one thread", id.Str, c.thread)
+	}
+	switch {
+	case c.turn > 0:
+		rep.Errorf("/type", RuleTruncated, "a new process begins while the turn started on line %d is open: that process ended without turn.completed or turn.failed (an interrupted or killed run)", c.turnLine)
+		c.endTurn(rep.Line, report)
+	case !c.ended:
+		rep.Errorf("/type", RuleTruncated, "a new process begins before the one begun on line %d ended a turn: that process is incomplete", max(c.procLine, 1))
+	}
+	if c.procLine == 0 {
+		c.thread = strings.Clone(id.Str) // the stream lacked its first thread.started
+	}
+	c.reportOpen(func(*item) bool { return true }, report)
+	c.done = idset.Set{}
+	c.procLine, c.procTurn, c.ended = rep.Line, 0, false
 }
 
 // item checks one item event.
@@ -241,6 +279,47 @@ func (c *checker) itemFields(rep dialect.Reporter, typ string, it gjson.Result) 
 	case "collab_tool_call":
 		nested("agents_states", "agent_state")
 	}
+	c.itemWords(rep, typ, it)
+}
+
+// itemWords reports the words of an item's word sets that Codex is not
+// known to write.
+func (c *checker) itemWords(rep dialect.Reporter, typ string, it gjson.Result) {
+	if words, ok := statusWords[typ]; ok {
+		knownWord(rep, it.Get("status"), "/item/status", words, typ+" status")
+	}
+	switch typ {
+	case "file_change":
+		i := 0
+		jsonobj.ForEach(it.Get("changes"), func(_, ch gjson.Result) bool {
+			if ch.IsObject() {
+				knownWord(rep, ch.Get("kind"), "/item/changes/"+strconv.Itoa(i)+"/kind", changeKinds, "change kind")
+			}
+			i++
+			return true
+		})
+	case "collab_tool_call":
+		knownWord(rep, it.Get("tool"), "/item/tool", collabTools, "collab tool")
+		if st := it.Get("agents_states"); st.IsObject() {
+			jsonobj.ForEach(st, func(k, a gjson.Result) bool {
+				if a.IsObject() {
+					knownWord(rep, a.Get("status"), "/item/agents_states/"+jsonptr.Escape(k.Str)+"/status", agentWordSet, "agent status")
+				}
+				return true
+			})
+		}
+	case "web_search":
+		if a := it.Get("action"); a.IsObject() {
+			knownWord(rep, a.Get("type"), "/item/action/type", actionTypes, "web search action")
+		}
+	}
+}
+
+// knownWord reports a string that is not one of words.
+func knownWord(rep dialect.Reporter, v gjson.Result, ptr string, words []string, what string) {
+	if v.Type == gjson.String && !slices.Contains(words, v.Str) {
+		rep.Unknownf(ptr, RuleUnknownValue, "unknown %s %q (known: %s; kept as written)", what, v.Str, strings.Join(words, ", "))
+	}
 }
 
 // unknownFields reports the keys of an object that known rejects.
@@ -316,6 +395,6 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 			Message: fmt.Sprintf("the stream ends inside the turn started on line %d, without turn.completed or turn.failed: it is incomplete (an interrupted or killed run)", c.turnLine)})
 	case !c.ended:
 		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: "the stream ends before any turn ended: it is incomplete"})
+			Message: fmt.Sprintf("the stream ends before the turn of the process begun on line %d ended: it is incomplete", max(c.procLine, 1))})
 	}
 }

@@ -9,16 +9,27 @@ import (
 )
 
 // state is what a stream's lines so far tell about the lines to come: the
-// next item id Codex would assign, the items still open, the open
-// to-do list. It is built from the lines alone (commit), so the decoder,
-// which commits each line it reads, and the encoder, which commits each
-// line it writes, hold the same state at the same point of a stream.
+// thread, the process the lines belong to, the next item id Codex would
+// assign, the items still open, the open to-do list. It is built from the
+// lines alone (commit), so the decoder, which commits each line it reads,
+// and the encoder, which commits each line it writes, hold the same state
+// at the same point of a stream.
+//
+// A stream is one thread: the output of one `codex exec` process, or of
+// several (`codex exec resume`) written one after the other. Each process
+// writes its own thread.started and then one turn, and numbers its items
+// from item_0 again; so thread.started begins a process and resets what
+// belongs to one.
 type state struct {
 	header bool   // thread.started was seen
+	thread string // the thread_id of the first thread.started
+	procs  int    // thread.started lines seen: the number of the current process
 	turn   bool   // a turn is open
+	ended  bool   // the current process's turn ended: a next line begins a new process
 	next   uint64 // N of the item_N id of the next new item
 	open   map[string]*openItem
 	todo   string // id of the open todo_list item, "" if none
+	usage  counts // the thread's running usage, as the last turn.completed wrote it
 }
 
 // openItem is an item that started (or was updated) and has not
@@ -85,13 +96,28 @@ func itemID(item gjson.Result) (id, id2 string, hasID2 bool) {
 func (st *state) commit(line []byte) {
 	r := gjson.ParseBytes(line)
 	t := r.Get("type").Str
+	// A line after the process's turn ended that is not a thread.started
+	// stays in that process (a stream Codex does not write); the line
+	// after it begins no new process either.
+	st.ended = false
 	switch t {
 	case "thread.started":
-		st.header = true
+		if !st.header {
+			st.header = true
+			st.thread = strings.Clone(r.Get("thread_id").Str)
+		}
+		st.procs++
+		st.turn, st.ended, st.next, st.todo = false, false, 0, ""
+		clear(st.open)
 	case "turn.started":
 		st.turn = true
 	case "turn.completed", "turn.failed":
-		st.turn = false
+		st.turn, st.ended = false, true
+		if u := r.Get("usage"); t == "turn.completed" && u.IsObject() {
+			if c, err := readCounts(u); err == nil {
+				st.usage = c
+			}
+		}
 	case "item.started", "item.updated", "item.completed":
 		item := r.Get("item")
 		if !item.IsObject() {
@@ -157,6 +183,27 @@ func itemNumber(id string) (uint64, bool) {
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	return n, err == nil
+}
+
+// callID returns the canonical call id of an item of the current
+// process. Codex numbers the items of every process from item_0, while a
+// canonical call id names one call in the whole session: from the second
+// process on, the id is the item id followed by "#" and the process's
+// number.
+func (st *state) callID(item string) string {
+	if st.procs < 2 {
+		return item
+	}
+	return item + "#" + strconv.Itoa(st.procs)
+}
+
+// itemIDOf is callID's way back: the item id of a canonical call id of the
+// current process.
+func (st *state) itemIDOf(call string) string {
+	if st.procs < 2 {
+		return call
+	}
+	return strings.TrimSuffix(call, "#"+strconv.Itoa(st.procs))
 }
 
 // nextID returns the id Codex would give the next new item.

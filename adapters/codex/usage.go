@@ -34,6 +34,12 @@ import (
 // the canonical model cannot hold (negative ones, which i64 allows, or a
 // cached count above the input) are left out of the canonical usage; the
 // line's residue keeps the usage as written.
+//
+// The running total is for the thread, across the processes of its
+// turns (codex exec resume), while a canonical count is the event's own:
+// a turn_finished carries what its turn added to the total before it in
+// the stream (the total itself for the stream's first turn), the
+// session_finished the total. The encoder adds the total back.
 
 // wire is a usage as Codex writes it.
 type wire struct {
@@ -97,12 +103,16 @@ func appendUsage(dst []byte, w wire) []byte {
 	return append(dst, '}')
 }
 
-// readUsage reads turn.completed's usage into canonical counts. Each
-// count must be an i64 integer literal; a wrong one is a decode error at
-// its pointer.
-func readUsage(v gjson.Result) (*event.Usage, error) {
-	var n [5]int64
-	var has [5]bool
+// counts is a usage object's counts as written, by usageFields.
+type counts struct {
+	n   [5]int64
+	has [5]bool
+}
+
+// readCounts reads turn.completed's usage. Each count must be an i64
+// integer literal; a wrong one is a decode error at its pointer.
+func readCounts(v gjson.Result) (counts, error) {
+	var c counts
 	for i, k := range usageFields {
 		f := v.Get(k)
 		if !f.Exists() {
@@ -110,10 +120,44 @@ func readUsage(v gjson.Result) (*event.Usage, error) {
 		}
 		x, msg := jsonobj.ParseInt(f, jsonobj.I64)
 		if msg != "" {
-			return nil, &DecodeError{Pointer: "/usage/" + k, Msg: msg}
+			return c, &DecodeError{Pointer: "/usage/" + k, Msg: msg}
 		}
-		n[i], has[i] = x, true
+		c.n[i], c.has[i] = x, true
 	}
+	return c, nil
+}
+
+// since returns what a running total added to an earlier one: the
+// difference of every count both have (negative where it fell, which the
+// canonical usage leaves out).
+func (c counts) since(prev counts) counts {
+	for i := range c.n {
+		if c.has[i] && prev.has[i] {
+			c.n[i] -= prev.n[i]
+		}
+	}
+	return c
+}
+
+// plus adds an earlier running total to a usage in Codex's counts (the
+// way back of since).
+func (w wire) plus(prev counts) wire {
+	add := func(dst *uint64, i int) {
+		if prev.has[i] && prev.n[i] > 0 {
+			*dst = sat(*dst, uint64(prev.n[i]))
+		}
+	}
+	add(&w.in, 0)
+	add(&w.cached, 1)
+	add(&w.out, 2)
+	add(&w.reasoning, 3)
+	add(&w.cw, 4)
+	return w
+}
+
+// canonical renders counts in the canonical, disjoint counts.
+func (c counts) canonical() *event.Usage {
+	n, has := c.n, c.has
 	in, cached, out, reasoning, cw := n[0], n[1], n[2], n[3], n[4]
 	u := &event.Usage{}
 	pos := func(x int64) *uint64 {
@@ -142,7 +186,7 @@ func readUsage(v gjson.Result) (*event.Usage, error) {
 		t := uint64(in) + uint64(out)
 		u.TotalTokens = &t
 	}
-	return u, nil
+	return u
 }
 
 // nested reports whether a usage keeps Codex's invariants: no count

@@ -46,8 +46,28 @@ func statusWord(itemType string, s event.ToolStatus) (word string, exact bool) {
 	return "failed", false
 }
 
-// changeKinds are file_change's PatchChangeKind values.
-var changeKinds = []string{"add", "delete", "update"}
+// The word sets of Codex's closed enums, as far as they are known: the
+// union of the Rust types and the SDK. They grow between minor versions
+// (command's declined, a patch's in_progress, an agent's interrupted came
+// that way), so a reader takes a newer word: codex/unknown-value reports
+// it, the decoder reads it by its table's default and the line's residue
+// keeps the word.
+var (
+	// statusWords are the item statuses per tool item type.
+	statusWords = map[string][]string{
+		"command_execution": {"in_progress", "completed", "failed", "declined"},
+		"file_change":       {"in_progress", "completed", "failed"},
+		"mcp_tool_call":     {"in_progress", "completed", "failed"},
+		"collab_tool_call":  {"in_progress", "completed", "failed"},
+	}
+	// changeKinds are file_change's PatchChangeKind values.
+	changeKinds = []string{"add", "delete", "update"}
+	// agentWordSet are CollabAgentStatus's values.
+	agentWordSet = []string{"pending_init", "running", "completed", "errored", "shutdown", "not_found", "interrupted"}
+	// actionTypes are WebSearchAction's tags (serde(other) reads any other
+	// one as other).
+	actionTypes = []string{"search", "open_page", "find_in_page", "other"}
+)
 
 // agentStatuses read a collab agent's CollabAgentStatus into a task
 // status; agentWords is the way back.
