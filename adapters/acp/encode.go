@@ -72,6 +72,13 @@ type Encoder struct {
 	haveUsage bool
 	turnUsage *event.Usage // the turn's usage as turn_finished states it
 	failed    bool         // the turn's failure was shown to the user
+	begun     bool         // a turn has begun in the stream
+	// In a transcript, the stop reason of a turn that turn_finished ended,
+	// whose response waits: events of no turn that follow it (Claude Code's
+	// prompt_suggestion after a result, a background task ending) are
+	// updates of that turn, not a new prompt the user never sent.
+	ended string
+	free  bool // the event being written belongs to no turn (outside)
 
 	// Permission requests, by key (the request id, or "call:" and the call
 	// id): the unanswered ones, also by call; an answered key as a digest in
@@ -92,6 +99,7 @@ type tool struct {
 	sent        int    // output bytes shown in the last update
 	progress    string // the latest progress text, shown after the output
 	diffs       []obj  // diff content from the call's input
+	prompt      string // the prompt of the subagent the call runs, shown first
 }
 
 // perm is an unanswered permission request. Requests are answered in the
@@ -156,6 +164,9 @@ func (e *Encoder) write(b []byte) error {
 
 // notify writes a session/update notification of the current turn.
 func (e *Encoder) notify(update obj, ev *event.Event) error {
+	if e.free {
+		return e.update(update, ev)
+	}
 	if err := e.inTurn(); err != nil {
 		return err
 	}
@@ -202,12 +213,22 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	// is free.
 	clear(e.scratch)
 	e.scratch = e.scratch[:0]
+	if e.ended != "" && !trailing(ev) {
+		reason := e.ended
+		e.ended = ""
+		if err := e.endTurn(reason, false); err != nil {
+			return err
+		}
+	}
 	if e.meta {
 		b, err := event.Append(nil, ev)
 		if err != nil {
 			return err
 		}
 		e.carry = append(e.carry, b)
+	} else {
+		// Without --acp-meta another dialect's residue has no place.
+		e.loss.Foreign(ev.Ext, Name)
 	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
@@ -242,6 +263,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return nil
 	case *event.UserMessage:
 		e.endStreams()
+		if ev.AgentID != "" {
+			// A subagent's prompt: its parent wrote it, not the user.
+			return e.subagentPrompt(ev, b)
+		}
 		if !e.turnOpen {
 			e.beginTurn(false, b.Text)
 		}
@@ -354,6 +379,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		return e.thought(ev, "["+taskLabel(b.Status)+"] "+title)
 	case *event.Notice:
 		e.endStreams()
+		// A notice of the session before its first turn (a hook line
+		// before Claude Code's init) is an update before any prompt, as
+		// available_commands_update is, rather than a turn of its own.
+		e.free = e.outside(ev)
+		defer func() { e.free = false }()
 		if e.profile == Unstable && b.Message != "" {
 			sev := cmp.Or(b.Severity, event.SeverityInfo)
 			return e.notify(obj{}.str("sessionUpdate", "notice").str("severity", string(sev)).str("title", clip(b.Message, maxTitle)), ev)
@@ -393,6 +423,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			if err := e.showFailure(ev, b.Reason); err != nil {
 				return err
 			}
+		}
+		if e.transcript && e.turnOpen {
+			e.ended = stopReason(b.Status, b.StopReason, "")
+			return nil
 		}
 		return e.endTurn(stopReason(b.Status, b.StopReason, ""), false)
 	case *event.SessionFinished:
@@ -633,6 +667,9 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	rest := func(t *tool, u obj) obj {
 		var content []obj
 		if t != nil {
+			if t.prompt != "" {
+				content = append(content, textContent(t.prompt))
+			}
 			content = append(content, t.diffs...)
 		}
 		if e.basis() {
@@ -704,6 +741,9 @@ func rawOutput(b *event.ToolFinished) []byte {
 // with a note), then its latest progress.
 func (t *tool) content(progress bool) []obj {
 	var c []obj
+	if t.prompt != "" {
+		c = append(c, textContent(t.prompt))
+	}
 	c = append(c, t.diffs...)
 	if t.output.n > 0 {
 		c = append(c, textContent(t.output.text()))
@@ -883,6 +923,7 @@ func (e *Encoder) answer(p *perm, outcome obj) error {
 
 // beginTurn opens a turn; explicit says turn_started opened it.
 func (e *Encoder) beginTurn(explicit bool, prompt string) {
+	e.begun = true
 	e.turnOpen, e.explicit, e.promptID, e.prompt, e.gotPrompt = true, explicit, 0, prompt, false
 	e.usage, e.haveUsage, e.turnUsage, e.failed = event.Usage{}, false, nil, false
 }
@@ -1021,6 +1062,13 @@ func (e *Encoder) addUsage(u *event.Usage) {
 // (its calls failed with an outcome-unknown text, its requests answered
 // cancelled) and, in a transcript, answered end_turn.
 func (e *Encoder) Close() error {
+	if e.ended != "" {
+		reason := e.ended
+		e.ended = ""
+		if err := e.endTurn(reason, false); err != nil {
+			return err
+		}
+	}
 	if err := e.endTurn("end_turn", true); err != nil {
 		return err
 	}
@@ -1193,4 +1241,44 @@ func retryText(b *event.Retry) string {
 		s += " (attempt " + strconv.FormatUint(*b.Attempt, 10) + ")"
 	}
 	return s
+}
+
+// trailing reports whether an event that follows a turn's turn_finished
+// still belongs with that turn in a transcript: an event of no turn that
+// is not the start of another (turn_started, a user's prompt) nor the end
+// of the session.
+func trailing(ev *event.Event) bool {
+	if ev.TurnID != "" {
+		return false
+	}
+	switch b := ev.Body.(type) {
+	case *event.TurnStarted, *event.SessionFinished:
+		return false
+	case *event.UserMessage:
+		return ev.AgentID != "" && b != nil
+	}
+	return true
+}
+
+// outside reports whether an event of no turn comes before the stream's
+// first turn, so that it is written as an update before any prompt.
+func (e *Encoder) outside(ev *event.Event) bool {
+	return ev.TurnID == "" && !e.begun && !e.turnOpen && e.transcript
+}
+
+// subagentPrompt shows the prompt a subagent was given inside the tool
+// call that runs it (the subagent's agent id is that call's id); a prompt
+// whose call is not open is shown as a thought, never as the user's words.
+func (e *Encoder) subagentPrompt(ev *event.Event, b *event.UserMessage) error {
+	if t, ok := e.tools[ev.AgentID]; ok && !e.basis() {
+		if t.prompt != "" {
+			t.prompt += "\n\n"
+		}
+		t.prompt += clip(b.Text, maxTitle)
+		return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", ev.AgentID).add("content", arr(t.content(true)...)), ev)
+	}
+	if e.basis() {
+		return nil
+	}
+	return e.thought(ev, "subagent "+ev.AgentID+" prompt: "+b.Text)
 }

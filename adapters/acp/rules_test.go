@@ -2,9 +2,10 @@ package acp_test
 
 import (
 	"bytes"
-	"github.com/evtool/evtool/internal/ruletest"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/ruletest"
 
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/adapters/canonical"
@@ -121,8 +122,10 @@ func TestInvariantsByConstruction(t *testing.T) {
 	}
 }
 
-// In a transcript, an update the source writes after a turn ended opens a
-// new turn rather than breaking acp/update-after-response.
+// In a transcript, an update of no turn that the source writes after a
+// turn ended (Claude Code's prompt_suggestion after its result) stays in
+// that turn, before its response, rather than breaking
+// acp/update-after-response or opening a turn with a prompt nobody sent.
 func TestTranscriptNeverUpdatesOutsideATurn(t *testing.T) {
 	in := strings.Join([]string{
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"}}`,
@@ -142,7 +145,27 @@ func TestTranscriptNeverUpdatesOutsideATurn(t *testing.T) {
 		c.Line([]byte(l), i+1, func(f dialect.Finding) { t.Errorf("%s: %s", f.Rule, f.Message) })
 	}
 	c.End(len(lines), func(f dialect.Finding) { t.Errorf("%s: %s", f.Rule, f.Message) })
-	if n := strings.Count(out.String(), `"method":"session/prompt"`); n != 2 {
-		t.Errorf("%d prompts, want 2:\n%s", n, out.String())
+	if n := strings.Count(out.String(), `"method":"session/prompt"`); n != 1 {
+		t.Errorf("%d prompts, want 1:\n%s", n, out.String())
+	}
+	if !strings.Contains(lines[len(lines)-2], `"late"`) || !strings.Contains(lines[len(lines)-1], `"stopReason":"end_turn"`) {
+		t.Errorf("the late update is not the turn's last before its response:\n%s", out.String())
+	}
+	// An event of another turn, or a user's message, still ends the turn
+	// first.
+	in = strings.Join([]string{
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"}}`,
+		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"hi"}`,
+		`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"ok"}`,
+		`{"seq":3,"type":"user_message","text":"again"}`,
+		`{"seq":4,"type":"message","turn_id":"t2","text":"yes"}`,
+	}, "\n")
+	out.Reset()
+	if _, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: acp.Dialect{}, Params: map[string]string{"transcript": "true"}},
+		func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), `"method":"session/prompt"`); n != 2 || !strings.Contains(out.String(), `"text":"again"}]`) {
+		t.Errorf("%d prompts, want 2, the second one \"again\":\n%s", n, out.String())
 	}
 }

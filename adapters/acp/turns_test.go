@@ -120,14 +120,40 @@ func TestTurnsFromTheSource(t *testing.T) {
 			`{"seq":4,"type":"session_finished","status":"ok"}`},
 		want: "session/prompt user_message_chunk response:end_turn",
 	}, {
-		name:   "what comes before the first turn belongs to it",
+		// A notice of no turn before the first (a hook line before Claude
+		// Code's init) is an update before any prompt: the prompt then
+		// carries the turn's text and the user's message is not echoed.
+		name:   "a notice before the first turn comes before its prompt",
 		params: transcript,
 		lines: []string{head,
 			`{"seq":1,"type":"notice","message":"starting"}`,
 			`{"seq":2,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
 			`{"seq":3,"type":"user_message","turn_id":"t1","text":"one"}`,
 			`{"seq":4,"type":"turn_finished","turn_id":"t1","status":"cancelled"}`},
-		want: "session/prompt agent_thought_chunk user_message_chunk response:cancelled",
+		want: "agent_thought_chunk session/prompt response:cancelled",
+	}, {
+		name:   "what else comes before the first turn belongs to it",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"message","text":"starting"}`,
+			`{"seq":2,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
+			`{"seq":3,"type":"turn_finished","turn_id":"t1","status":"ok"}`},
+		want: "session/prompt agent_message_chunk response:end_turn",
+	}, {
+		// A subagent's prompt (Claude Code's user line with
+		// parent_tool_use_id) is shown in the call that runs it, not as
+		// the user's words, and is never the turn's prompt.
+		name:   "a subagent's prompt is nested under its call",
+		params: transcript,
+		lines: []string{head,
+			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"count files"}`,
+			`{"seq":2,"type":"user_message","turn_id":"t1","text":"count files"}`,
+			`{"seq":3,"type":"tool_call","turn_id":"t1","call_id":"toolu_P","name":"Agent","kind":"think"}`,
+			`{"seq":4,"type":"user_message","turn_id":"t1","agent_id":"toolu_P","text":"Count the .rs files"}`,
+			`{"seq":5,"type":"user_message","turn_id":"t1","agent_id":"toolu_Q","text":"an unknown subagent"}`,
+			`{"seq":6,"type":"tool_finished","turn_id":"t1","call_id":"toolu_P","status":"success","output":"21"}`,
+			`{"seq":7,"type":"turn_finished","turn_id":"t1","status":"ok"}`},
+		want: "session/prompt tool_call:pending tool_call_update agent_thought_chunk tool_call_update:completed response:end_turn",
 	}, {
 		name:   "a turn without updates still has its prompt",
 		params: transcript,

@@ -109,16 +109,25 @@ var fields = map[string][]string{
 		"claude_code_version", "output_style", "agents", "skills", "plugins", "betas", "terminal_slash_commands", "plugin_errors",
 		"fast_mode_state", "fast_mode_disabled_reason", "effort", "view_mode", "capabilities",
 		// On the wire of 2.1.178, not in the SDK types.
-		"analytics_disabled", "product_feedback_disabled", "memory_paths"},
+		"analytics_disabled", "product_feedback_disabled", "memory_paths",
+		// On the wire of 2.1.28x (2.1.285 to 2.1.289), not in the SDK types.
+		"messaging_socket_path", "per_turn_effort_active", "scratchpad_path", "startup_timing"},
 	"assistant": append([]string{"message", "request_id", "error", "timestamp", "aborted", "supersedes", "context_usage",
-		"usage_report", "user_message_uuid", "user_message_uuids", "resume_reason", "resumed_from_incomplete_thinking"}, subagentKeys...),
+		"usage_report", "user_message_uuid", "user_message_uuids", "resume_reason", "resumed_from_incomplete_thinking",
+		// On the wire of 2.1.28x: the model's own tool inputs, before the CLI normalised them.
+		"wire_tool_inputs", "wire_ingest_context"}, subagentKeys...),
 	"user": append([]string{"message", "tool_use_result", "timestamp", "isSynthetic", "priority", "origin", "shouldQuery",
-		"client_composed", "pasted_content", "inline_pastes", "isReplay", "file_attachments"}, subagentKeys...),
+		"client_composed", "pasted_content", "inline_pastes", "isReplay", "file_attachments",
+		"tool_result_meta"}, subagentKeys...), // the last on the wire of 2.1.28x
 	"result": {"subtype", "result", "is_error", "num_turns", "duration_ms", "duration_api_ms", "stop_reason", "total_cost_usd",
 		"usage", "modelUsage", "permission_denials", "api_error_status", "ttft_ms", "ttft_stream_ms", "time_to_request_ms",
 		"terminal_reason", "structured_output", "deferred_tool_use", "fast_mode_state", "queued_turn_count", "result_index",
-		"credential_expires_at", "origin", "errors", "startup_failure_reason", "invalid_config_file"},
-	"stream_event":                     {"event", "parent_tool_use_id", "ttft_ms", "agent_id", "subagent_type", "task_description"},
+		"credential_expires_at", "origin", "errors", "startup_failure_reason", "invalid_config_file",
+		// On the wire of 2.1.28x, not in the SDK types (and the *_ms and
+		// time_to_request_* timings, see knownField).
+		"subagent_stats", "process_turn_index", "turn_start_resume_kind", "input_attachments_detail", "flag_fetch_kick",
+		"warm_spare_claimed"},
+	"stream_event":                     {"event", "parent_tool_use_id", "ttft_ms", "agent_id", "subagent_type", "task_description", "thinking_display"},
 	"rate_limit_event":                 {"rate_limit_info"},
 	"tool_progress":                    {"tool_use_id", "tool_name", "parent_tool_use_id", "elapsed_time_seconds", "task_id", "heartbeat", "subagent_type", "subagent_retry", "description"},
 	"tool_use_summary":                 {"summary", "preceding_tool_use_ids"},
@@ -154,10 +163,14 @@ var fields = map[string][]string{
 	"system/mirror_error":              {"subtype", "error", "key"},
 	"system/session_writes_lost":       {"subtype", "error_code", "lost", "transcript_session_ids"},
 	"active_goal":                      {"value"},
-	"control_request":                  {"request_id", "request"},
-	"control_response":                 {"response"},
-	"control_cancel_request":           {"request_id"},
-	"keep_alive":                       {"startup_mark"},
+	// On the wire of 2.1.28x, not in the SDK union.
+	"autocompact_state":        {"value"},
+	"system/post_turn_summary": {"subtype", "summarizes_uuid", "status_category", "status_detail", "needs_action"},
+	"system/task_summary":      {"subtype", "detail"},
+	"control_request":          {"request_id", "request"},
+	"control_response":         {"response"},
+	"control_cancel_request":   {"request_id"},
+	"keep_alive":               {"startup_mark"},
 }
 
 // kindOf returns a line's kind: its type, or "system/<subtype>" for a
@@ -185,7 +198,7 @@ func knownField(kind, k string) bool {
 	}
 	// The reference lists "about 15 more optional *_ms timing fields" on
 	// result without naming them: any *_ms key is one of them.
-	return kind == "result" && strings.HasSuffix(k, "_ms")
+	return kind == "result" && (strings.HasSuffix(k, "_ms") || strings.HasPrefix(k, "time_to_request_"))
 }
 
 // Kinds returns every known kind, "type" or "system/<subtype>".

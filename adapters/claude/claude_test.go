@@ -261,8 +261,9 @@ func TestStreamsCoverEveryKind(t *testing.T) {
 			t.Errorf("no test stream has %s", k)
 		}
 	}
-	if n := len(claude.Kinds()); n != 44 {
-		t.Errorf("%d known kinds, want 44 (SDK 0.3.333: 40 SDKMessage members, the user replay among them, and 5 StdoutMessage-only kinds)", n)
+	if n := len(claude.Kinds()); n != 47 {
+		t.Errorf("%d known kinds, want 47 (SDK 0.3.333: 40 SDKMessage members, the user replay among them, and 5 StdoutMessage-only kinds; "+
+			"autocompact_state, system/post_turn_summary and system/task_summary of the 2.1.28x wire)", n)
 	}
 }
 
@@ -416,9 +417,16 @@ func TestTurnsAndRounds(t *testing.T) {
 	if rounds != 4 {
 		t.Errorf("%d rounds, want 4", rounds)
 	}
+	// The session's usage is the last result's modelUsage, a running
+	// total for the process over every model: opus 11/40/2020/30 (turn 1)
+	// + sonnet 13/70/6100/80 (turn 2), and total_cost_usd 0.004.
 	last := evs[len(evs)-1].Body.(*event.SessionFinished)
-	if last.Status != event.StatusError || last.Usage != nil {
-		t.Errorf("session_finished of two turns: %+v (its usage is not the run's: whether results accumulate is not established)", last)
+	if last.Status != event.StatusError || last.Usage == nil {
+		t.Fatalf("session_finished of two turns: %+v", last)
+	}
+	if u := last.Usage; *u.InputTokens != 11+13 || *u.OutputTokens != 40+70 || *u.CacheReadTokens != 2020+6100 ||
+		*u.CacheCreationTokens != 30+80 || u.CostUSD != "0.004" {
+		t.Errorf("session usage %d/%d/%d/%d %s, want 24/110/8120/110 0.004", *u.InputTokens, *u.OutputTokens, *u.CacheReadTokens, *u.CacheCreationTokens, u.CostUSD)
 	}
 	// An interrupted turn is cancelled.
 	evs = decode(t, readLines(t, "testdata/written_interrupted_old_fields.jsonl")...)

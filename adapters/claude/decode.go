@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -68,10 +69,27 @@ type Decoder struct {
 	perms    map[string]permInfo
 	before   [][]byte
 
+	// The start of a turn that no prompt line began (a rate_limit_event or
+	// a hook line comes first in CLI 2.1) is held back, with the events
+	// after it, until the turn shows its prompt (a user line) or its first
+	// model output: turn_started then names the prompt whatever came first.
+	waiting *event.TurnStarted
+	settled bool // the line being decoded ends the wait
+	pending []*event.Event
+	waited  int // lines held
+
+	interrupted bool // the open turn has Claude Code's interruption marker
+
 	results int
 	last    *event.TurnFinished // the last result's turn_finished
 	lastOut json.RawMessage     // its structured_output
 	lastErr []string            // its errors
+	// proc is what the last result's modelUsage and total_cost_usd say
+	// the process spent on every model (subagents' included, which
+	// result.usage leaves out), and procBase what earlier processes of
+	// the file spent (running totals that went down started anew): the
+	// session's usage is their sum (procUsage).
+	proc, procBase *event.Usage
 }
 
 type call struct {
@@ -224,11 +242,78 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 	if rideAlong {
 		d.before = append(d.before, append([]byte(nil), raw...))
 		carried = 0
+		// A line that rides along may still have begun a turn (a
+		// stream_event message_start opens each message with
+		// --include-partial-messages): its turn_started is passed on, and
+		// the line rides on the next event, after it.
+		evs = d.synthesised(l)
 	} else {
 		evs = d.finish(l, raw)
 	}
 	d.st.observe(raw)
-	return d.flow(out, l, evs, carried), nil
+	start := len(out)
+	out = d.flow(out, l, evs, carried)
+	if d.waiting != nil {
+		d.pending = append(d.pending, out[start:]...)
+		out = out[:start]
+		if d.waited++; d.settled || d.waited >= maxHeld {
+			out = d.unhold(out)
+		}
+	}
+	d.settled = false
+	return out, nil
+}
+
+// synthesised gives the events a ride-along line synthesised (its
+// turn_started) their turn.
+func (d *Decoder) synthesised(l *line) []*event.Event {
+	for _, ev := range l.pre {
+		if ev.TurnID == "" {
+			ev.TurnID = d.turn
+		}
+	}
+	return l.pre
+}
+
+// unhold passes on the events held while a turn's prompt was awaited.
+func (d *Decoder) unhold(out []*event.Event) []*event.Event {
+	out = append(out, d.pending...)
+	d.pending, d.waiting, d.waited = nil, nil, 0
+	return out
+}
+
+// interruptMarker begins the text Claude Code puts into the conversation
+// when the user interrupts a turn: "[Request interrupted by user]", or
+// "[Request interrupted by user for tool use]" as a tool_result.
+const interruptMarker = "[Request interrupted by user"
+
+// promptOf returns the text of a user line that is a turn's prompt: on
+// the main thread (a subagent's prompt has parent_tool_use_id), text
+// rather than tool results, and not one Claude Code composed itself
+// (isSynthetic).
+func promptOf(r gjson.Result) (string, bool) {
+	if r.Get("parent_tool_use_id").Type == gjson.String || r.Get("isSynthetic").Type == gjson.True {
+		return "", false
+	}
+	c := r.Get("message.content")
+	if strings.Contains(c.Raw, `"tool_result"`) {
+		return "", false
+	}
+	if c.Type != gjson.String && !c.IsArray() {
+		return "", false
+	}
+	return userText(c), true
+}
+
+// settles reports whether a line of this kind ends the wait for a turn's
+// prompt: the prompt's own line or the turn's first model output (a
+// prompt, when Claude Code echoes it, comes before the model is called).
+func settles(kind string) bool {
+	switch kind {
+	case "user", "assistant", "stream_event", "result", "tool_progress", "tool_use_summary":
+		return true
+	}
+	return false
 }
 
 // finish gives the line's events their turn, agent and residue.
@@ -347,6 +432,7 @@ func (d *Decoder) release(out []*event.Event) []*event.Event {
 // activity after its last result (a killed run) stays truncated.
 func (d *Decoder) End(out []*event.Event) []*event.Event {
 	out = d.release(out)
+	out = d.unhold(out)
 	var evs []*event.Event
 	for _, t := range slices.Clone(d.order) {
 		evs = append(evs, d.closeRound(t))
@@ -360,9 +446,11 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 			errs := d.lastErr
 			f.Errors = &errs
 		}
-		if d.results == 1 && d.last.Usage != nil {
-			// One turn: its result's totals are the run's. Whether a later
-			// result's totals include the earlier turns is not established.
+		if u := d.procUsage(); u != nil {
+			f.Usage = u
+		} else if d.results == 1 && d.last.Usage != nil {
+			// One turn and no modelUsage: its result's totals are the
+			// run's.
 			u := *d.last.Usage
 			f.Usage = &u
 		}
@@ -386,7 +474,11 @@ func (l *line) beginTurn(prompt *string) {
 	}
 	d.turns++
 	d.turn = "turn-" + strconv.Itoa(d.turns)
-	l.pre = append(l.pre, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{Prompt: prompt}})
+	ts := &event.TurnStarted{Prompt: prompt}
+	l.pre = append(l.pre, &event.Event{TurnID: d.turn, Synthetic: true, Body: ts})
+	if prompt == nil && !settles(l.kind) {
+		d.waiting = ts
+	}
 }
 
 // thread is the agent a line speaks for: its parent_tool_use_id.
@@ -411,13 +503,16 @@ func (d *Decoder) closeRound(thread string) *event.Event {
 // along.
 func (l *line) decode() bool {
 	d := l.d
-	if opensTurn(l.kind) && l.kind != "result" {
-		var prompt *string
-		if l.kind == "user" && l.r.Get("isReplay").Type == gjson.True {
-			if p := userText(l.r.Get("message.content")); p != "" {
-				prompt = &p
-			}
+	var prompt *string
+	if l.kind == "user" && (d.turn == "" || d.waiting != nil) {
+		if p, ok := promptOf(l.r); ok && p != "" {
+			prompt = &p
 		}
+	}
+	if d.waiting != nil && settles(l.kind) {
+		d.waiting.Prompt, d.settled = prompt, true
+	}
+	if opensTurn(l.kind) && l.kind != "result" {
 		l.beginTurn(prompt)
 	}
 	notice := func(sev event.Severity, msg string) {
@@ -554,6 +649,10 @@ func (l *line) decode() bool {
 		notice(sev, l.str("text"))
 	case "system/local_command_output":
 		notice(event.SeverityInfo, l.str("content"))
+	case "system/post_turn_summary":
+		notice(event.SeverityInfo, cmp.Or(l.str("status_detail"), l.str("status_category"), "turn summary"))
+	case "system/task_summary":
+		notice(event.SeverityInfo, cmp.Or(l.str("detail"), "task summary"))
 	case "system/plugin_install":
 		sev := event.SeverityInfo
 		if l.str("status") == "failed" {
@@ -603,7 +702,7 @@ func (l *line) decode() bool {
 		l.group = append(l.group, &event.Event{Body: &event.PermissionResolved{RequestID: id, CallID: p.call, Tool: p.tool, Outcome: outcome}})
 	default:
 		// Protocol and bookkeeping lines: keep_alive, control_cancel_request,
-		// active_goal, system/session_state_changed,
+		// active_goal, autocompact_state, system/session_state_changed,
 		// system/control_request_progress, system/commands_changed.
 		return true
 	}
@@ -846,6 +945,9 @@ func (l *line) user() {
 	d := l.d
 	agent := l.thread()
 	content := l.r.Get("message.content")
+	if agent == "" && strings.Contains(content.Raw, interruptMarker) {
+		d.interrupted = true
+	}
 	if d.rounds[agent] != nil && strings.Contains(content.Raw, `"tool_result"`) {
 		// Tool results answer the thread's last model call: that round is over.
 		l.pre = append(l.pre, d.closeRound(agent))
@@ -921,7 +1023,12 @@ func (l *line) result() {
 	}
 	if tr := l.str("terminal_reason"); tr == "aborted_streaming" || tr == "aborted_tools" {
 		b.Status = event.StatusCancelled
+	} else if d.interrupted && tr == "" && b.Status == event.StatusError && sub == "error_during_execution" {
+		// A CLI without terminal_reason: the user's interrupt shows only as
+		// the marker Claude Code writes into the conversation.
+		b.Status = event.StatusCancelled
 	}
+	d.interrupted = false
 	if s := l.r.Get("stop_reason"); s.Type == gjson.String {
 		if w, ok := stopReasons[s.Str]; ok {
 			b.StopReason = w
@@ -954,11 +1061,14 @@ func (l *line) result() {
 		CacheCreationTokens: l.u64(u.Get("cache_creation_input_tokens"), "/usage/cache_creation_input_tokens"),
 	}
 	if c := l.r.Get("total_cost_usd"); c.Type == gjson.Number {
-		b.Usage.CostUSD = json.Number(c.Raw)
+		// A running total for the process: the turn's own cost is what it
+		// adds to the previous result's (cost.go).
+		b.Usage.CostUSD = json.Number(turnCost(c.Raw, d.st.cost))
 	}
 	if *b.Usage == (event.Usage{}) {
 		b.Usage = nil
 	}
+	d.modelUsage(l.r)
 	ev := &event.Event{TurnID: d.turn, Body: b}
 	l.group = append(l.group, ev)
 	d.results++

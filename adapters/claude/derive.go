@@ -19,6 +19,7 @@ type wireState struct {
 	threads map[string]*thread
 	tasks   map[string]taskInfo // by the tool_use_id that started the task
 	rounds  uint64              // main-thread API messages since the last result
+	cost    string              // the last result's total_cost_usd: the process's running total (cost.go)
 }
 
 // thread is what the last assistant line of one agent (the main thread
@@ -69,6 +70,9 @@ func (st *wireState) observe(line []byte) {
 		}
 	case "result":
 		st.rounds = 0
+		if c := r.Get("total_cost_usd"); c.Type == gjson.Number {
+			st.cost = c.Raw
+		}
 	}
 }
 
@@ -505,7 +509,8 @@ func deriveResult(o *obj, ev *event.Event, st *wireState) {
 		u = &event.Usage{}
 	}
 	if u.CostUSD != "" {
-		o.set("total_cost_usd", []byte(u.CostUSD))
+		// The turn's share, written as the process's running total.
+		o.set("total_cost_usd", []byte(runningCost(string(u.CostUSD), st.cost)))
 	} else {
 		o.uint("total_cost_usd", 0)
 	}

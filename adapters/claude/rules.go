@@ -31,6 +31,7 @@ const (
 	RuleCostTotal        = "claude/cost-total"
 	RuleUnknownType      = "claude/unknown-type"
 	RuleUnknownField     = "claude/unknown-field"
+	RuleUnknownValue     = "claude/unknown-value"
 	RulePermissionAnswer = "claude/permission-answered-twice"
 )
 
@@ -49,6 +50,7 @@ func (Dialect) Rules() []dialect.Rule {
 		dialect.WarningRule(RuleCostTotal, "result.total_cost_usd is the sum of modelUsage[*].costUSD"),
 		dialect.WarningRule(RuleUnknownType, "the type (and a system line's subtype) is one Claude Code 2.1.333 writes (error under --strict)"),
 		dialect.WarningRule(RuleUnknownField, "every top-level field is known for its type (error under --strict)"),
+		dialect.WarningRule(RuleUnknownValue, "a word in an open string field with a documented set (result subtype, result stop_reason) is one of that set (error under --strict)"),
 		dialect.ErrorRule(RulePermissionAnswer, "a can_use_tool control_request is answered by one control_response"),
 	}
 }
@@ -132,7 +134,14 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		c.user(r, rep)
 	case "result":
 		if sub := r.Get("subtype").Str; !slices.Contains(resultSubtypes, sub) {
-			rep.Unknownf("/subtype", RuleUnknownType, "unknown result subtype %q (read as an error)", sub)
+			rep.Unknownf("/subtype", RuleUnknownValue, "unknown result subtype %q (read as an error, kept as written)", sub)
+		}
+		// result.stop_reason is string|null in the SDK: an API stop reason
+		// of a newer model API is kept, and read as "other".
+		if s := r.Get("stop_reason"); s.Type == gjson.String {
+			if _, ok := stopReasons[s.Str]; !ok {
+				rep.Unknownf("/stop_reason", RuleUnknownValue, "unknown stop_reason %q (read as other, kept as written)", s.Str)
+			}
 		}
 		c.result(r, n, rep)
 	case "control_request":

@@ -52,7 +52,11 @@ func TestRules(t *testing.T) {
 		{Name: "unknown type and subtype", Lines: []string{rinit, `{"type":"brand_new","uuid":"u","session_id":"s"}`, `{"type":"system","subtype":"brand_new","uuid":"u","session_id":"s"}`, text, rres},
 			Want: []ruletest.Want{{Line: 2, Rule: claude.RuleUnknownType}, {Line: 3, Rule: claude.RuleUnknownType}}},
 		{Name: "unknown result subtype", Lines: []string{rinit, text, strings.Replace(rres, `"subtype":"success"`, `"subtype":"error_brand_new"`, 1)},
-			Want: []ruletest.Want{{Line: 3, Rule: claude.RuleUnknownType}}},
+			Want: []ruletest.Want{{Line: 3, Rule: claude.RuleUnknownValue}}},
+		// result.stop_reason is string|null in the SDK: a newer API's word is
+		// kept and reported, never an error of the schema.
+		{Name: "unknown result stop_reason", Lines: []string{rinit, text, strings.Replace(rres, `"stop_reason":"end_turn"`, `"stop_reason":"brand_new_reason"`, 1)},
+			Want: []ruletest.Want{{Line: 3, Rule: claude.RuleUnknownValue}}},
 		{Name: "unknown field", Lines: []string{rinit, strings.Replace(text, `"uuid":"u"`, `"uuid":"u","mood":"sunny"`, 1), rres}, Want: []ruletest.Want{{Line: 2, Rule: claude.RuleUnknownField}}},
 		{Name: "permission answered twice", Lines: []string{rinit, use("m1", "a", 1),
 			`{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{},"tool_use_id":"a"}}`,

@@ -1,0 +1,199 @@
+package claude
+
+import (
+	"encoding/json"
+	"math/big"
+	"math/bits"
+	"strings"
+
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// Claude Code's result.total_cost_usd (like modelUsage) is a running total
+// for the process: the second result of a streaming-input process already
+// includes the first turn's cost, while result.usage counts the turn alone.
+// Canonical holds a turn's own share, so the decoder takes the difference
+// from the previous result's running total and the encoder adds it back.
+// Both are exact decimal arithmetic on the written numbers, never float64.
+
+// decimal reads a JSON number exactly; ok is false for anything else.
+func decimal(raw string) (*big.Rat, bool) {
+	if raw == "" {
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(raw)
+	return r, ok
+}
+
+// decimalString writes r as a plain decimal (no exponent) with no more
+// fraction digits than it needs. r is a sum or difference of decimals, so
+// its expansion ends; the bound only guards against a pathological input.
+func decimalString(r *big.Rat) string {
+	ten := big.NewInt(10)
+	den := new(big.Int).Set(r.Denom())
+	digits := 0
+	for q, m := new(big.Int), new(big.Int); den.Cmp(big.NewInt(1)) != 0 && digits < 400; digits++ {
+		// den divides 10^k exactly for a decimal; strip a 2 or a 5 per digit.
+		if q.DivMod(den, ten, m); m.Sign() == 0 {
+			den.Set(q)
+		} else if q.DivMod(den, big.NewInt(2), m); m.Sign() == 0 {
+			den.Set(q)
+		} else if q.DivMod(den, big.NewInt(5), m); m.Sign() == 0 {
+			den.Set(q)
+		} else {
+			break
+		}
+	}
+	s := r.FloatString(digits)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// turnCost is a result's own share of the process's running cost: total
+// minus the previous result's running total prev. A total below prev is
+// not a running total of the same process (a new process, or a producer
+// that reports per turn): it is the turn's own.
+func turnCost(total, prev string) string {
+	t, ok := decimal(total)
+	if !ok {
+		return total
+	}
+	p, ok := decimal(prev)
+	if !ok {
+		return total
+	}
+	d := new(big.Rat).Sub(t, p)
+	if d.Sign() < 0 {
+		return total
+	}
+	return decimalString(d)
+}
+
+// runningCost is the running total a result states for a turn's share
+// after a previous running total prev.
+func runningCost(share, prev string) string {
+	s, ok := decimal(share)
+	if !ok {
+		return share
+	}
+	p, ok := decimal(prev)
+	if !ok || p.Sign() == 0 {
+		return share
+	}
+	return decimalString(new(big.Rat).Add(s, p))
+}
+
+// modelUsage reads what a result's modelUsage says the process has spent
+// so far on every model, and its running total_cost_usd. result.usage
+// counts the main loop's model for the turn alone; a subagent that runs
+// on another model (Explore on Haiku, say) is only in modelUsage, so the
+// session's usage is taken from there. A figure that is not a whole
+// number, or a sum past 2^64-1, leaves the process's usage unknown.
+func (d *Decoder) modelUsage(r gjson.Result) {
+	mu := r.Get("modelUsage")
+	if !mu.IsObject() {
+		return
+	}
+	var u event.Usage
+	ok := true
+	add := func(dst **uint64, v gjson.Result) {
+		if !v.Exists() {
+			return
+		}
+		n, msg := jsonobj.ParseUint(v, jsonobj.U64)
+		if msg != "" {
+			ok = false
+			return
+		}
+		if *dst == nil {
+			*dst = new(uint64)
+		}
+		sum, carry := bits.Add64(**dst, n, 0)
+		if carry != 0 {
+			ok = false
+		}
+		**dst = sum
+	}
+	jsonobj.ForEach(mu, func(_, m gjson.Result) bool {
+		add(&u.InputTokens, m.Get("inputTokens"))
+		add(&u.OutputTokens, m.Get("outputTokens"))
+		add(&u.CacheReadTokens, m.Get("cacheReadInputTokens"))
+		add(&u.CacheCreationTokens, m.Get("cacheCreationInputTokens"))
+		return true
+	})
+	if c := r.Get("total_cost_usd"); c.Type == gjson.Number {
+		u.CostUSD = json.Number(c.Raw)
+	}
+	if !ok {
+		d.proc, d.procBase = nil, nil
+		return
+	}
+	if d.proc != nil && below(&u, d.proc) {
+		// A running total that went down: a new process. What the one
+		// before spent stays in the session's usage.
+		d.procBase = sumUsage(d.procBase, d.proc)
+	}
+	d.proc = &u
+}
+
+// below reports whether any count of a is below b's.
+func below(a, b *event.Usage) bool {
+	lt := func(x, y *uint64) bool { return x != nil && y != nil && *x < *y }
+	return lt(a.InputTokens, b.InputTokens) || lt(a.OutputTokens, b.OutputTokens) ||
+		lt(a.CacheReadTokens, b.CacheReadTokens) || lt(a.CacheCreationTokens, b.CacheCreationTokens)
+}
+
+// procUsage is the session's usage from modelUsage: the last process's
+// running totals plus what earlier processes of the file spent; nil when
+// no result stated modelUsage.
+func (d *Decoder) procUsage() *event.Usage {
+	if d.proc == nil {
+		return nil
+	}
+	return sumUsage(d.procBase, d.proc)
+}
+
+// sumUsage adds two usages' counts (saturating at 2^64-1) and costs
+// (exact decimals); a nil usage adds nothing.
+func sumUsage(a, b *event.Usage) *event.Usage {
+	if a == nil {
+		c := *b
+		return &c
+	}
+	out := *a
+	add := func(dst **uint64, v *uint64) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			n := *v
+			*dst = &n
+			return
+		}
+		s, carry := bits.Add64(**dst, *v, 0)
+		if carry != 0 {
+			s = ^uint64(0)
+		}
+		n := s
+		*dst = &n
+	}
+	add(&out.InputTokens, b.InputTokens)
+	add(&out.OutputTokens, b.OutputTokens)
+	add(&out.CacheReadTokens, b.CacheReadTokens)
+	add(&out.CacheCreationTokens, b.CacheCreationTokens)
+	if x, ok := decimal(string(a.CostUSD)); ok {
+		if y, ok := decimal(string(b.CostUSD)); ok {
+			out.CostUSD = json.Number(decimalString(new(big.Rat).Add(x, y)))
+		}
+	} else {
+		out.CostUSD = b.CostUSD
+	}
+	return &out
+}
