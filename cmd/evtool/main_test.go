@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/cli"
+	"github.com/evtool/evtool/internal/golden"
 	"github.com/evtool/evtool/internal/jsonkeys"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -40,6 +41,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Condition: scriptCondition,
+		// -update rewrites the expected output in the archives; review
+		// the diff before committing, as for every golden file.
+		UpdateScripts: golden.Updating(),
 		Cmds: withPipeCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// reorder sorted|reversed IN OUT rewrites the key order of every
 			// object of every line, as jq -S -c . would.

@@ -8,15 +8,20 @@ import (
 	"bytes"
 
 	"flag"
-	"github.com/evtool/evtool/convert"
-	"github.com/evtool/evtool/dialect"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/dialect"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files from the current output (review them before committing)")
+
+// Updating reports whether the test binary runs with -update, for golden
+// files kept elsewhere (the expected output in a testscript archive).
+func Updating() bool { return *update }
 
 // Check compares got with the file at path, line by line.
 func Check(t *testing.T, path string, got []byte) {
