@@ -4,11 +4,12 @@ import (
 	"errors"
 
 	"bytes"
-	"github.com/evtool/evtool/stream"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/evtool/evtool/stream"
 
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"

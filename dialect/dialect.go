@@ -11,10 +11,11 @@ package dialect
 import (
 	"bufio"
 	"fmt"
-	"github.com/evtool/evtool/diag"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/evtool/evtool/diag"
 
 	"github.com/evtool/evtool/event"
 )

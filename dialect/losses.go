@@ -2,10 +2,11 @@ package dialect
 
 import (
 	"fmt"
-	"github.com/evtool/evtool/event"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/evtool/evtool/event"
 
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"

@@ -3,13 +3,14 @@ package ndjson
 import (
 	"bytes"
 	"fmt"
-	"github.com/evtool/evtool/internal/jsonenc"
-	simdutf8 "github.com/segmentio/asm/utf8"
 	"strconv"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/evtool/evtool/internal/jsonenc"
+	simdutf8 "github.com/segmentio/asm/utf8"
 
 	"github.com/evtool/evtool/internal/jsonptr"
 )

@@ -1,8 +1,9 @@
 package acp
 
 import (
-	"github.com/evtool/evtool/internal/jsonenc"
 	"strconv"
+
+	"github.com/evtool/evtool/internal/jsonenc"
 )
 
 // finiteNumbers returns raw JSON with every number that float64 cannot

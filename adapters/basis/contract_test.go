@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/evtool/evtool/internal/schematest"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/schematest"
 
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/adapters/canonical"

@@ -1,8 +1,9 @@
 package basis
 
 import (
-	"github.com/evtool/evtool/event"
 	"strings"
+
+	"github.com/evtool/evtool/event"
 
 	"github.com/tidwall/gjson"
 )

@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/evtool/evtool/internal/ruletest"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/ruletest"
 
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialect"

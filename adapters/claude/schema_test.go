@@ -3,13 +3,14 @@ package claude_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/evtool/evtool/internal/schematest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/schematest"
 
 	"github.com/evtool/evtool/adapters/claude"
 )

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/evtool/evtool/internal/schematest"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/schematest"
 
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/dialect"

@@ -3,9 +3,10 @@ package gemini_test
 import (
 	"encoding/json"
 	"errors"
-	"github.com/evtool/evtool/internal/schematest"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/schematest"
 
 	"github.com/evtool/evtool/adapters/gemini"
 	"github.com/evtool/evtool/dialect"

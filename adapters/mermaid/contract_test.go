@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/evtool/evtool/internal/schematest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evtool/evtool/internal/schematest"
 
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/mermaid"
