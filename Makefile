@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test check bench compare instructions fuzz fmt vet acp-measure
+.PHONY: all build test check bench compare instructions sameout fuzz fmt vet acp-measure
 
 all: build
 
@@ -55,6 +55,13 @@ compare:
 # compares two evtool binaries.
 instructions:
 	bench/instructions.sh $(BINS)
+
+# Two evtool binaries over every test stream and shared capture: validate
+# and convert to every dialect, stdout, stderr and exit status compared
+# (bench/sameout.sh). A refactoring must show no difference:
+#   make sameout OLD=/tmp/evtool-before NEW=bin/evtool
+sameout:
+	bench/sameout.sh $(OLD) $(NEW)
 
 # A generated recording of at least 200 MB replayed under both official ACP
 # SDKs: initialize latency, evtool's peak RSS, the longest message
