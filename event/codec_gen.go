@@ -285,8 +285,8 @@ func parseContextElidedFields(v *ContextElided, o gjson.Result, ptr string) erro
 		case "projected_bytes":
 			err = func() error { x := new(uint64); v.ProjectedBytes = x; return readUint(x, e, ptr+"/projected_bytes") }()
 		case "results":
-			err = readArray(e, ptr+"/results", func(n int) { *&v.Results = make([]ElidedResult, n) }, func(i int, a gjson.Result, p string) error {
-				return readObject(a, p, func() error { return parseElidedResultFields(&(*&v.Results)[i], a, p) })
+			err = readArray(e, ptr+"/results", func(n int) { v.Results = make([]ElidedResult, n) }, func(i int, a gjson.Result, p string) error {
+				return readObject(a, p, func() error { return parseElidedResultFields(&v.Results[i], a, p) })
 			})
 		}
 		return err == nil
@@ -606,8 +606,8 @@ func parsePlanUpdatedFields(v *PlanUpdated, o gjson.Result, ptr string) error {
 		}
 		switch k.Str {
 		case "entries":
-			err = readArray(e, ptr+"/entries", func(n int) { *&v.Entries = make([]PlanEntry, n) }, func(i int, a gjson.Result, p string) error {
-				return readObject(a, p, func() error { return parsePlanEntryFields(&(*&v.Entries)[i], a, p) })
+			err = readArray(e, ptr+"/entries", func(n int) { v.Entries = make([]PlanEntry, n) }, func(i int, a gjson.Result, p string) error {
+				return readObject(a, p, func() error { return parsePlanEntryFields(&v.Entries[i], a, p) })
 			})
 		case "completed":
 			err = func() error { x := new(uint64); v.Completed = x; return readUint(x, e, ptr+"/completed") }()
@@ -813,7 +813,7 @@ func parseSessionFinishedFields(v *SessionFinished, o gjson.Result, ptr string) 
 			err = func() error {
 				x := new([]string)
 				v.Errors = x
-				return readArray(e, ptr+"/errors", func(n int) { *x = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&(*x)[i], a, p) })
+				return readArray(e, ptr+"/errors", func(n int) { (*x) = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&(*x)[i], a, p) })
 			}()
 		case "structured_output":
 			err = readRaw(&v.StructuredOutput, e)
@@ -1020,34 +1020,34 @@ func parseSessionStartedFields(v *SessionStarted, o gjson.Result, ptr string) er
 			err = func() error {
 				x := new([]ContextFile)
 				v.ContextFiles = x
-				return readArray(e, ptr+"/context_files", func(n int) { *x = make([]ContextFile, n) }, func(i int, a gjson.Result, p string) error {
+				return readArray(e, ptr+"/context_files", func(n int) { (*x) = make([]ContextFile, n) }, func(i int, a gjson.Result, p string) error {
 					return readObject(a, p, func() error { return parseContextFileFields(&(*x)[i], a, p) })
 				})
 			}()
 		case "skills_dirs":
-			err = readArray(e, ptr+"/skills_dirs", func(n int) { *&v.SkillsDirs = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&(*&v.SkillsDirs)[i], a, p) })
+			err = readArray(e, ptr+"/skills_dirs", func(n int) { v.SkillsDirs = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&v.SkillsDirs[i], a, p) })
 		case "skills":
-			err = readArray(e, ptr+"/skills", func(n int) { *&v.Skills = make([]Skill, n) }, func(i int, a gjson.Result, p string) error {
-				return readObject(a, p, func() error { return parseSkillFields(&(*&v.Skills)[i], a, p) })
+			err = readArray(e, ptr+"/skills", func(n int) { v.Skills = make([]Skill, n) }, func(i int, a gjson.Result, p string) error {
+				return readObject(a, p, func() error { return parseSkillFields(&v.Skills[i], a, p) })
 			})
 		case "commands_dirs":
-			err = readArray(e, ptr+"/commands_dirs", func(n int) { *&v.CommandsDirs = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&(*&v.CommandsDirs)[i], a, p) })
+			err = readArray(e, ptr+"/commands_dirs", func(n int) { v.CommandsDirs = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&v.CommandsDirs[i], a, p) })
 		case "commands":
-			err = readArray(e, ptr+"/commands", func(n int) { *&v.Commands = make([]Command, n) }, func(i int, a gjson.Result, p string) error {
-				return readObject(a, p, func() error { return parseCommandFields(&(*&v.Commands)[i], a, p) })
+			err = readArray(e, ptr+"/commands", func(n int) { v.Commands = make([]Command, n) }, func(i int, a gjson.Result, p string) error {
+				return readObject(a, p, func() error { return parseCommandFields(&v.Commands[i], a, p) })
 			})
 		case "mcp_files":
-			err = readArray(e, ptr+"/mcp_files", func(n int) { *&v.MCPFiles = make([]ContextFile, n) }, func(i int, a gjson.Result, p string) error {
-				return readObject(a, p, func() error { return parseContextFileFields(&(*&v.MCPFiles)[i], a, p) })
+			err = readArray(e, ptr+"/mcp_files", func(n int) { v.MCPFiles = make([]ContextFile, n) }, func(i int, a gjson.Result, p string) error {
+				return readObject(a, p, func() error { return parseContextFileFields(&v.MCPFiles[i], a, p) })
 			})
 		case "mcp_servers":
-			err = readArray(e, ptr+"/mcp_servers", func(n int) { *&v.MCPServers = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&(*&v.MCPServers)[i], a, p) })
+			err = readArray(e, ptr+"/mcp_servers", func(n int) { v.MCPServers = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&v.MCPServers[i], a, p) })
 		case "a2a_files":
-			err = readArray(e, ptr+"/a2a_files", func(n int) { *&v.A2AFiles = make([]ContextFile, n) }, func(i int, a gjson.Result, p string) error {
-				return readObject(a, p, func() error { return parseContextFileFields(&(*&v.A2AFiles)[i], a, p) })
+			err = readArray(e, ptr+"/a2a_files", func(n int) { v.A2AFiles = make([]ContextFile, n) }, func(i int, a gjson.Result, p string) error {
+				return readObject(a, p, func() error { return parseContextFileFields(&v.A2AFiles[i], a, p) })
 			})
 		case "a2a_agents":
-			err = readArray(e, ptr+"/a2a_agents", func(n int) { *&v.A2AAgents = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&(*&v.A2AAgents)[i], a, p) })
+			err = readArray(e, ptr+"/a2a_agents", func(n int) { v.A2AAgents = make([]string, n) }, func(i int, a gjson.Result, p string) error { return readString(&v.A2AAgents[i], a, p) })
 		}
 		return err == nil
 	})

@@ -100,7 +100,7 @@ func (c jsonCalls) MarshalJSON() ([]byte, error) {
 }
 
 func calls(t ToolCalls) jsonCalls {
-	return jsonCalls{Total: t.Total, ByKind: t.ByKind, ByStatus: t.ByStatus}
+	return jsonCalls(t)
 }
 
 func usageJSON(u Usage) jsonUsage {

@@ -125,12 +125,6 @@ type line struct {
 	err   error
 }
 
-func (l *line) fail(ptr, format string, args ...any) {
-	if l.err == nil {
-		l.err = &DecodeError{Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
-	}
-}
-
 // u64 reads a count (nil when absent, null or not a count; checkNumbers
 // reported that already).
 func (l *line) u64(v gjson.Result, _ string) *uint64 {

@@ -118,9 +118,6 @@ var titleKeys = []string{"description", "command", "file_path", "notebook_path",
 // isTodoWrite reports whether a tool's input is a checklist snapshot.
 func isTodoWrite(name string) bool { return name == "TodoWrite" }
 
-// isSubagentTool reports whether a tool starts a subagent.
-func isSubagentTool(name string) bool { return name == "Agent" || name == "Task" }
-
 // taskKind says what a system/task_* task is, from its task_type and
 // subagent_type: an agent (local_agent, remote_agent, or any task with a
 // subagent type) is a subagent, anything else (a background shell) a

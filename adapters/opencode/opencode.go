@@ -108,15 +108,6 @@ var partType = map[string]string{
 	"step_finish": "step-finish",
 }
 
-// lineType is the run json line type of each part type run writes.
-var lineType = map[string]string{
-	"step-start":  "step_start",
-	"reasoning":   "reasoning",
-	"text":        "text",
-	"tool":        "tool_use",
-	"step-finish": "step_finish",
-}
-
 // partFields lists the keys of each part type in the order opencode writes
 // them (@opencode-ai/sdk part types).
 var partFields = map[string][]string{
@@ -126,10 +117,6 @@ var partFields = map[string][]string{
 	"reasoning":   {"id", "sessionID", "messageID", "type", "text", "metadata", "time"},
 	"tool":        {"id", "sessionID", "messageID", "type", "callID", "tool", "state", "metadata"},
 }
-
-// stateFields lists the keys of a tool part's state, in the order opencode
-// writes them, for every status.
-var stateFields = []string{"status", "input", "raw", "output", "error", "title", "metadata", "time", "attachments"}
 
 // busTypes lists the server bus types the dialect reads or knows to carry:
 // the 89 types of the @opencode-ai/sdk 1.19.3 event union (among them the

@@ -33,22 +33,33 @@ func main() {
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
 	}
+	// The package's own files, parsed one by one (parser.ParseDir is
+	// deprecated: it ignores build tags, which these files do not use).
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
-		n := fi.Name()
-		return !strings.HasSuffix(n, "_test.go") && !strings.HasSuffix(n, "_gen.go")
-	}, 0)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	pkg := pkgs["event"]
-	if pkg == nil {
+	var files []*ast.File
+	for _, n := range paths {
+		if strings.HasSuffix(n, "_test.go") || strings.HasSuffix(n, "_gen.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, n, nil, 0)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if f.Name.Name == "event" {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
 		log.Fatalf("no package event in %s", dir)
 	}
 	structs := map[string]*ast.StructType{}
 	strTypes := map[string]bool{}
 	bodies := map[string]bool{} // types with a Type() method: the event bodies
-	for _, f := range pkg.Files {
+	for _, f := range files {
 		for _, decl := range f.Decls {
 			switch d := decl.(type) {
 			case *ast.GenDecl:
@@ -348,18 +359,24 @@ func (g *gen) parseValue(owner, p string, t ast.Expr, ptr string) string {
 		if id == nil {
 			break
 		}
+		// The slice p points at: v.Results for &v.Results (not *&v.Results,
+		// which staticcheck rightly calls a no-op), (*x) for a pointer x.
+		slice := "(*" + p + ")"
+		if strings.HasPrefix(p, "&") {
+			slice = p[1:]
+		}
 		var elem string
 		switch {
 		case id.Name == "string" || g.strTypes[id.Name]:
-			elem = fmt.Sprintf("readString((*string)(&(*%s)[i]), a, p)", p)
+			elem = fmt.Sprintf("readString((*string)(&%s[i]), a, p)", slice)
 			if id.Name == "string" {
-				elem = fmt.Sprintf("readString(&(*%s)[i], a, p)", p)
+				elem = fmt.Sprintf("readString(&%s[i], a, p)", slice)
 			}
 		case g.structs[id.Name] != nil:
-			elem = fmt.Sprintf("readObject(a, p, func() error { return parse%sFields(&(*%s)[i], a, p) })", id.Name, p)
+			elem = fmt.Sprintf("readObject(a, p, func() error { return parse%sFields(&%s[i], a, p) })", id.Name, slice)
 		}
 		if elem != "" {
-			return fmt.Sprintf("readArray(e, %s, func(n int) { *%s = make([]%s, n) }, func(i int, a gjson.Result, p string) error { return %s })", ptr, p, id.Name, elem)
+			return fmt.Sprintf("readArray(e, %s, func(n int) { %s = make([]%s, n) }, func(i int, a gjson.Result, p string) error { return %s })", ptr, slice, id.Name, elem)
 		}
 	}
 	log.Fatalf("%s: no reader for %s", owner, exprString(t))
