@@ -18,7 +18,7 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
@@ -106,18 +106,26 @@ type LineError = diag.Diagnostic
 // ErrUndetected means the source dialect could not be told from the first line.
 var ErrUndetected = stream.ErrUndetected
 
-// ErrEmpty means the input has no line to convert: it is empty, or holds
-// only blank lines. Nothing was written.
+// ErrEmpty means the input has no line to convert: it is empty, holds
+// only blank lines, or none of its lines is JSON. Nothing was written.
 var ErrEmpty = errors.New("nothing to convert")
 
 // EmptyError is an input with no line to convert. It wraps ErrEmpty.
 type EmptyError struct {
 	File  string
 	Bytes int64 // 0 for an empty input, else it held only blank lines
+	// NotJSON is the number of its lines, none of which is JSON (a page
+	// of HTML, a log): each was reported, and nothing was converted.
+	NotJSON int
 }
 
 func (e *EmptyError) Error() string {
-	if e.Bytes == 0 {
+	switch {
+	case e.NotJSON == 1:
+		return e.File + ": nothing to convert: its only line is not JSON"
+	case e.NotJSON > 1:
+		return fmt.Sprintf("%s: nothing to convert: none of its %d lines is JSON", e.File, e.NotJSON)
+	case e.Bytes == 0:
 		return e.File + ": nothing to convert: the input is empty"
 	}
 	return fmt.Sprintf("%s: nothing to convert: the input holds only blank lines (%d bytes)", e.File, e.Bytes)
@@ -126,7 +134,9 @@ func (e *EmptyError) Error() string {
 func (e *EmptyError) Unwrap() error { return ErrEmpty }
 
 // UTF16Error is an input that looks like UTF-16, which evtool does not
-// read: every line of it would be reported as broken.
+// read: every line of it would be reported as broken. The reading
+// (package stream) tells it, for every command; Run gives it this type
+// of its own, as before.
 type UTF16Error struct {
 	File string
 	Why  string // "a UTF-16LE byte order mark", …
@@ -153,17 +163,27 @@ func (e *FailError) Error() string {
 // arrives. The error is non-nil for read or write failures, for a stream
 // whose dialect cannot be told or is not the one named (a
 // *stream.StreamError), for an input with nothing to convert
-// (*EmptyError: nothing is written), for UTF-16 input (*UTF16Error), and
-// for a line that stops the conversion under Fail (*FailError).
+// (*EmptyError: nothing is written), for UTF-16 input (*UTF16Error), for
+// binary or damaged compressed input (a *stream.StreamError of rule
+// stream/input; gzip and zstd input is read as what it holds), and for a
+// line that stops the conversion under Fail (*FailError).
+//
+// An input none of whose lines is JSON is nothing converted either: the
+// lines before the first JSON line are held back (a few, as a banner
+// is), so that such an input writes nothing; it is an *EmptyError.
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
 	res := Result{Losses: &dialect.Losses{}}
-	in := &tracker{r: r, terminated: true}
+	in := &tracker{r: r}
 	// in hides the file from the Reader: ask of r whether it may look ahead.
 	rd := stream.NewReader(in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes,
 		Lookahead: stream.RegularFile(r)})
 	defer rd.Close()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var enc dialect.Encoder
+	// held are the events of the lines before the first JSON line, and
+	// heldBytes their size, until a JSON line comes or there are too many.
+	var held []heldLine
+	heldBytes, sawJSON := 0, false
 	if opts.From != nil {
 		res.From = opts.From.Name()
 	}
@@ -189,10 +209,9 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 		if err == io.EOF {
 			break
 		}
-		if err == nil && res.Lines == 0 {
-			if why := in.utf16(); why != "" {
-				err = &UTF16Error{File: file, Why: why}
-			}
+		var ie *stream.InputError
+		if errors.As(err, &ie) && ie.Kind == stream.UTF16 {
+			err = &UTF16Error{File: file, Why: ie.Why}
 		}
 		if err != nil {
 			if werr := stopPipe(); werr != nil {
@@ -209,19 +228,13 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 		if rd.Dialect() != nil {
 			res.From = rd.Dialect().Name()
 		}
-		if enc == nil {
-			// The encoder is made at the first line, so that an input
-			// with nothing to convert writes nothing at all.
-			// A kept line must not become the target's header, nor cut
-			// a streamed message in two: KeepInPlace holds it back.
-			enc = dialect.KeepInPlace(opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params}))
-		}
 		if pp == nil {
 			res.Losses.SetLine(l.N)
 		}
 		evs := l.Events
 		if !l.OK() {
-			torn := !l.JSON && in.unterminated() && rd.Buffered() == 0
+			// A line without a newline is the last.
+			torn := !l.JSON && !strings.HasSuffix(l.Term, "\n")
 			// The line's own verdict, as validate gives it; that it is a
 			// torn last line (a producer that stopped mid-line) is said
 			// once in the summary and does not fail the conversion.
@@ -251,6 +264,36 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 				}
 			}
 		}
+		guardDepth(evs, l.Depth, res.Losses)
+		if !sawJSON {
+			sawJSON = l.JSON
+			if !sawJSON && enc == nil && len(held) < maxHeldLines && heldBytes < maxHeldBytes {
+				// The events of a line that is not JSON are new memory
+				// (unreadable's), its list is the Reader's.
+				held = append(held, heldLine{n: l.N, evs: slices.Clone(evs)})
+				heldBytes += len(l.Raw)
+				if opts.Progress != nil {
+					opts.Progress(res.Lines, in.bytes())
+				}
+				continue
+			}
+		}
+		if enc == nil {
+			// The encoder is made at the first JSON line (or once too
+			// many lines that are not wait), so that an input with
+			// nothing to convert writes nothing at all.
+			// A kept line must not become the target's header, nor cut
+			// a streamed message in two: KeepInPlace holds it back.
+			enc = dialect.KeepInPlace(opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params}))
+			for _, h := range held {
+				res.Losses.SetLine(h.n)
+				if err := encode(enc, h.evs, &res); err != nil {
+					return res, err
+				}
+			}
+			held = nil
+			res.Losses.SetLine(l.N)
+		}
 		if pp != nil {
 			// The line's buffer is the Reader's again at the next line:
 			// the events are the pipe's, their list is copied.
@@ -276,8 +319,11 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 	if err := stopPipe(); err != nil {
 		return res, err
 	}
-	if enc == nil {
-		return res, &EmptyError{File: file, Bytes: in.bytes()}
+	if enc == nil || !sawJSON {
+		// Nothing converted: an -o target is left as it was. Only an
+		// input of more lines that are not JSON than are held back has
+		// written something (their unknown events) on the way.
+		return res, &EmptyError{File: file, Bytes: in.bytes(), NotJSON: res.Lines}
 	}
 	if err := encode(enc, rd.End(), &res); err != nil {
 		return res, err
@@ -310,76 +356,33 @@ func encode(enc dialect.Encoder, evs []*event.Event, res *Result) error {
 	return nil
 }
 
-// tracker counts the input's bytes and remembers what the reading of a
-// line cannot tell: whether the input ended, whether its last non-blank
-// byte is followed by a newline (a torn last line is not), and its first
-// bytes (UTF-16 has a tell-tale start). With workers, the Reader reads it
-// from a goroutine of its own: its fields are behind a lock.
+// heldLine is what became of a line read before the first JSON line.
+type heldLine struct {
+	n   int
+	evs []*event.Event
+}
+
+// The bound on lines held back before the first JSON line: a banner or a
+// wrapper's log fits, and an input of many lines none of which is JSON
+// does not wait in memory.
+const (
+	maxHeldLines = 64
+	maxHeldBytes = 4 << 20
+)
+
+// tracker counts the input's bytes (as read: a compressed input's
+// compressed bytes). With workers, the Reader reads it from a goroutine
+// of its own.
 type tracker struct {
-	r          io.Reader
-	mu         sync.Mutex
-	n          int64
-	eof        bool
-	terminated bool
-	head       []byte
+	r io.Reader
+	n atomic.Int64
 }
 
 func (t *tracker) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n > 0 {
-		t.n += int64(n)
-		if len(t.head) < 4 {
-			t.head = append(t.head, p[:min(n, 4-len(t.head))]...)
-		}
-		for i := n - 1; i >= 0; i-- {
-			c := p[i]
-			if c == '\n' {
-				t.terminated = true
-				break
-			}
-			if c != ' ' && c != '\t' && c != '\r' {
-				t.terminated = false
-				break
-			}
-		}
-	}
-	if err == io.EOF {
-		t.eof = true
-	}
+	t.n.Add(int64(n))
 	return n, err
 }
 
 // bytes returns the number of bytes read so far.
-func (t *tracker) bytes() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.n
-}
-
-// unterminated reports whether the input ended without a newline after
-// its last non-blank byte.
-func (t *tracker) unterminated() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.eof && !t.terminated
-}
-
-// utf16 says why the input looks like UTF-16, or "".
-func (t *tracker) utf16() string {
-	t.mu.Lock()
-	h := t.head
-	t.mu.Unlock()
-	switch {
-	case len(h) >= 2 && h[0] == 0xFF && h[1] == 0xFE:
-		return "it starts with a UTF-16LE byte order mark"
-	case len(h) >= 2 && h[0] == 0xFE && h[1] == 0xFF:
-		return "it starts with a UTF-16BE byte order mark"
-	case len(h) >= 4 && h[0] != 0 && h[1] == 0 && h[2] != 0 && h[3] == 0:
-		return "every other byte is NUL, as in UTF-16LE"
-	case len(h) >= 4 && h[0] == 0 && h[1] != 0 && h[2] == 0 && h[3] != 0:
-		return "every other byte is NUL, as in UTF-16BE"
-	}
-	return ""
-}
+func (t *tracker) bytes() int64 { return t.n.Load() }

@@ -47,9 +47,14 @@ type Diagnostic struct {
 
 // String renders the diagnostic GNU style:
 // FILE:LINE[:COL]: error|warning: [POINTER: ]MESSAGE [RULE].
+//
+// Every part that comes from the input (the file name, the pointer, the
+// message, which may quote a value) is escaped (Escape), so that a key
+// holding a newline and "::error" or an ESC sequence cannot forge a line
+// of a CI log or drive a terminal.
 func (d Diagnostic) String() string {
 	var b strings.Builder
-	b.WriteString(d.File)
+	b.WriteString(Escape(d.File))
 	if d.Line > 0 {
 		fmt.Fprintf(&b, ":%d", d.Line)
 		if d.Col > 0 {
@@ -58,11 +63,11 @@ func (d Diagnostic) String() string {
 	}
 	fmt.Fprintf(&b, ": %s: ", d.Severity)
 	if d.Pointer != "" {
-		b.WriteString(d.Pointer)
+		b.WriteString(Escape(d.Pointer))
 		b.WriteString(": ")
 	}
-	b.WriteString(d.Message)
-	fmt.Fprintf(&b, " [%s]", d.Rule)
+	b.WriteString(Escape(d.Message))
+	fmt.Fprintf(&b, " [%s]", Escape(d.Rule))
 	return b.String()
 }
 

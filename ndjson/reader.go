@@ -32,7 +32,19 @@ type Reader struct {
 	err   error
 	first bool
 	max   int // longest line returned; 0: no limit
+	// What Next stripped from the line it returned last: its terminator
+	// and a byte order mark. Kept so that a caller can write the line
+	// back exactly as it was read.
+	term string
+	bom  bool
 }
+
+// The terminators Term reports.
+const (
+	LF   = "\n"
+	CRLF = "\r\n"
+	CR   = "\r" // a last line that ends in a carriage return and no newline
+)
 
 // LineTooLongError reports a line longer than the Reader's limit. The line
 // was skipped without being held in memory; reading goes on with the next.
@@ -72,6 +84,7 @@ func (r *Reader) Next() (line []byte, n int, err error) {
 			return nil, r.line, r.err
 		}
 		b, err := r.readPhysical()
+		r.term, r.bom = LF, false
 		if tl, ok := err.(*LineTooLongError); ok {
 			r.phys++
 			r.line = r.phys
@@ -90,14 +103,21 @@ func (r *Reader) Next() (line []byte, n int, err error) {
 			}
 			// A final line without a newline: return it now, EOF next time.
 			r.err = io.EOF
+			r.term = ""
 		}
 		r.phys++
 		if r.first {
 			r.first = false
+			r.bom = bytes.HasPrefix(b, bom)
 			b = bytes.TrimPrefix(b, bom)
 		}
 		if len(b) > 0 && b[len(b)-1] == '\r' {
 			b = b[:len(b)-1]
+			if r.term == LF {
+				r.term = CRLF
+			} else {
+				r.term = CR
+			}
 		}
 		if isBlank(b) {
 			if r.err != nil {
@@ -109,6 +129,14 @@ func (r *Reader) Next() (line []byte, n int, err error) {
 		return b, r.line, nil
 	}
 }
+
+// Term returns the terminator Next stripped from the line it returned
+// last: LF, CRLF, CR, or "" for a last line that ends without one.
+func (r *Reader) Term() string { return r.term }
+
+// BOM reports whether the line Next returned last is the first and began
+// with a UTF-8 byte order mark, which Next stripped.
+func (r *Reader) BOM() bool { return r.bom }
 
 // Take hands the caller the line Next just returned, when it was
 // assembled in a buffer of its own (a line longer than the read buffer):

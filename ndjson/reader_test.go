@@ -163,3 +163,45 @@ func TestMaxLineBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestTermAndBOM: what Next strips from a line (its terminator, a byte
+// order mark) is told, so that a line can be written back as it was read.
+func TestTermAndBOM(t *testing.T) {
+	rd := NewReader(strings.NewReader("\xef\xbb\xbf{\"a\":1}\r\n\n{}\n[]\r\n  \r\n1\r"))
+	want := []struct {
+		line string
+		term string
+		bom  bool
+	}{{`{"a":1}`, CRLF, true}, {"{}", LF, false}, {"[]", CRLF, false}, {"1", CR, false}}
+	for _, w := range want {
+		line, _, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(line) != w.line || rd.Term() != w.term || rd.BOM() != w.bom {
+			t.Errorf("%q: term %q bom %v, want %q: term %q bom %v", line, rd.Term(), rd.BOM(), w.line, w.term, w.bom)
+		}
+	}
+	rd = NewReader(strings.NewReader("{}\n{}"))
+	rd.Next()
+	if line, _, _ := rd.Next(); string(line) != "{}" || rd.Term() != "" {
+		t.Errorf("a last line without a newline: %q term %q", line, rd.Term())
+	}
+}
+
+// TestCheckNesting: the check tells how deep a line nests.
+func TestCheckNesting(t *testing.T) {
+	for _, tt := range []struct {
+		line  string
+		depth int
+	}{{`1`, 0}, {`{}`, 1}, {`{"a":[1,{"b":[]}],"c":{}}`, 4}, {`[[[]],[]]`, 3}} {
+		d, err := CheckNesting([]byte(tt.line), Options{})
+		if err != nil || d != tt.depth {
+			t.Errorf("%s: depth %d, %v; want %d", tt.line, d, err, tt.depth)
+		}
+	}
+	deep := strings.Repeat("[", 20) + strings.Repeat("]", 20)
+	if d, err := CheckNesting([]byte(deep), Options{MaxDepth: 10}); err == nil || err.Kind != TooDeep || d != 10 {
+		t.Errorf("too deep: depth %d, %v", d, err)
+	}
+}

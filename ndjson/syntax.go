@@ -71,6 +71,16 @@ type Options struct {
 
 // CheckWith is Check with options.
 func CheckWith(line []byte, opts Options) *SyntaxError {
+	_, err := CheckNesting(line, opts)
+	return err
+}
+
+// CheckNesting is CheckWith that also returns how deep objects and arrays
+// nest in the line (0 for a scalar; as far as it was read when the line
+// fails). It costs nothing more: the check keeps that count anyway, and a
+// writer that nests a line's values deeper than they came asks it to stay
+// under the limit the reader of its output holds to.
+func CheckNesting(line []byte, opts Options) (depth int, err *SyntaxError) {
 	maxDepth := opts.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
@@ -93,7 +103,7 @@ func CheckWith(line []byte, opts Options) *SyntaxError {
 	}()
 	s.ws()
 	if s.i >= len(s.b) {
-		return s.fail(BadJSON, s.i, "invalid JSON: the line holds no value")
+		return 0, s.fail(BadJSON, s.i, "invalid JSON: the line holds no value")
 	}
 	s.value()
 	if s.err == nil {
@@ -102,7 +112,7 @@ func CheckWith(line []byte, opts Options) *SyntaxError {
 			s.syntax("after the value")
 		}
 	}
-	return s.err
+	return s.deepest, s.err
 }
 
 // scanners keeps scanners, and the stacks and key lists they grew, for
@@ -132,9 +142,11 @@ type scanner struct {
 	i     int
 	max   int
 	stack []frame
-	keys  []seenKey // the keys of every open object, innermost last
-	err   *SyntaxError
-	dupOK func(pointer string) bool
+	// deepest is the deepest the stack has been.
+	deepest int
+	keys    []seenKey // the keys of every open object, innermost last
+	err     *SyntaxError
+	dupOK   func(pointer string) bool
 	// utf8OK is set when the whole line is valid UTF-8; clean, when it
 	// also holds no control character at all (a raw tab or carriage
 	// return between tokens, which is allowed, takes the careful way).
@@ -538,6 +550,7 @@ func (s *scanner) push(object bool) bool {
 		return false
 	}
 	s.stack = append(s.stack, frame{object: object, first: len(s.keys)})
+	s.deepest = max(s.deepest, len(s.stack))
 	return true
 }
 

@@ -21,6 +21,7 @@ type github struct{ w io.Writer }
 func newGitHub(w io.Writer, _ Tool) Printer { return &github{w} }
 
 func (p *github) File(r *validate.Result) error {
+	r = escaped(r)
 	if r.Err != nil {
 		if _, err := fmt.Fprintf(p.w, "::error file=%s,title=%s::%s\n", ghProperty(r.File), ghProperty("evtool"), ghData(r.Err.Error())); err != nil {
 			return err

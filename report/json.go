@@ -79,6 +79,7 @@ func newJSON(w io.Writer, tool Tool) Printer {
 }
 
 func (p *jsonPrinter) File(r *validate.Result) error {
+	r = escaped(r)
 	f := jsonFile{File: r.File, Dialect: r.Dialect, Schema: r.Schema, Lines: r.Lines, Errors: r.Errors,
 		Warnings: r.Warnings, Stopped: r.Stopped, Diagnostics: []jsonDiag{}}
 	if r.Err != nil {

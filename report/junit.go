@@ -59,6 +59,7 @@ func newJUnit(w io.Writer, _ Tool) Printer {
 }
 
 func (p *junit) File(r *validate.Result) error {
+	r = escaped(r)
 	c := junitCase{Name: r.File, Classname: "evtool.validate", File: r.File}
 	listing := lines(r.Diagnostics)
 	switch {

@@ -6,7 +6,10 @@
 //
 // A printer is given the results in the order they are to appear, each
 // with its diagnostics sorted (validate.Run does both), and writes the
-// same bytes for the same results.
+// same bytes for the same results. Every string that comes from the input
+// (file names, pointers built from keys, messages that quote values) is
+// escaped in every format (Escape): a report is read in CI logs and
+// terminals, where a newline or an ESC from the input is a command.
 package report
 
 import (
@@ -96,7 +99,7 @@ func FileSummary(r *validate.Result) string {
 	}
 	s := fmt.Sprintf("%s, %s in %s", plural(r.Errors, "error"), plural(r.Warnings, "warning"), plural(r.Lines, "line"))
 	if what != "" {
-		s += " (" + what + ")"
+		s += " (" + Escape(what) + ")"
 	}
 	return s
 }
@@ -115,6 +118,7 @@ type text struct{ w io.Writer }
 func newText(w io.Writer, _ Tool) Printer { return &text{w} }
 
 func (p *text) File(r *validate.Result) error {
+	r = escaped(r)
 	for _, d := range r.Diagnostics {
 		if _, err := fmt.Fprintln(p.w, d.String()); err != nil {
 			return err

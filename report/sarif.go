@@ -117,6 +117,7 @@ func newSARIF(w io.Writer, tool Tool) Printer {
 }
 
 func (p *sarif) File(r *validate.Result) error {
+	r = escaped(r)
 	if r.Err != nil {
 		p.notes = append(p.notes, sarifNotification{Level: "error", Message: sarifMessage{r.Err.Error()},
 			Locations: []sarifLocation{{sarifPhysical{ArtifactLocation: sarifArtifact{fileURI(r.File)}}}}})

@@ -26,3 +26,7 @@ func SetParallelThreshold(n int64) (restore func()) {
 
 // Parallel reports whether the Reader's workers have started.
 func (r *Reader) Parallel() bool { return r.par != nil }
+
+// ReadBytes is how many bytes of lines the simple path has read: what a
+// compressed input held, as far as it was read.
+func (r *Reader) ReadBytes() int64 { return r.read }

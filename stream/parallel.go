@@ -42,6 +42,8 @@ type batch struct {
 type pline struct {
 	n        int
 	off, end int
+	term     string // the line's terminator
+	depth    int    // how deep it nests
 	tooLong  *ndjson.LineTooLongError
 	syn      *ndjson.SyntaxError
 	schema   []diag.Diagnostic // with pointer, column and message; rule and file set later
@@ -92,6 +94,7 @@ func (r *Reader) startPipeline() {
 		nd := r.nd
 		var carry []byte // a long line read after the lines of a batch
 		var carryN int
+		var carryTerm string
 		for {
 			var b *batch
 			select {
@@ -111,14 +114,14 @@ func (r *Reader) startPipeline() {
 			if carry != nil {
 				// The long line that ended the batch before.
 				b.buf, b.owned = carry, true
-				b.lines = append(b.lines, pline{n: carryN, off: 0, end: len(carry)})
+				b.lines = append(b.lines, pline{n: carryN, off: 0, end: len(carry), term: carryTerm})
 				carry = nil
 			}
 			for len(b.lines) == 0 || !b.owned {
 				raw, n, err := nd.Next()
 				var tl *ndjson.LineTooLongError
 				if errors.As(err, &tl) {
-					b.lines = append(b.lines, pline{n: n, tooLong: tl})
+					b.lines = append(b.lines, pline{n: n, tooLong: tl, term: nd.Term()})
 				} else if err != nil {
 					b.err = err
 					break
@@ -126,17 +129,17 @@ func (r *Reader) startPipeline() {
 					// A long line is a batch of its own, and the
 					// batch keeps the reader's buffer: no copy.
 					if len(b.lines) > 0 {
-						carry, carryN = raw, n
+						carry, carryN, carryTerm = raw, n, nd.Term()
 						break
 					}
 					b.buf = raw
-					b.lines = append(b.lines, pline{n: n, off: 0, end: len(raw)})
+					b.lines = append(b.lines, pline{n: n, off: 0, end: len(raw), term: nd.Term()})
 					b.owned = true
 					break
 				} else {
 					off := len(b.buf)
 					b.buf = append(b.buf, raw...)
-					b.lines = append(b.lines, pline{n: n, off: off, end: len(b.buf)})
+					b.lines = append(b.lines, pline{n: n, off: off, end: len(b.buf), term: nd.Term()})
 				}
 				// A live producer's line goes on at once: never wait for
 				// more input to fill a batch.
@@ -169,7 +172,9 @@ func checkLine(b *batch, i int, chk ndjson.Options, sch *lineSchema) {
 		return
 	}
 	raw := b.raw(i)
-	if se := ndjson.CheckWith(raw, chk); se != nil {
+	depth, se := ndjson.CheckNesting(raw, chk)
+	l.depth = depth
+	if se != nil {
 		l.syn = se
 		return
 	}

@@ -55,6 +55,7 @@ const (
 	RuleLineLength   = "json/line-length"
 	RuleMismatch     = "stream/dialect-mismatch"
 	RuleUndetected   = "stream/undetected"
+	RuleInput        = "stream/input"
 )
 
 // Rules lists the rules of the reading itself.
@@ -67,6 +68,7 @@ func Rules() []diag.Rule {
 		{ID: RuleLineLength, Severity: diag.Error, Summary: "a line is at most --max-line-bytes long (256 MiB by default); a longer one is skipped"},
 		{ID: RuleMismatch, Severity: diag.Error, Summary: "the named dialect must fit the stream's first line"},
 		{ID: RuleUndetected, Severity: diag.Error, Summary: "without a named dialect, the first JSON line must be of a known one"},
+		{ID: RuleInput, Severity: diag.Error, Summary: "the input is UTF-8 text, plain or gzip or zstd compressed: not UTF-16, binary data or another compression"},
 	}
 }
 
@@ -122,6 +124,17 @@ type Line struct {
 	// Kept reports that Raw stays valid after the next ReadLine, as it
 	// does for a line the workers read with Options.KeepLines.
 	Kept bool
+	// Term is the terminator the line had in the input: ndjson.LF,
+	// ndjson.CRLF, ndjson.CR, or "" for a last line that ends without
+	// one. BOM is set on the first line when the input began with a UTF-8
+	// byte order mark. Raw has neither; with them the line can be written
+	// back byte for byte.
+	Term string
+	BOM  bool
+	// Depth is how deep objects and arrays nest in a JSON line: a writer
+	// that nests its values deeper than they came must stay under the
+	// limit its reader holds to (ndjson.DefaultMaxDepth).
+	Depth int
 	// Foreign marks a JSON line read before the stream's dialect was told
 	// that no dialect sniffs: a wrapper's log line before the producer's
 	// first line. It is judged and decoded as a line of the stream's
@@ -172,14 +185,18 @@ var ErrMismatch = errors.New("the stream is not of the named dialect")
 
 // Reader reads one stream.
 type Reader struct {
-	file  string
-	opts  Options
-	nd    *ndjson.Reader
-	d     dialect.Dialect
-	dec   dialect.Decoder
-	sch   *lineSchema
-	line  Line
-	lines int
+	file string
+	opts Options
+	src  io.Reader      // the input, until the first line is read
+	nd   *ndjson.Reader // the lines: set once the input's first bytes were looked at
+	unz  io.Closer      // the decompressor of a compressed input
+	// maxLine is the line-length limit handed to nd; 0: none.
+	maxLine int
+	d       dialect.Dialect
+	dec     dialect.Decoder
+	sch     *lineSchema
+	line    Line
+	lines   int
 	// sawJSON is set once a line was JSON: the first such line decides
 	// whether a named dialect fits.
 	sawJSON bool
@@ -213,6 +230,9 @@ type heldLine struct {
 	raw   []byte
 	json  bool
 	diags []diag.Diagnostic
+	term  string
+	bom   bool
+	depth int
 }
 
 // The bound on lines held before the dialect is told: enough for any
@@ -240,12 +260,14 @@ func NewReader(r io.Reader, file string, opts Options) *Reader {
 	if !opts.Lookahead {
 		opts.Lookahead = RegularFile(r)
 	}
-	rd := &Reader{file: file, opts: opts, nd: ndjson.NewReader(r)}
+	// The input is not read here: its first bytes are looked at when its
+	// first line is asked for (open).
+	rd := &Reader{file: file, opts: opts, src: r}
 	switch {
 	case opts.MaxLineBytes == 0:
-		rd.nd.SetMaxLineBytes(DefaultMaxLineBytes)
+		rd.maxLine = DefaultMaxLineBytes
 	case opts.MaxLineBytes > 0:
-		rd.nd.SetMaxLineBytes(opts.MaxLineBytes)
+		rd.maxLine = opts.MaxLineBytes
 	}
 	if opts.Dialect != nil {
 		if err := rd.setDialect(opts.Dialect); err != nil {
@@ -267,6 +289,9 @@ func (r *Reader) Buffered() int {
 	if r.par != nil {
 		return r.par.buffered()
 	}
+	if r.nd == nil {
+		return 0
+	}
 	return r.nd.Buffered()
 }
 
@@ -275,6 +300,12 @@ func (r *Reader) Buffered() int {
 func (r *Reader) Close() error {
 	if r.par != nil {
 		r.par.close()
+	}
+	if r.unz != nil && r.par == nil {
+		// With workers, the reading goroutine may still be inside the
+		// decompressor; the garbage collector has it then.
+		r.unz.Close()
+		r.unz = nil
 	}
 	return nil
 }
@@ -330,23 +361,31 @@ func (r *Reader) readLine() (*Line, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if r.nd == nil {
+		if err := r.open(); err != nil {
+			return nil, r.fail(err)
+		}
+	}
 	if r.par == nil && r.opts.Workers > 1 && r.d != nil && len(r.queue) == 0 && r.read >= parallelThreshold {
 		r.startPipeline()
 	}
 	var (
-		raw []byte
-		n   int
-		pl  *pline // the workers' verdict on the line, in parallel reading
-		err error
+		raw  []byte
+		n    int
+		pl   *pline // the workers' verdict on the line, in parallel reading
+		err  error
+		term string
+		bom  bool
 	)
 	if r.par != nil {
 		raw, pl, err = r.par.next()
 		if err == nil {
-			n = pl.n
+			n, term = pl.n, pl.term
 		}
 	} else {
 		raw, n, err = r.nd.Next()
 		r.read += int64(len(raw)) + 1
+		term, bom = r.nd.Term(), r.nd.BOM()
 	}
 	var tl *ndjson.LineTooLongError
 	if pl != nil && pl.tooLong != nil {
@@ -359,13 +398,13 @@ func (r *Reader) readLine() (*Line, error) {
 	}
 	if err != nil {
 		if err != io.EOF {
-			err = fmt.Errorf("%s: %w", r.file, err)
+			err = r.readError(err)
 		}
 		return nil, r.fail(err)
 	}
 	r.lines++
 	l := &r.line
-	*l = Line{N: n, Raw: raw, Kept: pl != nil && r.opts.KeepLines, Diags: l.Diags[:0], Events: l.Events[:0]}
+	*l = Line{N: n, Raw: raw, Kept: pl != nil && r.opts.KeepLines, Term: term, BOM: bom, Diags: l.Diags[:0], Events: l.Events[:0]}
 	if tl != nil {
 		l.Diags = append(l.Diags, diag.Diagnostic{File: r.file, Line: n, Col: 1, Severity: diag.Error, Rule: RuleLineLength,
 			Message: fmt.Sprintf("the line is %d bytes long, over the limit of %d (--max-line-bytes); skipped", tl.Bytes, tl.Max)})
@@ -373,9 +412,9 @@ func (r *Reader) readLine() (*Line, error) {
 	}
 	var se *ndjson.SyntaxError
 	if pl != nil {
-		se = pl.syn
+		se, l.Depth = pl.syn, pl.depth
 	} else {
-		se = ndjson.CheckWith(raw, ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK})
+		l.Depth, se = ndjson.CheckNesting(raw, ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK})
 	}
 	if se != nil {
 		l.Diags = append(l.Diags, r.syntaxDiag(n, se))
@@ -433,7 +472,7 @@ func (r *Reader) holdIfHolding(l *Line) (*Line, error) {
 
 // hold keeps a copy of a line read before the dialect is told.
 func (r *Reader) hold(l *Line) {
-	r.held = append(r.held, heldLine{n: l.N, raw: slices.Clone(l.Raw), json: l.JSON, diags: slices.Clone(l.Diags)})
+	r.held = append(r.held, heldLine{n: l.N, raw: slices.Clone(l.Raw), json: l.JSON, diags: slices.Clone(l.Diags), term: l.Term, bom: l.BOM, depth: l.Depth})
 	r.heldBytes += len(l.Raw)
 }
 
@@ -447,7 +486,8 @@ func (r *Reader) unqueue() *Line {
 	// Every held JSON line but the last, which told the dialect, is
 	// foreign.
 	foreign := h.json && len(r.queue) > 0
-	*l = Line{N: h.n, Raw: h.raw, JSON: h.json, Kept: true, Foreign: foreign, Diags: append(l.Diags[:0], h.diags...), Events: l.Events[:0]}
+	*l = Line{N: h.n, Raw: h.raw, JSON: h.json, Kept: true, Foreign: foreign, Term: h.term, BOM: h.bom, Depth: h.depth,
+		Diags: append(l.Diags[:0], h.diags...), Events: l.Events[:0]}
 	if h.json {
 		r.judge(l, schemaDiags(r.sch, h.raw))
 		if !foreign {
@@ -505,8 +545,11 @@ func (r *Reader) checkFits(l *Line) error {
 	return nil
 }
 
-// readsCleanly reports whether dialect d reads a line without a problem
-// and into something other than unknown events.
+// readsCleanly reports whether dialect d, which sniffs the line, reads
+// it without a problem and without an unknown event. A line may decode to
+// no event of its own, as opencode's step_start does (only synthesised
+// ones): that is a clean reading too, and the named dialect's reading of
+// such a line, all unknown, is the one that does not fit.
 func readsCleanly(d dialect.Dialect, raw []byte, n int) bool {
 	sch, err := compiled(d)
 	if err != nil || len(sch.check(raw)) > 0 {
@@ -516,7 +559,17 @@ func readsCleanly(d dialect.Dialect, raw []byte, n int) bool {
 	dec := d.NewDecoder(dialect.DecodeOptions{})
 	evs, err := dec.Decode(nil, raw, n)
 	evs = dec.End(evs)
-	return err == nil && !onlyUnknown(evs)
+	return err == nil && !hasUnknown(evs)
+}
+
+// hasUnknown reports whether a line gave an unknown event.
+func hasUnknown(evs []*event.Event) bool {
+	for _, ev := range evs {
+		if ev.Type() == event.TypeUnknown {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyUnknown reports whether the events a line gave are unknown ones
@@ -580,10 +633,15 @@ func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
 // synthesised session_finished). Call it once, after ReadLine returned
 // io.EOF.
 func (r *Reader) End() []*event.Event {
-	if r.dec == nil || r.ended {
+	if r.ended {
 		return nil
 	}
+	// Ended even with no decoder (no line told the dialect): Next stops
+	// at the end of such a stream too.
 	r.ended = true
+	if r.dec == nil {
+		return nil
+	}
 	return r.dec.End(nil)
 }
 

@@ -16,6 +16,10 @@ type item struct {
 	// line (stream.Line.Foreign).
 	foreign bool
 	diags   []Diagnostic
+	// term and bom are what the reading stripped from the line, for
+	// writing it back as it was read.
+	term string
+	bom  bool
 }
 
 // handed is an item to send to the rules' goroutine: its buffers are the

@@ -29,10 +29,10 @@ type Input struct {
 
 // Inputs expands command-line arguments into inputs: a file is itself
 // (whatever its name), a directory stands for its *.jsonl and *.ndjson
-// files at any depth, and "-" for standard input; a name that is not a
-// directory stands for a file, so a missing one fails when it is read, as
-// its Result's Err. The inputs are sorted
-// by name, as diagnostics are, and each appears once. A directory without
+// files at any depth (plain, .gz or .zst), and "-" for standard input; a
+// name that is not a directory stands for a file, so a missing one fails
+// when it is read, as its Result's Err. The inputs are sorted by name, as
+// diagnostics are, and each appears once. A directory without
 // such a file is an error: it would pass without a line being checked.
 func Inputs(args []string) ([]Input, error) {
 	var out []Input
@@ -76,8 +76,15 @@ func Inputs(args []string) ([]Input, error) {
 	return slices.CompactFunc(out, func(a, b Input) bool { return a == b }), nil
 }
 
+// isStream reports whether a file in a directory is a stream: *.jsonl
+// and *.ndjson, plain or compressed as producers write them (gzip, zstd:
+// the reading decompresses them).
 func isStream(p string) bool {
-	ext := strings.ToLower(filepath.Ext(p))
+	p = strings.ToLower(p)
+	for _, z := range []string{".gz", ".zst"} {
+		p = strings.TrimSuffix(p, z)
+	}
+	ext := filepath.Ext(p)
 	return ext == ".jsonl" || ext == ".ndjson"
 }
 

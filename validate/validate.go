@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
@@ -43,7 +44,10 @@ type Options struct {
 	// MaxErrors stops the stream after that many errors; 0 reads it all.
 	MaxErrors int
 	// Valid and Invalid, when set, receive every line that passes or fails,
-	// byte for byte as read, each ended by "\n". A line fails when an error
+	// byte for byte as read: with its own terminator ("\n" or "\r\n"),
+	// and the input's byte order mark on its first line; a last line that
+	// ends without a newline gets one, so that the next input's lines do
+	// not run into it. A line fails when an error
 	// is reported about it: its own (syntax, schema, decoding) or a stream
 	// rule's on reading it; what only the end of the stream tells (a
 	// truncated stream) fails no line. Blank lines go to neither. They
@@ -147,7 +151,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 				return true, nil
 			}
 		}
-		if err := triage(opts, it.raw, lineFailed); err != nil {
+		if err := triage(opts, it, lineFailed); err != nil {
 			return true, fmt.Errorf("%s: line %d: %w", file, it.n, err)
 		}
 		return false, nil
@@ -192,7 +196,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 		last = l.N
 		if pp != nil {
 			flush := rd.Buffered() == 0
-			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags}, l.Kept), len(l.Raw), flush)
+			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags, term: l.Term, bom: l.BOM}, l.Kept), len(l.Raw), flush)
 			continue
 		}
 		sum.Lines = rd.Lines()
@@ -200,7 +204,7 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 			sum.Dialect = rd.Dialect().Name()
 			chk = rd.Dialect().NewChecker(dialect.CheckOptions{})
 		}
-		if stop, err := line(item{n: l.N, lines: sum.Lines, raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags}); stop {
+		if stop, err := line(item{n: l.N, lines: sum.Lines, raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags, term: l.Term, bom: l.BOM}); stop {
 			return sum, err
 		}
 		read += len(l.Raw) + 1
@@ -238,8 +242,9 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 	return sum, nil
 }
 
-// triage writes a line to the valid or the invalid lines.
-func triage(opts Options, raw []byte, failed bool) error {
+// triage writes a line to the valid or the invalid lines, as it was
+// read.
+func triage(opts Options, it item, failed bool) error {
 	w := opts.Valid
 	if failed {
 		w = opts.Invalid
@@ -247,9 +252,20 @@ func triage(opts Options, raw []byte, failed bool) error {
 	if w == nil {
 		return nil
 	}
-	if _, err := w.Write(raw); err != nil {
+	if it.bom {
+		if _, err := w.Write(utf8BOM); err != nil {
+			return err
+		}
+	}
+	if _, err := w.Write(it.raw); err != nil {
 		return err
 	}
-	_, err := w.Write([]byte{'\n'})
+	term := it.term
+	if !strings.HasSuffix(term, "\n") {
+		term += "\n" // the last line, whose next is another input's
+	}
+	_, err := io.WriteString(w, term)
 	return err
 }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/cli"
+	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/golden"
 	"github.com/evtool/evtool/internal/jsoneq"
@@ -422,14 +423,15 @@ func TestRoundTripsThroughFiles(t *testing.T) {
 }
 
 // catalogued returns the loss kind ids a target may count: its own
-// catalogue (dialect.LossLister) and the shared kinds.
+// catalogue (dialect.LossLister), the shared kinds and the conversion's
+// own (convert.LossKinds).
 func catalogued(t *testing.T, to string) map[string]*dialect.LossKind {
 	t.Helper()
 	d, err := dialect.Lookup(to)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := dialect.SharedLossKinds()
+	kinds := append(dialect.SharedLossKinds(), convert.LossKinds()...)
 	if ll, ok := d.(dialect.LossLister); ok {
 		kinds = append(kinds, ll.LossKinds()...)
 	}
@@ -466,6 +468,9 @@ func checkLossIDs(t *testing.T, to string, lines []string) {
 // under the dialect's name, worded for one and for many.
 func TestLossCatalogues(t *testing.T) {
 	if err := dialect.CheckLossKinds("ext/", dialect.SharedLossKinds()); err != nil {
+		t.Error(err)
+	}
+	if err := dialect.CheckLossKinds("convert/", convert.LossKinds()); err != nil {
 		t.Error(err)
 	}
 	for _, d := range dialect.All() {
