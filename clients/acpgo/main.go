@@ -3,7 +3,11 @@
 // `evtool acp replay FILE`, initializes, and then either opens a session
 // and sends PROMPTS prompts (mode "prompt"), answering every permission
 // request with its first option, or loads the recorded session SESSION
-// (mode "load").
+// (mode "load"), or opens CANCELS sessions and in each sends a prompt and
+// at once session/cancel, answering every permission request cancelled
+// (mode "cancel"), or lists the sessions (session/list, for the project
+// /work/project, as an editor builds its history) and loads the first one
+// (mode "list").
 //
 // It prints one JSON object: the params of every session/update and
 // session/request_permission it received and the result of every prompt,
@@ -15,6 +19,8 @@
 // usage: acpgo EVTOOL FILE prompt PROMPTS [evtool flags...]
 //
 //	acpgo EVTOOL FILE load SESSION [evtool flags...]
+//	acpgo EVTOOL FILE cancel CANCELS [evtool flags...]
+//	acpgo EVTOOL FILE list - [evtool flags...]
 package main
 
 import (
@@ -52,11 +58,13 @@ type received struct {
 	MaxLine      int               `json:"maxLine"`
 	InitMs       float64           `json:"initMs"`
 	LoadSession  bool              `json:"loadSession"`
+	ListSessions bool              `json:"listSessions"` // session/list is offered
+	Listed       []acp.SessionInfo `json:"listed"`
 }
 
 func run(args []string) error {
-	if len(args) < 4 || (args[2] != "prompt" && args[2] != "load") {
-		return errors.New("usage: acpgo EVTOOL FILE prompt|load PROMPTS|SESSION [evtool flags...]")
+	if len(args) < 4 || (args[2] != "prompt" && args[2] != "load" && args[2] != "cancel" && args[2] != "list") {
+		return errors.New("usage: acpgo EVTOOL FILE prompt|load|cancel|list PROMPTS|SESSION|CANCELS|- [evtool flags...]")
 	}
 	evtool, file, mode, arg := args[0], args[1], args[2], args[3]
 	cmd := exec.Command(evtool, append(append([]string{"acp", "replay"}, args[4:]...), file)...)
@@ -74,8 +82,9 @@ func run(args []string) error {
 	}
 	got := &received{Updates: []json.RawMessage{}, Permissions: []json.RawMessage{}, Results: []json.RawMessage{}}
 	wire := &recorder{got: got, summary: os.Getenv("EVTOOL_CLIENT_SUMMARY") == "1"}
-	c := &client{}
-	conn := acp.NewClientSideConnection(c, stdin, io.TeeReader(stdout, wire))
+	c := &client{cancelling: mode == "cancel", cancelSent: map[acp.SessionId]chan struct{}{}}
+	prompted := make(chan struct{}, 1)
+	conn := acp.NewClientSideConnection(c, &watch{w: stdin, prompted: prompted}, io.TeeReader(stdout, wire))
 	conn.SetLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	ctx := context.Background()
 
@@ -86,11 +95,54 @@ func run(args []string) error {
 	}
 	got.InitMs = float64(time.Since(t0).Microseconds()) / 1000
 	got.LoadSession = init.AgentCapabilities.LoadSession
-	if mode == "load" {
+	got.ListSessions = init.AgentCapabilities.SessionCapabilities.List != nil
+	switch mode {
+	case "load":
 		if _, err := conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(arg), Cwd: "/", McpServers: []acp.McpServer{}}); err != nil {
 			return fmt.Errorf("session/load: %w", err)
 		}
-	} else {
+	case "list":
+		project := "/work/project"
+		list, err := conn.ListSessions(ctx, acp.ListSessionsRequest{Cwd: &project})
+		if err != nil {
+			return fmt.Errorf("session/list: %w", err)
+		}
+		got.Listed = list.Sessions
+		if len(list.Sessions) == 0 {
+			return errors.New("session/list lists no session")
+		}
+		if _, err := conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: list.Sessions[0].SessionId, Cwd: project, McpServers: []acp.McpServer{}}); err != nil {
+			return fmt.Errorf("session/load: %w", err)
+		}
+	case "cancel":
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: "/", McpServers: []acp.McpServer{}})
+			if err != nil {
+				return fmt.Errorf("session/new: %w", err)
+			}
+			// The prompt goes out, and the cancel right after it, before
+			// its answer: an editor's stop button pressed at once.
+			sent := c.cancelled(sess.SessionId)
+			res := make(chan error, 1)
+			go func() {
+				_, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId,
+					Prompt: []acp.ContentBlock{acp.TextBlock("prompt " + strconv.Itoa(i+1))}})
+				res <- err
+			}()
+			<-prompted
+			if err := conn.Cancel(ctx, acp.CancelNotification{SessionId: sess.SessionId}); err != nil {
+				return fmt.Errorf("session/cancel: %w", err)
+			}
+			close(sent)
+			if err := <-res; err != nil {
+				return fmt.Errorf("session/prompt %d: %w", i+1, err)
+			}
+		}
+	default:
 		n, err := strconv.Atoi(arg)
 		if err != nil {
 			return err
@@ -164,11 +216,42 @@ func (r *recorder) Write(b []byte) (int, error) {
 	}
 }
 
+// watch tells when a prompt has been written to the agent.
+type watch struct {
+	w        io.Writer
+	prompted chan struct{}
+}
+
+func (w *watch) Write(b []byte) (int, error) {
+	n, err := w.w.Write(b)
+	if bytes.Contains(b, []byte(`"method":"session/prompt"`)) {
+		select {
+		case w.prompted <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
 // client answers the agent as a minimal editor: the first option of every
-// permission request; no file system or terminal.
+// permission request; no file system or terminal. In mode cancel it
+// answers only once its cancel is on the wire, and still with the first
+// option: a turn that ends other than cancelled lost the cancel.
 type client struct {
-	mu      sync.Mutex
-	updates int
+	mu         sync.Mutex
+	updates    int
+	cancelling bool
+	cancelSent map[acp.SessionId]chan struct{} // closed once the session's cancel is sent
+}
+
+// cancelled returns the channel closed once the session's cancel is sent.
+func (c *client) cancelled(id acp.SessionId) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancelSent[id] == nil {
+		c.cancelSent[id] = make(chan struct{})
+	}
+	return c.cancelSent[id]
 }
 
 func (c *client) SessionUpdate(_ context.Context, _ acp.SessionNotification) error {
@@ -179,6 +262,9 @@ func (c *client) SessionUpdate(_ context.Context, _ acp.SessionNotification) err
 }
 
 func (c *client) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	if c.cancelling {
+		<-c.cancelled(p.SessionId)
+	}
 	if len(p.Options) == 0 {
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
 	}

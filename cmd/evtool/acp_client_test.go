@@ -159,6 +159,8 @@ type received struct {
 	TypedUpdates *int              `json:"typedUpdates"`
 	InitMs       float64           `json:"initMs"`
 	LoadSession  bool              `json:"loadSession"`
+	ListSessions bool              `json:"listSessions"`
+	Listed       []json.RawMessage `json:"listed"`
 }
 
 // sameJSON compares two lists of JSON values. exact compares numbers as
@@ -188,14 +190,10 @@ func decodeJSON(t *testing.T, b []byte, exact bool) any {
 	return v
 }
 
-// TestRealACPClients has both official SDKs, as editors, replay every test
-// stream of every dialect with `evtool acp replay`: the TypeScript SDK
-// (clients/acp) and the Go SDK (clients/acpgo). Each prompts once per user
-// turn of the source (counted from the source) and must receive exactly
-// the updates, permission requests and prompt results of `--to acp
-// --transcript`; each loads the recorded session and must receive exactly
-// the updates of `--to acp`, the whole history.
-func TestRealACPClients(t *testing.T) {
+// acpClients builds evtool and the Go SDK client, checks that the
+// TypeScript SDK is installed, and returns a function that runs either
+// client ("ts", "go") with ARGS and returns what it received.
+func acpClients(t *testing.T) func(t *testing.T, name string, args ...string) received {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is needed for the ACP client test")
@@ -215,7 +213,7 @@ func TestRealACPClients(t *testing.T) {
 		"ts": func(args ...string) *exec.Cmd { return exec.Command(node, append([]string{tsClient, bin}, args...)...) },
 		"go": func(args ...string) *exec.Cmd { return exec.Command(goClient, append([]string{bin}, args...)...) },
 	}
-	runClient := func(t *testing.T, name string, args ...string) received {
+	return func(t *testing.T, name string, args ...string) received {
 		t.Helper()
 		cmd := clients[name](args...)
 		var stderr bytes.Buffer
@@ -231,11 +229,84 @@ func TestRealACPClients(t *testing.T) {
 		if !got.LoadSession {
 			t.Error("initialize does not offer session/load")
 		}
+		if !got.ListSessions {
+			t.Error("initialize does not offer session/list")
+		}
 		if got.TypedUpdates != nil && *got.TypedUpdates != len(got.Updates) {
 			t.Errorf("the Go SDK's typed client accepted %d of %d updates", *got.TypedUpdates, len(got.Updates))
 		}
 		return got
 	}
+}
+
+// TestRealACPClientsCancel has both official SDKs, as editors, send a
+// prompt and session/cancel right after it, in 20 new sessions each: every
+// turn must end cancelled. The recording's turn waits for a permission,
+// which the client answers, allowing it, only once its cancel is sent: a
+// lost cancel would end the turn end_turn. A call the turn opened before
+// the cancel is closed as failed.
+func TestRealACPClientsCancel(t *testing.T) {
+	runClient := acpClients(t)
+	const runs = 20
+	for _, name := range []string{"ts", "go"} {
+		t.Run(name, func(t *testing.T) {
+			got := runClient(t, name, "../../testdata/streams/basis/denied_and_failed.jsonl", "cancel", strconv.Itoa(runs))
+			if len(got.Results) != runs {
+				t.Fatalf("%d prompt results, want %d", len(got.Results), runs)
+			}
+			for i, r := range got.Results {
+				if gjson.GetBytes(r, "stopReason").Str != "cancelled" {
+					t.Errorf("run %d: the turn ended %s, not cancelled", i+1, r)
+				}
+			}
+			opened, closed := 0, 0
+			for _, u := range got.Updates {
+				up := gjson.GetBytes(u, "update")
+				switch {
+				case up.Get("sessionUpdate").Str == "tool_call":
+					opened++
+				case up.Get("status").Str == "failed" && strings.Contains(up.Raw, "the replay of this turn was stopped"):
+					closed++
+				case up.Get("sessionUpdate").Str == "tool_call_update":
+					t.Errorf("a cancelled turn went on: %s", u)
+				}
+			}
+			if opened != closed {
+				t.Errorf("%d calls opened, %d closed by the cancel", opened, closed)
+			}
+		})
+	}
+}
+
+// TestRealACPClientsList has both official SDKs, as editors building their
+// history, list the sessions for a project of theirs (session/list) and
+// load the one listed: the recording's, with its whole history.
+func TestRealACPClientsList(t *testing.T) {
+	runClient := acpClients(t)
+	f := "../../testdata/streams/basis/full_schema2.jsonl"
+	log, _, _ := evtool(t, nil, "convert", "--to", "acp", f)
+	wantHistory, _, _ := agentSide(t, log)
+	for _, name := range []string{"ts", "go"} {
+		t.Run(name, func(t *testing.T) {
+			got := runClient(t, name, f, "list", "-")
+			if len(got.Listed) != 1 || gjson.GetBytes(got.Listed[0], "sessionId").Str != "01JD2W7Q9H3K" ||
+				gjson.GetBytes(got.Listed[0], "cwd").Str != "/work/project" || gjson.GetBytes(got.Listed[0], "title").Str == "" {
+				t.Fatalf("listed: %s", got.Listed)
+			}
+			sameJSON(t, "history update", got.Updates, wantHistory, name == "go")
+		})
+	}
+}
+
+// TestRealACPClients has both official SDKs, as editors, replay every test
+// stream of every dialect with `evtool acp replay`: the TypeScript SDK
+// (clients/acp) and the Go SDK (clients/acpgo). Each prompts once per user
+// turn of the source (counted from the source) and must receive exactly
+// the updates, permission requests and prompt results of `--to acp
+// --transcript`; each loads the recorded session and must receive exactly
+// the updates of `--to acp`, the whole history.
+func TestRealACPClients(t *testing.T) {
+	runClient := acpClients(t)
 	for _, f := range acpStreams(t) {
 		profiles := []string{"stable"}
 		if strings.Contains(f, "basis") {

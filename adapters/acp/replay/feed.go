@@ -114,6 +114,11 @@ func (f *feed) produce(c feedConfig) error {
 	rd := stream.NewReader(rc, c.name, stream.Options{Dialect: c.from, Lookahead: true})
 	notes := 0
 	for {
+		// A closed feed stops here too, not only when it next queues a
+		// message: a recording may go on long without one.
+		if f.stopped() {
+			return errStopped
+		}
 		ev, err := rd.Next()
 		if err == io.EOF {
 			break
@@ -279,6 +284,12 @@ func (f *feed) failure() error {
 		return nil
 	}
 	return f.err
+}
+
+func (f *feed) stopped() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stop
 }
 
 // close stops the producer.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -18,25 +20,53 @@ type session struct {
 	id     string
 	loaded bool // its history was loaded: no turn is left to play
 
-	mu   sync.Mutex // one prompt at a time; guards feed and skip
-	feed *feed      // the recording as a transcript, from where the session is
-	skip bool       // the last turn was cancelled: its rest is passed over
+	// turn is held while the session sends: the commands that follow its
+	// session/new answer, a turn, its history. One prompt plays at a time
+	// (the filter refuses a second one unless the first was cancelled, and
+	// that one waits here for the cancelled turn to end).
+	turn chan struct{}
+	skip bool // the last turn was cancelled: its rest is passed over; guarded by turn
+
+	fmu     sync.Mutex
+	feed    *feed // the recording as a transcript, from where the session is
+	retired bool  // the session is gone: no feed is started
+
+	replaced atomic.Bool // session/load replaces it: a cancelled turn does not close its calls
 
 	ready     chan struct{} // closed once what precedes the first turn is sent
 	readyOnce sync.Once
-
-	cmu    sync.Mutex
-	cancel context.CancelFunc // ends the turn in progress
+	hurry     chan struct{} // closed once the client uses the session
+	hurryOnce sync.Once
 }
 
 func newSession(srv *server, id string) *session {
-	return &session{srv: srv, id: id, ready: make(chan struct{})}
+	return &session{srv: srv, id: id, turn: make(chan struct{}, 1), ready: make(chan struct{}), hurry: make(chan struct{})}
 }
 
 func (ss *session) markReady() { ss.readyOnce.Do(func() { close(ss.ready) }) }
 
-// cursor returns the session's transcript, starting it on first use.
+func (ss *session) hurryUp() { ss.hurryOnce.Do(func() { close(ss.hurry) }) }
+
+// acquire takes the session's turn; false if ctx ends first.
+func (ss *session) acquire(ctx context.Context) bool {
+	select {
+	case ss.turn <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (ss *session) release() { <-ss.turn }
+
+// cursor returns the session's transcript, starting it on first use; nil
+// once the session is retired.
 func (ss *session) cursor() *feed {
+	ss.fmu.Lock()
+	defer ss.fmu.Unlock()
+	if ss.retired {
+		return nil
+	}
 	if ss.feed == nil {
 		ss.feed = startFeed(ss.srv.config(ss.id, true))
 	}
@@ -44,12 +74,26 @@ func (ss *session) cursor() *feed {
 }
 
 // start sends what the recording says before its first turn (the commands
-// it offers). It runs right after the session/new answer is written.
+// it offers). It runs once the session/new answer is written, after
+// commandsDelay or as soon as the client uses the session.
 func (ss *session) start() {
-	defer ss.markReady() // after the unlock: a prompt waits for both
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
+	defer ss.markReady() // after the release: a prompt waits for both
+	t := time.NewTimer(commandsDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ss.hurry:
+	case <-ss.srv.quit.Done():
+		return
+	}
+	if !ss.acquire(ss.srv.quit) {
+		return
+	}
+	defer ss.release()
 	f := ss.cursor()
+	if f == nil {
+		return
+	}
 	for {
 		it, ok := f.peek()
 		if !ok || it.kind != update {
@@ -62,21 +106,16 @@ func (ss *session) start() {
 	}
 }
 
-func (ss *session) close() {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
+// retire stops the session's feed for good.
+func (ss *session) retire() {
+	ss.fmu.Lock()
+	ss.retired = true
 	if ss.feed != nil {
 		ss.feed.close()
 	}
+	ss.fmu.Unlock()
+	ss.hurryUp()
 	ss.markReady()
-}
-
-func (ss *session) cancelTurn() {
-	ss.cmu.Lock()
-	defer ss.cmu.Unlock()
-	if ss.cancel != nil {
-		ss.cancel()
-	}
 }
 
 func (ss *session) send(params []byte) error {
@@ -91,32 +130,39 @@ var (
 
 // prompt plays the next recorded user turn: its updates and permission
 // requests, and answers with the turn's recorded result. Past the end of
-// the recording a prompt ends at once, end_turn.
-func (ss *session) prompt(ctx context.Context) (any, *sdk.RequestError) {
-	select {
-	case <-ss.ready:
-	case <-ctx.Done():
-		return cancelled, nil
-	}
-	if !ss.mu.TryLock() {
-		return nil, sdk.NewInvalidRequest(map[string]string{"detail": "a prompt is already running in session " + ss.id})
-	}
-	defer ss.mu.Unlock()
-	if ss.loaded {
-		return endTurn, nil
+// the recording a prompt ends at once, end_turn. A prompt cancelled
+// before its turn began plays nothing: the next prompt plays that turn.
+func (ss *session) prompt(ctx context.Context, g *gate) (any, *sdk.RequestError) {
+	hooks := ss.srv.opts.hooks
+	if hooks.promptEntered != nil {
+		hooks.promptEntered()
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ss.cmu.Lock()
-	ss.cancel = cancel
-	ss.cmu.Unlock()
-	defer func() {
-		ss.cmu.Lock()
-		ss.cancel = nil
-		ss.cmu.Unlock()
-	}()
-
+	if !ss.srv.hook(g, cancel) {
+		return cancelled, nil // cancelled before its handler ran
+	}
+	defer ss.srv.unhook(g)
+	if hooks.promptHooked != nil {
+		hooks.promptHooked()
+	}
+	ss.hurryUp()
+	select {
+	case <-ss.ready:
+	case <-tctx.Done():
+		return cancelled, nil
+	}
+	if !ss.acquire(tctx) {
+		return cancelled, nil
+	}
+	defer ss.release()
+	if ss.loaded {
+		return endTurn, nil
+	}
 	f := ss.cursor()
+	if f == nil {
+		return cancelled, nil
+	}
 	if ss.skip {
 		// The rest of a cancelled turn is not played.
 		ss.skip = false
@@ -135,12 +181,9 @@ func (ss *session) prompt(ctx context.Context) (any, *sdk.RequestError) {
 		it, ok := f.next()
 		if !ok {
 			if err := f.failure(); err != nil {
-				return nil, sdk.NewInternalError(map[string]string{"detail": "the recording cannot be read: " + err.Error()})
+				return nil, unreadable(err)
 			}
-			if begun {
-				return endTurn, nil
-			}
-			return endTurn, nil // past the end of the recording
+			return endTurn, nil // the turn ends with the recording, or is past its end
 		}
 		switch it.kind {
 		case prompt:
@@ -195,6 +238,12 @@ func (ss *session) ask(ctx context.Context, f *feed, it item) bool {
 // opened are closed as failed, and the rest of the recorded turn is passed
 // over at the next prompt.
 func (ss *session) stop(t *turn, begun bool) (any, *sdk.RequestError) {
+	ss.skip = begun
+	if ss.replaced.Load() {
+		// The history that replaces the session shows the calls as
+		// recorded: closing them here would come before it, stale.
+		return cancelled, nil
+	}
 	for _, id := range t.order {
 		if !t.open[id] {
 			continue
@@ -207,7 +256,6 @@ func (ss *session) stop(t *turn, begun bool) (any, *sdk.RequestError) {
 			break
 		}
 	}
-	ss.skip = begun
 	return cancelled, nil
 }
 
@@ -216,15 +264,17 @@ func (ss *session) stop(t *turn, begun bool) (any, *sdk.RequestError) {
 // permission is asked again.
 func (ss *session) history(ctx context.Context) *sdk.RequestError {
 	defer ss.markReady()
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
+	if !ss.acquire(ctx) {
+		return sdk.NewRequestCancelled(nil)
+	}
+	defer ss.release()
 	f := startFeed(ss.srv.config(ss.id, false))
 	defer f.close()
 	for ctx.Err() == nil {
 		it, ok := f.next()
 		if !ok {
 			if err := f.failure(); err != nil {
-				return sdk.NewInternalError(map[string]string{"detail": "the recording cannot be read: " + err.Error()})
+				return unreadable(err)
 			}
 			return nil
 		}
