@@ -1,37 +1,49 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"os"
 
 	"github.com/evtool/evtool/adapters/acp/replay"
-	"github.com/spf13/cobra"
+	"github.com/urfave/cli/v3"
 )
 
-func acpCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "acp",
-		Short: "serve recorded runs over the Agent Client Protocol",
-		Args:  noOperands,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+func acpCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "acp",
+		Usage: "serve recorded runs over the Agent Client Protocol",
+		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
 			return usageErr("name a subcommand (replay)")
-		},
+		}),
+		Commands: []*cli.Command{acpReplayCmd()},
 	}
-	cmd.AddCommand(acpReplayCmd())
-	return cmd
 }
 
-func acpReplayCmd() *cobra.Command {
+func acpReplayCmd() *cli.Command {
 	var (
 		from      string
 		profile   string
 		meta      bool
 		sessionID string
+		rate      int
 	)
-	cmd := &cobra.Command{
-		Use:   "replay FILE",
-		Short: "act as an ACP agent on stdin/stdout that replays FILE's recorded run, one turn per prompt",
-		RunE: func(cmd *cobra.Command, args []string) error {
+	return &cli.Command{
+		Name:      "replay",
+		Usage:     "act as an ACP agent on stdin/stdout that replays FILE's recorded run, one turn per prompt",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Destination: &from, Usage: "FILE's `DIALECT` (default, or none: detected)"},
+			&cli.StringFlag{Name: "acp-profile", Value: "stable", Destination: &profile, Usage: "stable, unstable or basis"},
+			&cli.BoolFlag{Name: "acp-meta", Destination: &meta, Usage: "carry source residue under _meta"},
+			&cli.StringFlag{Name: "session-id", Destination: &sessionID, Usage: "the session `ID` session/new returns (default: the recording's)"},
+			&cli.IntFlag{Name: "rate", Value: replay.DefaultRate, Destination: &rate, Usage: "send at most `N` notifications a second (0: as fast as the client reads)"},
+		},
+		Metadata: completions(map[string][]string{"from": sourceDialects(), "acp-profile": acpProfiles}),
+		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("name one FILE")
 			}
@@ -43,6 +55,12 @@ func acpReplayCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := nonNegative("--rate", rate, "as fast as the client reads"); err != nil {
+				return err
+			}
+			if rate == 0 {
+				rate = -1 // replay.Options: no cap
+			}
 			name := args[0]
 			f, err := os.Open(name)
 			if err != nil {
@@ -50,19 +68,12 @@ func acpReplayCmd() *cobra.Command {
 			}
 			f.Close() // opened only to report a missing file before the handshake
 			open := func() (io.ReadCloser, error) { return os.Open(name) }
-			err = replay.Serve(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), open, replay.Options{From: fromD, Name: name,
-				Profile: params["profile"], Meta: params["meta"] == "true", SessionID: sessionID, Log: cmd.ErrOrStderr()})
+			err = replay.Serve(ctx, cmd.Root().Reader, cmd.Root().Writer, open, replay.Options{From: fromD, Name: name,
+				Profile: params["profile"], Meta: params["meta"] == "true", SessionID: sessionID, Rate: rate, Log: cmd.Root().ErrWriter})
 			if err != nil {
 				return ioErr(err)
 			}
 			return nil
-		},
+		}),
 	}
-	f := cmd.Flags()
-	f.StringVarP(&from, "from", "f", "", "FILE's `DIALECT` (default: detected)")
-	f.StringVar(&profile, "acp-profile", "stable", "stable, unstable or basis")
-	f.BoolVar(&meta, "acp-meta", false, "carry source residue under _meta")
-	f.StringVar(&sessionID, "session-id", "", "the session `ID` session/new returns (default: the recording's)")
-	completeDialects(cmd, "from")
-	return cmd
 }

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +34,8 @@ func TestPlural(t *testing.T) {
 // TestUsageErrors requires every usage error to be two lines on stderr,
 // the second pointing at the command's help, exit 2, nothing on stdout.
 func TestUsageErrors(t *testing.T) {
+	defer func(f func(io.Reader) bool) { stdinIsTerminal = f }(stdinIsTerminal)
+	stdinIsTerminal = func(io.Reader) bool { return true }
 	for _, args := range [][]string{
 		{},
 		{"nope"},
@@ -42,7 +44,15 @@ func TestUsageErrors(t *testing.T) {
 		{"convert", "--to", "basis", "--on-error", "ignore"},
 		{"convert", "--to", "basis", "--transcript"},
 		{"validate"},
+		{"stats"},
+		{"fingerprint"},
 		{"validate", "-x", "f"},
+		{"validate", "-j", "-1", "f"},
+		{"convert", "-f", "basis", "--to", "canonical"},
+		{"convert", "--to", "none"},
+		{"acp", "replay", "--rate", "-1", "f"},
+		{"acp", "nope"},
+		{"help", "nope"},
 		{"schema"},
 		{"dialects", "x"},
 		{"acp"},
@@ -58,48 +68,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestOutput writes through the temporary file: commit replaces the
-// target, abort leaves it as it was, and neither leaves a temporary file.
-func TestOutput(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "out.jsonl")
-	if err := os.WriteFile(target, []byte("before\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	o, err := createOutput(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.w.Write([]byte("half"))
-	if !o.abort() {
-		t.Error("abort: no target")
-	}
-	if b, _ := os.ReadFile(target); string(b) != "before\n" {
-		t.Errorf("after abort: %q", b)
-	}
-	o, err = createOutput(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.w.Write([]byte("after\n"))
-	if err := o.commit(); err != nil {
-		t.Fatal(err)
-	}
-	o.abort() // after commit, a no-op
-	if b, _ := os.ReadFile(target); string(b) != "after\n" {
-		t.Errorf("after commit: %q", b)
-	}
-	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
-		t.Errorf("mode %v, want the target's 0600", fi.Mode().Perm())
-	}
-	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) > 0 {
-		t.Errorf("temporary files left: %v", m)
-	}
-	if _, err := createOutput(dir); err == nil {
-		t.Error("a directory as output was accepted")
-	}
-}
-
 func TestVersion(t *testing.T) {
 	if Version() == "" {
 		t.Error("no version")
@@ -109,5 +77,62 @@ func TestVersion(t *testing.T) {
 	var out bytes.Buffer
 	if code := Run([]string{"evtool", "--version"}, nil, &out, &out); code != 0 || out.String() != "evtool v1.2.3\n" {
 		t.Errorf("--version: exit %d, %q", code, out.String())
+	}
+}
+
+// TestStdinTerminal: with no operand, validate, stats and fingerprint read
+// a stdin that is not a terminal, and refuse to wait on one that is.
+func TestStdinTerminal(t *testing.T) {
+	defer func(f func(io.Reader) bool) { stdinIsTerminal = f }(stdinIsTerminal)
+	line := `{"seq":0,"type":"run_started","schema":2,"basis":"0.6.2","session_id":"s","workspace":"/r","model":"m","provider":"p","context_files":[]}` + "\n"
+	for _, cmd := range []string{"validate", "stats", "fingerprint"} {
+		stdinIsTerminal = func(io.Reader) bool { return true }
+		var out, errb bytes.Buffer
+		code := Run([]string{"evtool", cmd}, strings.NewReader(line), &out, &errb)
+		if code != ExitUsage || !strings.Contains(errb.String(), "name at least one FILE or DIR, or - for stdin (stdin is a terminal") {
+			t.Errorf("%s on a terminal: exit %d, stderr %q", cmd, code, errb.String())
+		}
+		stdinIsTerminal = func(io.Reader) bool { return false }
+		out.Reset()
+		errb.Reset()
+		code = Run([]string{"evtool", cmd}, strings.NewReader(line), &out, &errb)
+		if code == ExitUsage || strings.Contains(errb.String(), "name at least one") {
+			t.Errorf("%s on a pipe: exit %d, stderr %q", cmd, code, errb.String())
+		}
+	}
+}
+
+// TestNormalizeArgs: attached short-flag values and a bare --progress,
+// which the library does not parse, are rewritten; nothing else is.
+func TestNormalizeArgs(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"convert", "-tbasis", "-sq", "--", "f"}, []string{"convert", "-t", "basis", "-sq", "--", "f"}},
+		{[]string{"convert", "-sqtbasis", "f"}, []string{"convert", "-sqt", "basis", "f"}},
+		{[]string{"convert", "-t=basis", "f"}, []string{"convert", "-t=basis", "f"}}, // the library parses it
+		{[]string{"convert", "-sqt", "basis", "f"}, []string{"convert", "-sqt", "basis", "f"}},
+		{[]string{"convert", "-o", "-tbasis", "f"}, []string{"convert", "-o", "-tbasis", "f"}},
+		{[]string{"convert", "--progress", "f"}, []string{"convert", "--progress=auto", "f"}},
+		{[]string{"convert", "--progress=always", "f"}, []string{"convert", "--progress=always", "f"}},
+		{[]string{"convert", "--", "-tbasis"}, []string{"convert", "--", "-tbasis"}},
+		{[]string{"validate", "-j", "-1", "-"}, []string{"validate", "-j", "-1", "-"}},
+		{[]string{"conver", "--to", "x"}, []string{"--", "conver", "--to", "x"}},
+		{[]string{"acp", "replai", "-f", "x"}, []string{"acp", "--", "replai", "-f", "x"}},
+		{[]string{"acp", "replay", "--from", "basis", "f"}, []string{"acp", "replay", "--from", "basis", "f"}},
+	} {
+		if got := normalizeArgs(newRoot(c.in), c.in); !slices.Equal(got, c.want) {
+			t.Errorf("normalizeArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	names := []string{"acp", "basis", "canonical", "claude", "codex", "gemini", "mermaid", "muse", "opencode", "none"}
+	for word, want := range map[string]string{
+		"musse": "muse", "Basis": "basis", "canonicl": "canonical", "mermiad": "mermaid",
+		"klingon": "", "x": "", "cod": "codex", "gemni": "gemini", "open": "opencode",
+	} {
+		if got := suggest(word, names); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
+		}
 	}
 }

@@ -1,12 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +16,9 @@ import (
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/outfile"
 	"github.com/evtool/evtool/stream"
-	"github.com/spf13/cobra"
+	"github.com/urfave/cli/v3"
 )
 
 // convertFlags are convert's command line.
@@ -54,43 +55,48 @@ What the target cannot carry is counted, one line per kind on stderr
 
 Exit status: 0 on success; 1 when a line had problems, the input had no
 line, or, with --strict, anything was lost or the last line was torn;
-2 for usage errors and files that cannot be read or written; 130 and 143
-when interrupted (SIGINT, SIGTERM).`
+2 for usage errors and files that cannot be read or written; 129, 130 and
+143 when stopped by SIGHUP, SIGINT or SIGTERM (-o and --loss-report left as
+they were).`
 
-func convertCmd() *cobra.Command {
+func convertCmd() *cli.Command {
 	var fl convertFlags
-	cmd := &cobra.Command{
-		Use:   "convert --to DIALECT [FILE|-]",
-		Short: "convert a stream from one dialect to another",
-		Long:  convertLong,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runConvert(cmd, args, &fl) },
+	return &cli.Command{
+		Name:        "convert",
+		Usage:       "convert a stream from one dialect to another",
+		UsageText:   "evtool convert --to DIALECT [options] [FILE|-]",
+		Description: convertLong,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Destination: &fl.from, Usage: "the source `DIALECT` (default, or none: detected from the first line)"},
+			&cli.StringFlag{Name: "to", Aliases: []string{"t"}, Destination: &fl.to, Usage: "the target `DIALECT` (required)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &fl.output, TakesFile: true, Usage: "write to `FILE` instead of stdout, replacing it only on success"},
+			&cli.BoolFlag{Name: "provenance", Destination: &fl.provenance, Usage: "with --to canonical (or acp --acp-meta): record each event's source line in src"},
+			&cli.BoolFlag{Name: "strict", Aliases: []string{"s"}, Destination: &fl.strict, Usage: "exit 1 when anything was lost or the last line was torn (the output is still written)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &fl.quiet, Usage: "print no loss summary on stderr"},
+			&cli.StringFlag{Name: "on-error", Value: "keep", Destination: &fl.onError, Usage: "what becomes of a line with problems: `keep`, skip or fail"},
+			&cli.StringFlag{Name: "loss-report", Destination: &fl.lossReport, TakesFile: true, Usage: "write the losses as JSON to `FILE`"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &fl.jobs, Usage: "check lines with `N` workers ahead of decoding, which stays in order (0, the default: one per CPU; 1: no workers); the output is the same"},
+			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &fl.maxLine, Usage: "refuse lines longer than `N` bytes: each is reported and handled as --on-error says (0: no limit)"},
+			&cli.StringFlag{Name: "progress", Value: "never", Destination: &fl.progress, Usage: "show a progress bar on stderr: auto (a bare --progress: only on a terminal, for a file), always or `never` (a value only as --progress=VALUE)"},
+			&cli.StringFlag{Name: "session-id", Destination: &fl.sessionID, Usage: "the session `ID` to write when the source has none"},
+			&cli.StringSliceFlag{Name: "default", Destination: &fl.defaults, Usage: "a `KEY=VALUE` fact to write when the source lacks it (repeatable; the keys the target takes)"},
+			&cli.StringFlag{Name: "acp-profile", Value: acp.Stable, Destination: &fl.acpProfile, Usage: "with --to acp: stable, unstable or basis"},
+			&cli.BoolFlag{Name: "acp-meta", Destination: &fl.acpMeta, Usage: "with --to acp: carry every canonical event under _meta[\"evtool/source\"], so that --from acp gives it back whole"},
+			&cli.BoolFlag{Name: "transcript", Destination: &fl.transcript, Usage: "with --to acp: write both sides of the conversation (prompts, permission answers, prompt responses)"},
+		},
+		Metadata: completions(map[string][]string{
+			"from": sourceDialects(), "to": dialectNames(),
+			"acp-profile": acpProfiles, "on-error": onErrors, "progress": progressModes,
+		}),
+		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error { return runConvert(cmd, args, &fl) }),
 	}
-	f := cmd.Flags()
-	f.StringVarP(&fl.from, "from", "f", "", "the source `DIALECT` (default: detected from the first line)")
-	f.StringVarP(&fl.to, "to", "t", "", "the target `DIALECT` (required)")
-	f.StringVarP(&fl.output, "output", "o", "", "write to `FILE` instead of stdout, replacing it only on success")
-	f.BoolVar(&fl.provenance, "provenance", false, "with --to canonical (or acp --acp-meta): record each event's source line in src")
-	f.BoolVarP(&fl.strict, "strict", "s", false, "exit 1 when anything was lost or the last line was torn (the output is still written)")
-	f.BoolVarP(&fl.quiet, "quiet", "q", false, "print no loss summary on stderr")
-	f.StringVar(&fl.onError, "on-error", "keep", "what becomes of a line with problems: `keep`, skip or fail")
-	f.StringVar(&fl.lossReport, "loss-report", "", "write the losses as JSON to `FILE`")
-	f.IntVarP(&fl.jobs, "jobs", "j", 0, "check lines with `N` workers ahead of decoding, which stays in order (default: one per CPU; 1: no workers); the output is the same")
-	f.Int64Var(&fl.maxLine, "max-line-bytes", stream.DefaultMaxLineBytes, "refuse lines longer than `N` bytes: each is reported and handled as --on-error says (0: no limit)")
-	f.StringVar(&fl.progress, "progress", "never", "show a progress bar on stderr: auto (a bare --progress: only on a terminal, for a file), always or `never`")
-	f.Lookup("progress").NoOptDefVal = "auto"
-	f.StringVar(&fl.sessionID, "session-id", "", "the session `ID` to write when the source has none")
-	f.StringArrayVar(&fl.defaults, "default", nil, "a `KEY=VALUE` fact to write when the source lacks it (repeatable; the keys the target takes)")
-	f.StringVar(&fl.acpProfile, "acp-profile", acp.Stable, "with --to acp: stable, unstable or basis")
-	f.BoolVar(&fl.acpMeta, "acp-meta", false, "with --to acp: carry every canonical event under _meta[\"evtool/source\"], so that --from acp gives it back whole")
-	f.BoolVar(&fl.transcript, "transcript", false, "with --to acp: write both sides of the conversation (prompts, permission answers, prompt responses)")
-	_ = cmd.MarkFlagRequired("to")
-	completeDialects(cmd, "from")
-	completeDialects(cmd, "to")
-	_ = cmd.RegisterFlagCompletionFunc("acp-profile", cobra.FixedCompletions([]string{acp.Stable, acp.Unstable, acp.Basis}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("on-error", cobra.FixedCompletions([]string{"keep", "skip", "fail"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
-	return cmd
 }
+
+var (
+	acpProfiles   = []string{acp.Stable, acp.Unstable, acp.Basis}
+	onErrors      = []string{"keep", "skip", "fail"}
+	progressModes = []string{"auto", "always", "never"}
+)
 
 // convertPlan is a checked command line.
 type convertPlan struct {
@@ -100,7 +106,11 @@ type convertPlan struct {
 
 // planConvert checks the command line before any file is touched: every
 // flag must apply to the target chosen.
-func planConvert(cmd *cobra.Command, args []string, fl *convertFlags) (*convertPlan, error) {
+func planConvert(cmd *cli.Command, args []string, fl *convertFlags) (*convertPlan, error) {
+	to, err := lookupTarget(fl.to)
+	if err != nil {
+		return nil, err
+	}
 	if len(args) > 1 {
 		return nil, usageErr("takes at most one FILE, got %d: %s", len(args), strings.Join(args, " "))
 	}
@@ -108,14 +118,9 @@ func planConvert(cmd *cobra.Command, args []string, fl *convertFlags) (*convertP
 	if err != nil {
 		return nil, err
 	}
-	to, err := lookupDialect("to", fl.to)
-	if err != nil {
-		return nil, err
-	}
-	fs := cmd.Flags()
 	if to.Name() != acp.Name {
 		for _, name := range []string{"acp-profile", "acp-meta", "transcript"} {
-			if flagChanged(fs, name) {
+			if cmd.IsSet(name) {
 				return nil, usageErr("--%s applies only with --to acp, not --to %s", name, to.Name())
 			}
 		}
@@ -125,12 +130,13 @@ func planConvert(cmd *cobra.Command, args []string, fl *convertFlags) (*convertP
 	}
 	onError, ok := convert.OnErrors[fl.onError]
 	if !ok {
-		return nil, usageErr("--on-error %q: want keep, skip or fail", fl.onError)
+		return nil, usageErr("--on-error %q: want keep, skip or fail%s", fl.onError, didYouMean(fl.onError, onErrors))
 	}
-	switch fl.progress {
-	case "auto", "always", "never":
-	default:
-		return nil, usageErr("--progress=%q: want auto, always or never", fl.progress)
+	if !slices.Contains(progressModes, fl.progress) {
+		return nil, usageErr("--progress=%q: want auto, always or never%s", fl.progress, didYouMean(fl.progress, progressModes))
+	}
+	if err := checkCounts(fl.jobs, fl.maxLine); err != nil {
+		return nil, err
 	}
 	if fl.lossReport == "-" {
 		return nil, usageErr("--loss-report takes a FILE; stdout carries the stream")
@@ -139,7 +145,7 @@ func planConvert(cmd *cobra.Command, args []string, fl *convertFlags) (*convertP
 	if err != nil {
 		return nil, err
 	}
-	if flagChanged(fs, "session-id") {
+	if cmd.IsSet("session-id") {
 		if !slices.Contains(defaultKeysOf(to), "session_id") {
 			return nil, usageErr("--session-id: %s", noDefaults(to))
 		}
@@ -155,11 +161,34 @@ func planConvert(cmd *cobra.Command, args []string, fl *convertFlags) (*convertP
 		Defaults: defaults, Params: params, OnError: onError, Workers: jobs(fl.jobs), MaxLineBytes: lineLimit(fl.maxLine)}}, nil
 }
 
-// exitProcess ends the process from the signal handler; a variable for
-// tests.
-var exitProcess = os.Exit
+// flushing passes each write of convert's own buffer (which it flushes
+// whenever the input has nothing more buffered) through to -o, so that a
+// FIFO's reader, or a look at the temporary file, sees every event as soon
+// as its line was read.
+type flushing struct{ o *outfile.Output }
 
-func runConvert(cmd *cobra.Command, args []string, fl *convertFlags) error {
+func (f flushing) Write(p []byte) (int, error) {
+	n, err := f.o.Write(p)
+	if err == nil {
+		err = f.o.Flush()
+	}
+	return n, err
+}
+
+// signalName names a signal as the shell does.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}
+
+func runConvert(cmd *cli.Command, args []string, fl *convertFlags) error {
 	plan, err := planConvert(cmd, args, fl)
 	if err != nil {
 		return err
@@ -175,75 +204,59 @@ func runConvert(cmd *cobra.Command, args []string, fl *convertFlags) error {
 	defer in.Close()
 	inInfo := statOf(in)
 	if name == "-" {
-		inInfo = statOf(cmd.InOrStdin())
+		inInfo = statOf(fileOf(cmd.Root().Reader))
 	}
 
-	// An output that is the input would be truncated before it is read:
-	// refuse it before anything is opened for writing.
+	// outfile decides what -o and --loss-report may be: never the input,
+	// stdout or each other by any spelling, a device or FIFO written in
+	// place, a regular file replaced only when the whole run succeeded.
+	stderr := cmd.Root().ErrWriter
+	set := outfile.NewSet()
+	defer set.AbortAll()
+	if name == "-" {
+		set.InputFile(file, fileOf(cmd.Root().Reader))
+	} else {
+		set.Input(name)
+		set.InputFile(file, in)
+	}
+	set.Stream("stderr", fileOf(stderr))
 	writeTo := fl.output
 	if writeTo == "-" {
 		writeTo = ""
 	}
-	for _, o := range []struct{ flag, name string }{{"-o", writeTo}, {"--loss-report", fl.lossReport}} {
-		if o.name == "" {
-			continue
-		}
-		if fi, err := os.Stat(o.name); err == nil && sameFile(inInfo, fi) {
-			return usageErr("%s %s is the input %s; write to another file", o.flag, o.name, file)
-		}
+	var w io.Writer = cmd.Root().Writer
+	out := set.Add("-o", writeTo)
+	if out == nil {
+		set.Stream("stdout", fileOf(cmd.Root().Writer))
+	} else {
+		w = flushing{out}
 	}
-	if writeTo == "" && sameFile(inInfo, statOf(cmd.OutOrStdout())) {
-		return usageErr("stdout is the input %s; write to another file with -o", file)
-	}
-	if writeTo != "" && fl.lossReport != "" {
-		a, errA := os.Stat(writeTo)
-		b, errB := os.Stat(fl.lossReport)
-		if writeTo == fl.lossReport || errA == nil && errB == nil && os.SameFile(a, b) {
-			return usageErr("-o and --loss-report name the same file")
-		}
-	}
+	report := set.Add("--loss-report", fl.lossReport)
 
-	stderr := cmd.ErrOrStderr()
-	out := &output{w: cmd.OutOrStdout()}
-	if writeTo != "" {
-		if out, err = createOutput(writeTo); err != nil {
-			return ioErr(err)
-		}
-	}
-	defer out.abort()
-
-	// SIGINT and SIGTERM remove the temporary output and say how far the
-	// run got; a blocked read of a live pipe cannot be interrupted
-	// otherwise.
+	// A signal removes the temporary files and says how far the run got;
+	// a blocked read of a live pipe cannot be interrupted otherwise.
 	var lines atomic.Int64
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case s := <-sigs:
-			code, sig := ExitInterrupted, "SIGINT"
-			if s == syscall.SIGTERM {
-				code, sig = ExitTerminated, "SIGTERM"
-			}
-			what := "the output on stdout is incomplete"
-			if out.abort() && out.name != "" {
-				what = out.name + " was left as it was"
-			}
-			fmt.Fprintf(stderr, "evtool: interrupted by %s after %s of %s; %s\n", sig, plural(int(lines.Load()), "line"), file, what)
-			exitProcess(code)
-		case <-finished:
+	set.OnSignal = func(sig os.Signal) {
+		what := "the output on stdout is incomplete"
+		if out != nil && !out.InPlace() {
+			what = out.Path() + " was left as it was"
 		}
-	}()
+		fmt.Fprintf(stderr, "evtool: interrupted by %s after %s of %s; %s\n", signalName(sig), plural(int(lines.Load()), "line"), file, what)
+	}
+	if err := set.Open(); err != nil {
+		var oe *outfile.Error
+		if errors.As(err, &oe) && oe.Usage {
+			return usageErr("%v", err)
+		}
+		return ioErr(err)
+	}
 
 	bar := newProgress(fl.progress, stderr, inInfo)
 	plan.opts.Progress = func(n int, bytes int64) {
 		lines.Store(int64(n))
 		bar.update(n, bytes)
 	}
-	res, err := convert.Run(in, out.w, file, plan.opts, func(le *convert.LineError) {
+	res, err := convert.Run(in, w, file, plan.opts, func(le *convert.LineError) {
 		if bar != nil {
 			bar.bar.Clear()
 		}
@@ -253,9 +266,6 @@ func runConvert(cmd *cobra.Command, args []string, fl *convertFlags) error {
 	if err != nil {
 		return convertFailed(stderr, file, out, err)
 	}
-	if err := out.commit(); err != nil {
-		return ioErr(err)
-	}
 
 	losses := res.Losses.List()
 	if !fl.quiet {
@@ -263,10 +273,14 @@ func runConvert(cmd *cobra.Command, args []string, fl *convertFlags) error {
 			fmt.Fprintf(stderr, "evtool: %s [%s]\n", l, l.ID)
 		}
 	}
-	if fl.lossReport != "" {
-		if err := writeLossReport(fl.lossReport, file, res, plan.to.Name(), losses); err != nil {
+	if report != nil {
+		if err := writeLossReport(report, file, res, plan.to.Name(), losses); err != nil {
 			return ioErr(err)
 		}
+	}
+	// Every output is replaced together, once all were written.
+	if err := set.CommitAll(); err != nil {
+		return ioErr(err)
 	}
 	if res.Torn > 0 {
 		fmt.Fprintf(stderr, "evtool: %s: the last line (%d) is torn; %s\n", file, res.Torn, fate(plan.opts.OnError, 1))
@@ -285,10 +299,10 @@ func runConvert(cmd *cobra.Command, args []string, fl *convertFlags) error {
 
 // convertFailed reports a conversion that did not run to the end; -o
 // FILE is left as it was.
-func convertFailed(stderr io.Writer, file string, out *output, err error) error {
+func convertFailed(stderr io.Writer, file string, out *outfile.Output, err error) error {
 	kept := ""
-	if out.abort() && out.name != "" {
-		kept = "; " + out.name + " was left as it was"
+	if out != nil && !out.InPlace() {
+		kept = "; " + out.Path() + " was left as it was"
 	}
 	var se *stream.StreamError
 	var ee *convert.EmptyError
@@ -361,7 +375,7 @@ type lossRecord struct {
 	Reason    string `json:"reason"`
 }
 
-func writeLossReport(name, file string, res convert.Result, to string, losses []*dialect.Loss) error {
+func writeLossReport(w io.Writer, file string, res convert.Result, to string, losses []*dialect.Loss) error {
 	r := lossReport{Input: file, From: res.From, To: to, Lines: res.Lines, Losses: []lossRecord{}}
 	for _, l := range losses {
 		r.Losses = append(r.Losses, lossRecord{ID: l.ID, Verb: l.Verb, Count: l.Count, FirstLine: l.FirstLine, Detail: l.Detail,
@@ -371,15 +385,8 @@ func writeLossReport(name, file string, res convert.Result, to string, losses []
 	if err != nil {
 		return err
 	}
-	o, err := createOutput(name)
-	if err != nil {
-		return err
-	}
-	if _, err := o.w.Write(append(b, '\n')); err != nil {
-		o.abort()
-		return err
-	}
-	return o.commit()
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // acpParams collects the --to acp options.
@@ -387,7 +394,7 @@ func acpParams(profile string, meta, transcript bool) (map[string]string, error)
 	switch profile {
 	case acp.Stable, acp.Unstable, acp.Basis:
 	default:
-		return nil, usageErr("--acp-profile %q: want stable, unstable or basis", profile)
+		return nil, usageErr("--acp-profile %q: want stable, unstable or basis%s", profile, didYouMean(profile, acpProfiles))
 	}
 	return map[string]string{"profile": profile, "meta": strconv.FormatBool(meta), "transcript": strconv.FormatBool(transcript)}, nil
 }

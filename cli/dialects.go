@@ -1,44 +1,71 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/schema"
-	"github.com/spf13/cobra"
+	"github.com/urfave/cli/v3"
 )
 
-func dialectsCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dialects",
-		Short: "list the dialects evtool reads and writes",
-		Args:  noOperands,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+func dialectsCmd() *cli.Command {
+	return &cli.Command{
+		Name:  "dialects",
+		Usage: "list the dialects evtool reads and writes",
+		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
+			if err := noOperands(args); err != nil {
+				return err
+			}
 			for _, d := range dialect.All() {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-10s %s (schema: %s)\n", d.Name(), d.Description(), schema.FileName(d.Name()))
+				if _, err := fmt.Fprintf(cmd.Root().Writer, "%-10s %s (schema: %s)\n", d.Name(), d.Description(), schema.FileName(d.Name())); err != nil {
+					return err
+				}
 			}
 			return nil
-		},
+		}),
 	}
 }
 
 // noOperands refuses operands as a usage error.
-func noOperands(_ *cobra.Command, args []string) error {
+func noOperands(args []string) error {
 	if len(args) > 0 {
 		return usageErr("takes no operands, got %q", args[0])
 	}
 	return nil
 }
 
-// lookupDialect returns the dialect a flag names, or nil for none; an
-// unknown name is a usage error.
+// detect is the dialect name that asks for detection, as the
+// dialect-mismatch hint spells it ("name none to detect it").
+const detect = "none"
+
+// lookupDialect returns the dialect a flag names, or nil for none (or
+// "none": detect it); an unknown name is a usage error that says which
+// name is nearest.
 func lookupDialect(flag, name string) (dialect.Dialect, error) {
-	if name == "" {
+	if name == "" || name == detect {
 		return nil, nil
 	}
 	d, err := dialect.Lookup(name)
 	if err != nil {
-		return nil, usageErr("--%s: %v", flag, err)
+		return nil, usageErr("--%s: %v%s", flag, err, didYouMean(name, append(dialectNames(), detect)))
+	}
+	return d, nil
+}
+
+// lookupTarget returns the dialect --to names: one must be named, and
+// "none" is no target.
+func lookupTarget(name string) (dialect.Dialect, error) {
+	if name == "" {
+		return nil, usageErr("required flag(s) \"to\" not set")
+	}
+	if name == detect {
+		return nil, usageErr("--to none: name the target dialect (%s)", strings.Join(dialectNames(), ", "))
+	}
+	d, err := dialect.Lookup(name)
+	if err != nil {
+		return nil, usageErr("--to: %v%s", err, didYouMean(name, dialectNames()))
 	}
 	return d, nil
 }
@@ -52,8 +79,63 @@ func dialectNames() []string {
 	return out
 }
 
-// completeDialects makes the shell complete a flag's value with the
-// registered dialects' names.
-func completeDialects(cmd *cobra.Command, flag string) {
-	_ = cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(dialectNames(), cobra.ShellCompDirectiveNoFileComp))
+// completions holds what the shell completes a command's flag values and
+// operands with, in the command's Metadata: flag name → values, and
+// operandsKey → the operands'.
+func completions(values map[string][]string) map[string]any {
+	return map[string]any{completeKey: values}
+}
+
+const (
+	completeKey = "evtool/complete"
+	operandsKey = "" // no flag has an empty name
+)
+
+// sourceDialects are the values of --from and --dialect.
+func sourceDialects() []string { return append(dialectNames(), detect) }
+
+// complete answers the shell's completion request for cmd: the values of
+// the flag just typed (dialect names for --from, --to and --dialect), the
+// flags that begin with the dash-word being typed, or the subcommands and
+// known operands. A word not starting with a dash is not passed by the
+// scripts: the shell filters what is printed here by it.
+func complete(_ context.Context, cmd *cli.Command) {
+	w := cmd.Root().Writer
+	values, _ := cmd.Metadata[completeKey].(map[string][]string)
+	args := cmd.Args().Slice()
+	last := ""
+	if len(args) > 0 {
+		last = args[len(args)-1]
+	}
+	if strings.HasPrefix(last, "-") && last != "-" {
+		if f := lookupFlag(cmd, strings.TrimLeft(last, "-")); f != nil && takesValue(f) {
+			for _, v := range values[f.Names()[0]] {
+				fmt.Fprintln(w, v)
+			}
+			return
+		}
+		for _, f := range cmd.VisibleFlags() {
+			usage := ""
+			if u, ok := f.(interface{ GetUsage() string }); ok {
+				usage = ":" + firstLine(u.GetUsage())
+			}
+			for _, n := range f.Names() {
+				if s := spelled(n); strings.HasPrefix(s, last) && s != last {
+					fmt.Fprintln(w, s+usage)
+				}
+			}
+		}
+		return
+	}
+	for _, c := range cmd.VisibleCommands() {
+		fmt.Fprintf(w, "%s:%s\n", c.Name, c.Usage)
+	}
+	for _, v := range values[operandsKey] {
+		fmt.Fprintln(w, v)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.ReplaceAll(s, "`", "")
 }

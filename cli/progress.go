@@ -29,8 +29,8 @@ func newProgress(mode string, stderr io.Writer, in os.FileInfo) *progress {
 	switch mode {
 	case "always":
 	case "auto":
-		f, ok := stderr.(*os.File)
-		if !ok || !term.IsTerminal(int(f.Fd())) || size < 0 {
+		f := fileOf(stderr)
+		if f == nil || !term.IsTerminal(int(f.Fd())) || size < 0 {
 			return nil
 		}
 	default:

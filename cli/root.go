@@ -1,26 +1,31 @@
 // Package cli is the evtool command line: one file per command, each a
-// cobra command that the list in this file registers.
+// github.com/urfave/cli/v3 command that the list in this file registers.
 //
-// Commands write their findings and output to cmd.OutOrStdout(), their
-// messages to cmd.ErrOrStderr(), and read cmd.InOrStdin(); Run wires these
-// to the process's streams, tests to buffers. A command's RunE returns nil
-// for exit 0 or an *ExitError; Run turns that into the process's exit code
-// and its one stderr line, so no command calls os.Exit.
+// Commands write their findings and output to cmd.Root().Writer, their
+// messages to cmd.Root().ErrWriter, and read cmd.Root().Reader; Run wires
+// these to the process's streams, tests to buffers. A command's action
+// returns nil for exit 0 or an *ExitError; Run turns that into the
+// process's exit code and its one stderr line, so no command calls
+// os.Exit.
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
 
 	// Every dialect, registered once.
 	_ "github.com/evtool/evtool/adapters"
@@ -38,6 +43,8 @@ const (
 	// ExitUsage: the command line is wrong, or a file cannot be read or
 	// written, or the stream's dialect cannot be told.
 	ExitUsage = 2
+	// ExitHangup: SIGHUP (the terminal closed) stopped the command (128+1).
+	ExitHangup = 129
 	// ExitInterrupted: SIGINT (Ctrl-C) stopped the command (128+2).
 	ExitInterrupted = 130
 	// ExitTerminated: SIGTERM stopped the command (128+15).
@@ -53,13 +60,14 @@ var ExitCodes = []struct {
 	{ExitOK, "success: the streams are valid, or the conversion is written (warnings, a torn last line and counted losses allowed)"},
 	{ExitProblem, "the input has problems: a stream has an error, a line could not be converted, the stream is of another dialect than named, there is nothing to convert, or, with `--strict`, something was lost, unknown or torn"},
 	{ExitUsage, "usage error (two lines on stderr, the second `see 'evtool CMD --help'`), a file that cannot be read or written, an output that is the input, or a stream whose dialect cannot be told"},
-	{ExitInterrupted, "interrupted by SIGINT (Ctrl-C); `-o FILE` left as it was"},
-	{ExitTerminated, "terminated by SIGTERM; `-o FILE` left as it was"},
+	{ExitHangup, "hung up (SIGHUP); the files `-o`, `--loss-report`, `--valid-out` and `--invalid-out` name left as they were"},
+	{ExitInterrupted, "interrupted by SIGINT (Ctrl-C); those files left as they were"},
+	{ExitTerminated, "terminated by SIGTERM; those files left as they were"},
 }
 
 // commands are evtool's commands, in the order help lists them. Adding a
 // command is one line here and one file beside this one.
-var commands = []func() *cobra.Command{
+var commands = []func() *cli.Command{
 	validateCmd,
 	rulesCmd,
 	fingerprintCmd,
@@ -69,6 +77,7 @@ var commands = []func() *cobra.Command{
 	dialectsCmd,
 	acpCmd,
 	completionCmd,
+	helpCmd,
 }
 
 // version is stamped at build time (make build) with
@@ -114,6 +123,7 @@ type ExitError struct {
 	Code  int
 	Msg   string
 	usage bool
+	cmd   string // the command a usage error is about, "evtool CMD"
 }
 
 func (e *ExitError) Error() string { return e.Msg }
@@ -136,36 +146,84 @@ func problem(format string, args ...any) error {
 	return &ExitError{Code: ExitProblem, Msg: fmt.Sprintf(format, args...)}
 }
 
-// newRoot builds the command tree.
-func newRoot() *cobra.Command {
-	root := &cobra.Command{
-		Use:           "evtool",
-		Short:         "validate and convert coding-agent event streams",
-		Version:       Version(),
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		// evtool alone names no command: a usage error, not help on stdout.
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErr("name a command (%s)", strings.Join(commandNames(cmd), ", "))
+// action adapts a command's function to the library: an error that is not
+// an *ExitError (a write that failed) becomes exit 2 with its message, and
+// a usage error learns which command it is about. A write to a closed pipe
+// is passed on as it is, for Run to end quietly.
+func action(fn func(ctx context.Context, cmd *cli.Command, args []string) error) cli.ActionFunc {
+	return func(ctx context.Context, cmd *cli.Command) error {
+		err := fn(ctx, cmd, cmd.Args().Slice())
+		if err == nil || isEPIPE(err) {
+			return err
+		}
+		var ee *ExitError
+		if !errors.As(err, &ee) {
+			return &ExitError{Code: ExitUsage, Msg: err.Error()}
+		}
+		if ee.usage && ee.cmd == "" {
+			ee.cmd = cmd.FullName()
+		}
+		return err
+	}
+}
+
+// newRoot builds the command tree. args are the operands and flags Run
+// was given, for usage errors that quote them as they were typed.
+func newRoot(args []string) *cli.Command {
+	root := &cli.Command{
+		Name:  "evtool",
+		Usage: "validate and convert coding-agent event streams",
+		// A command's help is shown by --help and by the help command
+		// below; the library's own help subcommand would take an operand
+		// named "help" (a file) for itself under every command.
+		HideHelpCommand:        true,
+		UseShortOptionHandling: true,
+		EnableShellCompletion:  true,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print evtool's version", Local: true},
 		},
+		// evtool alone names no command: a usage error, not help on stdout.
+		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
+			if cmd.Bool("version") {
+				_, err := fmt.Fprintf(cmd.Root().Writer, "evtool %s\n", Version())
+				return err
+			}
+			if len(args) == 0 {
+				return usageErr("name a command (%s)", strings.Join(commandNames(cmd), ", "))
+			}
+			return unknownCommand(cmd, args[0])
+		}),
+		// Run reports every error itself; the library must not exit.
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}
-	root.SetVersionTemplate("evtool {{.Version}}\n")
-	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageErr("%v", err)
-	})
 	for _, c := range commands {
-		root.AddCommand(c())
+		root.Commands = append(root.Commands, c())
 	}
+	_ = root.Walk(func(c *cli.Command) error {
+		// Repeatable flags are split where it makes sense (splitList):
+		// --default KEY=A,B keeps its comma. The setting is each command's.
+		c.DisableSliceFlagSeparator = true
+		c.OnUsageError = func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+			return &ExitError{Code: ExitUsage, Msg: flagError(cmd, err, args), usage: true, cmd: cmd.FullName()}
+		}
+		if c.ShellComplete == nil {
+			c.ShellComplete = complete
+		}
+		return nil
+	})
 	return root
 }
 
-func commandNames(root *cobra.Command) []string {
+// unknownCommand is the usage error for a word that names no command of
+// cmd, with the nearest command's name when one is near.
+func unknownCommand(cmd *cli.Command, name string) error {
+	return usageErr("unknown command %q for %q%s", name, cmd.FullName(), didYouMean(name, commandNames(cmd)))
+}
+
+func commandNames(cmd *cli.Command) []string {
 	var out []string
-	for _, c := range root.Commands() {
-		if c.IsAvailableCommand() {
-			out = append(out, c.Name())
-		}
+	for _, c := range cmd.VisibleCommands() {
+		out = append(out, c.Name)
 	}
 	return out
 }
@@ -173,17 +231,31 @@ func commandNames(root *cobra.Command) []string {
 // Run runs evtool with args (args[0] is the program name) and returns its
 // exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot()
-	root.SetArgs(args[1:])
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	out, errOut := &trackedWriter{w: stdout}, &trackedWriter{w: stderr}
+	argv := append([]string{"evtool"}, args[1:]...)
+	root := newRoot(argv[1:])
+	root.Reader, root.Writer, root.ErrWriter = stdin, out, errOut
+	if !completing(argv) {
+		argv = append(argv[:1:1], normalizeArgs(root, argv[1:])...)
+	}
+	code := exitCode(root.Run(context.Background(), argv), errOut)
+	// Every write is checked: output that did not reach its reader is a
+	// failure even where a command did not look (help, a summary line).
+	// A reader that went away (… | head -1) ends the run quietly.
+	if code == ExitOK && out.err != nil && !isEPIPE(out.err) {
+		fmt.Fprintf(errOut, "evtool: %v\n", out.err)
+		code = ExitUsage
+	}
+	if code == ExitOK && errOut.err != nil && !isEPIPE(errOut.err) {
+		code = ExitUsage
+	}
+	return code
+}
+
+// exitCode prints the error a command ended with and returns the exit code.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
-	}
-	if cmd == nil {
-		cmd = root
 	}
 	var ee *ExitError
 	if !errors.As(err, &ee) {
@@ -191,26 +263,254 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// The reader went away (… | head -1): end quietly.
 			return ExitOK
 		}
-		// cobra's own errors (an unknown command, a missing required
-		// flag, a wrong number of operands) are all usage errors.
+		// The library's own errors (a flag it cannot parse) are all usage
+		// errors.
 		ee = &ExitError{Code: ExitUsage, Msg: err.Error(), usage: true}
 	}
 	switch {
 	case ee.usage:
-		fmt.Fprintf(stderr, "%s: %s\nsee '%s --help'\n", cmd.CommandPath(), ee.Msg, cmd.CommandPath())
+		name := ee.cmd
+		if name == "" {
+			name = "evtool"
+		}
+		fmt.Fprintf(stderr, "%s: %s\nsee '%s --help'\n", name, ee.Msg, name)
 	case ee.Msg != "":
 		fmt.Fprintf(stderr, "evtool: %s\n", ee.Msg)
 	}
 	return ee.Code
 }
 
-// isEPIPE reports whether err is a write to a closed pipe.
-func isEPIPE(err error) bool { return errors.Is(err, syscall.EPIPE) }
+// trackedWriter passes writes on and keeps the first error, so that Run
+// can tell whether everything reached stdout and stderr.
+type trackedWriter struct {
+	w   io.Writer
+	err error
+}
 
-// flagChanged reports whether the user set a flag.
-func flagChanged(fs *pflag.FlagSet, name string) bool {
-	f := fs.Lookup(name)
-	return f != nil && f.Changed
+func (t *trackedWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return n, err
+}
+
+// fileOf returns the *os.File under a writer or reader Run was given, or
+// nil: convert compares it with its input, and the progress bar asks
+// whether it is a terminal.
+func fileOf(v any) *os.File {
+	if t, ok := v.(*trackedWriter); ok {
+		v = t.w
+	}
+	f, _ := v.(*os.File)
+	return f
+}
+
+// stdinIsTerminal reports whether standard input is a terminal; a
+// variable for tests.
+var stdinIsTerminal = func(r io.Reader) bool {
+	f := fileOf(r)
+	return f != nil && term.IsTerminal(int(f.Fd()))
+}
+
+// operandsOrStdin returns a command's operands, or "-" when there are
+// none and standard input is not a terminal: `cat f | evtool validate`
+// reads the pipe. On a terminal, nothing is read unasked.
+func operandsOrStdin(cmd *cli.Command, args []string) ([]string, error) {
+	if len(args) > 0 {
+		return args, nil
+	}
+	if stdinIsTerminal(cmd.Root().Reader) {
+		return nil, usageErr("name at least one FILE or DIR, or - for stdin (stdin is a terminal, so it is read only when named)")
+	}
+	return []string{"-"}, nil
+}
+
+// nonNegative refuses a negative count as a usage error.
+func nonNegative[T int | int64](flag string, n T, zero string) error {
+	if n < 0 {
+		return usageErr("%s %d: want 0 (%s) or more", flag, n, zero)
+	}
+	return nil
+}
+
+// flagError rewrites the library's parse errors in evtool's words, with
+// the flag as it was typed and the nearest flag when one is near.
+func flagError(cmd *cli.Command, err error, args []string) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return unknownFlag(cmd, name, args)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		if !strings.HasPrefix(name, "-") {
+			name = "-" + name
+		}
+		return "flag needs an argument: " + name
+	}
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		want := m[3]
+		if strings.Contains(want, "strconv.") {
+			want = "want a whole number"
+		}
+		return fmt.Sprintf("invalid value %s for %s: %s", m[1], spelled(m[2]), want)
+	}
+	return msg
+}
+
+var invalidValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -(\S+): (.*)$`)
+
+// spelled writes a flag's name with its dashes.
+func spelled(name string) string {
+	if utf8.RuneCountInString(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// unknownFlag says which flag is unknown. name is what followed the first
+// dash: "-frob" or "frob" of --frob, or a group of short flags.
+func unknownFlag(cmd *cli.Command, name string, args []string) string {
+	var long, short []string
+	for _, f := range cmd.VisibleFlags() {
+		for _, n := range f.Names() {
+			if utf8.RuneCountInString(n) == 1 {
+				short = append(short, n)
+			} else {
+				long = append(long, n)
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(name, "-"); ok || !slices.Contains(args, "-"+name) && !hasPrefixArg(args, "-"+name+"=") {
+		if ok {
+			name = rest
+		}
+		msg := "unknown flag: --" + name
+		if s := suggest(name, long); s != "" {
+			msg += "; did you mean --" + s + "?"
+		}
+		return msg
+	}
+	// A group of short flags (-sqx) or one (-x): name the letter unknown.
+	for _, r := range name {
+		if slices.Contains(short, string(r)) {
+			continue
+		}
+		msg := fmt.Sprintf("unknown shorthand flag %q in -%s", r, name)
+		if r == 'f' && slices.Contains(long, "from") {
+			// -f was --from here before it was --format everywhere.
+			return msg + "; -f is --format in evtool: name the source dialect with --from"
+		}
+		return msg
+	}
+	if s := suggest(name, long); s != "" {
+		return fmt.Sprintf("unknown flag: -%s; did you mean --%s?", name, s)
+	}
+	return "unknown flag: -" + name
+}
+
+func hasPrefixArg(args []string, prefix string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, prefix) })
+}
+
+// completing reports whether the shell asks for completions.
+func completing(argv []string) bool {
+	return len(argv) > 0 && argv[len(argv)-1] == "--generate-shell-completion"
+}
+
+// optionalValue holds the flags that take a value only as --flag=VALUE,
+// and what a bare --flag means.
+var optionalValue = map[string]string{"progress": "auto"}
+
+// normalizeArgs rewrites the command line in two ways the library does
+// not parse: a short flag with its value attached (-tbasis, -sqtbasis,
+// -t=basis) is split into the flag and its value, and a bare --progress
+// becomes --progress=auto. A word that names no command where a command
+// is expected is put behind "--", so that the command (evtool, acp)
+// reports it as unknown instead of a flag after it being refused first.
+// Everything else is passed on as it was.
+func normalizeArgs(root *cli.Command, args []string) []string {
+	out := make([]string, 0, len(args)+2)
+	cmd := root
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			if sub := cmd.Command(a); sub != nil {
+				cmd = sub
+			} else if len(cmd.Commands) > 0 {
+				return append(append(out, "--"), args[i:]...)
+			}
+			out = append(out, a)
+			continue
+		}
+		body := strings.TrimLeft(a, "-")
+		name, _, hasValue := strings.Cut(body, "=")
+		if f := lookupFlag(cmd, name); f != nil || strings.HasPrefix(a, "--") {
+			if def, ok := optionalValue[name]; ok && f != nil && !hasValue {
+				out = append(out, a+"="+def)
+				continue
+			}
+			out = append(out, a)
+			if f != nil && takesValue(f) && !hasValue && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			continue
+		}
+		// A group of short flags: bool flags, then at most one that takes
+		// a value, with the value after it or in the next word.
+		group := a[1:]
+		split := false
+		for j, r := range group {
+			f := lookupFlag(cmd, string(r))
+			if f == nil {
+				break // left for the library to report
+			}
+			if !takesValue(f) {
+				continue
+			}
+			end := j + utf8.RuneLen(r)
+			if value := strings.TrimPrefix(group[end:], "="); end < len(group) {
+				out = append(out, "-"+group[:end], value)
+				split = true
+			}
+			break
+		}
+		if split {
+			continue
+		}
+		out = append(out, a)
+		if last, ok := lastFlag(cmd, group); ok && takesValue(last) && i+1 < len(args) {
+			out = append(out, args[i+1])
+			i++
+		}
+	}
+	return out
+}
+
+// lastFlag returns the flag a group of short flags ends with.
+func lastFlag(cmd *cli.Command, group string) (cli.Flag, bool) {
+	r, _ := utf8.DecodeLastRuneInString(group)
+	f := lookupFlag(cmd, string(r))
+	return f, f != nil
+}
+
+// lookupFlag returns cmd's flag of that name, or nil.
+func lookupFlag(cmd *cli.Command, name string) cli.Flag {
+	for _, f := range cmd.Flags {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// takesValue reports whether a flag takes a value.
+func takesValue(f cli.Flag) bool {
+	_, isBool := f.(*cli.BoolFlag)
+	return !isBool
 }
 
 // stdinName is how diagnostics name standard input.
@@ -218,9 +518,9 @@ const stdinName = "<stdin>"
 
 // openInput opens a named file, or standard input for "-". A directory is
 // refused here, so that its read error does not come later and vaguer.
-func openInput(cmd *cobra.Command, name string) (io.ReadCloser, string, error) {
+func openInput(cmd *cli.Command, name string) (io.ReadCloser, string, error) {
 	if name == "-" {
-		return io.NopCloser(cmd.InOrStdin()), stdinName, nil
+		return io.NopCloser(cmd.Root().Reader), stdinName, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -258,4 +558,16 @@ func lineLimit(n int64) int {
 		return math.MaxInt
 	}
 	return int(n)
+}
+
+// isEPIPE reports whether err is a write to a closed pipe.
+func isEPIPE(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
+// checkCounts refuses negative -j and --max-line-bytes values, which would
+// otherwise quietly mean their defaults.
+func checkCounts(workers int, maxLine int64) error {
+	if err := nonNegative("-j/--jobs", workers, "one per CPU"); err != nil {
+		return err
+	}
+	return nonNegative("--max-line-bytes", maxLine, "no limit")
 }

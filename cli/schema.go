@@ -1,28 +1,30 @@
 package cli
 
 import (
+	"context"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/spf13/cobra"
+	"github.com/urfave/cli/v3"
 )
 
-func schemaCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:               "schema DIALECT",
-		Short:             "print a dialect's JSON Schema",
-		Long:              "Prints the published JSON Schema of one line of DIALECT (e.g. basis or canonical).",
-		ValidArgsFunction: cobra.FixedCompletions(dialectNames(), cobra.ShellCompDirectiveNoFileComp),
-		RunE: func(cmd *cobra.Command, args []string) error {
+func schemaCmd() *cli.Command {
+	return &cli.Command{
+		Name:        "schema",
+		Usage:       "print a dialect's JSON Schema",
+		ArgsUsage:   "DIALECT",
+		Description: "Prints the published JSON Schema of one line of DIALECT (e.g. basis or canonical).",
+		Metadata:    completions(map[string][]string{operandsKey: dialectNames()}),
+		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("name one dialect (%s)", strings.Join(dialectNames(), ", "))
 			}
 			d, err := dialect.Lookup(args[0])
 			if err != nil {
-				return usageErr("%v", err)
+				return usageErr("%v%s", err, didYouMean(args[0], dialectNames()))
 			}
-			_, err = cmd.OutOrStdout().Write(d.Schema())
+			_, err = cmd.Root().Writer.Write(d.Schema())
 			return err
-		},
+		}),
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,11 +10,12 @@ import (
 	"github.com/evtool/evtool/stats"
 	"github.com/evtool/evtool/stream"
 	"github.com/evtool/evtool/validate"
-	"github.com/spf13/cobra"
+	"github.com/urfave/cli/v3"
 )
 
 const statsLong = `Reads every stream named (a file, each *.jsonl and *.ndjson file under a
-directory, or - for standard input), in any dialect, and prints per run:
+directory, or - for standard input, which is also read when no operand is
+named and stdin is not a terminal), in any dialect, and prints per run:
 its dialect, models, status, turns, model rounds, tool calls by kind and
 by status (calls never finished counted as unfinished), token counts
 (input, output, cache read, cache write, reasoning, thoughts, total) and
@@ -31,34 +33,45 @@ Exit status: 0 when every stream was read; 1 when a line had problems
 another dialect than --dialect names; 2 for usage errors, files that cannot
 be read and streams whose dialect cannot be told.`
 
-func statsCmd() *cobra.Command {
+func statsCmd() *cli.Command {
 	var (
 		dialectName string
 		format      string
 		workers     int
 		maxLine     int64
 	)
-	cmd := &cobra.Command{
-		Use:               "stats FILE|DIR|-...",
-		Short:             "sum up each run's turns, tool calls, tokens and cost, and their totals",
-		Long:              statsLong,
-		ValidArgsFunction: cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErr("name at least one FILE or DIR, or - for stdin")
+	return &cli.Command{
+		Name:        "stats",
+		Usage:       "sum up each run's turns, tool calls, tokens and cost, and their totals",
+		ArgsUsage:   "[FILE|DIR|-...]",
+		Description: statsLong,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dialect", Aliases: []string{"d"}, Destination: &dialectName, Usage: "the streams' `DIALECT` (default, or none: detected from each first line)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the output's `FORMAT`: " + strings.Join(stats.Formats(), " or ")},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "check each stream's lines with `N` workers ahead of decoding (0, the default: one per CPU; 1: no workers); the figures are the same"},
+			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &maxLine, Usage: "refuse lines longer than `N` bytes: each is reported, counted and skipped (0: no limit)"},
+		},
+		Metadata: completions(map[string][]string{"dialect": sourceDialects(), "format": stats.Formats()}),
+		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
+			args, err := operandsOrStdin(cmd, args)
+			if err != nil {
+				return err
 			}
 			d, err := lookupDialect("dialect", dialectName)
 			if err != nil {
 				return err
 			}
 			if !slices.Contains(stats.Formats(), format) {
-				return usageErr("--format %q: want %s", format, strings.Join(stats.Formats(), " or "))
+				return usageErr("--format %q: want %s%s", format, strings.Join(stats.Formats(), " or "), didYouMean(format, stats.Formats()))
+			}
+			if err := checkCounts(workers, maxLine); err != nil {
+				return err
 			}
 			inputs, err := validate.Inputs(args)
 			if err != nil {
 				return ioErr(err)
 			}
-			stderr := cmd.ErrOrStderr()
+			stderr := cmd.Root().ErrWriter
 			opts := stats.Options{
 				Stream:    stream.Options{Dialect: d, Workers: jobs(workers), MaxLineBytes: lineLimit(maxLine)},
 				LineError: func(le *stream.LineError) { fmt.Fprintln(stderr, le.Error()) },
@@ -101,7 +114,7 @@ func statsCmd() *cobra.Command {
 					problem = true
 				}
 			}
-			if err := stats.Write(cmd.OutOrStdout(), format, runs, &tot); err != nil {
+			if err := stats.Write(cmd.Root().Writer, format, runs, &tot); err != nil {
 				if isEPIPE(err) {
 					return err
 				}
@@ -114,14 +127,6 @@ func statsCmd() *cobra.Command {
 				return &ExitError{Code: ExitProblem}
 			}
 			return nil
-		},
+		}),
 	}
-	fl := cmd.Flags()
-	fl.StringVarP(&dialectName, "dialect", "d", "", "the streams' `DIALECT` (default: detected from each first line)")
-	fl.StringVarP(&format, "format", "f", "text", "the output's `FORMAT`: "+strings.Join(stats.Formats(), " or "))
-	fl.IntVarP(&workers, "jobs", "j", 0, "check each stream's lines with `N` workers ahead of decoding (default: one per CPU; 1: no workers); the figures are the same")
-	fl.Int64Var(&maxLine, "max-line-bytes", stream.DefaultMaxLineBytes, "refuse lines longer than `N` bytes: each is reported, counted and skipped (0: no limit)")
-	completeDialects(cmd, "dialect")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(stats.Formats(), cobra.ShellCompDirectiveNoFileComp))
-	return cmd
 }

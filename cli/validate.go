@@ -2,21 +2,44 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/evtool/evtool/internal/outfile"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
 	"github.com/evtool/evtool/stream"
 	"github.com/evtool/evtool/validate"
-	"github.com/spf13/cobra"
+	"github.com/urfave/cli/v3"
 )
 
-func validateCmd() *cobra.Command {
+const validateLong = `Checks every stream named: a file, each *.jsonl and *.ndjson file under a
+directory, or - for standard input (read without - too when no operand is
+named and stdin is not a terminal). Streams are checked in parallel; the
+report lists them sorted by file, and each one's diagnostics by line,
+column and rule, so the same inputs give the same bytes.
+
+Report formats (--format):
+%s
+
+The text format prints one problem per line:
+FILE:LINE[:COL]: error|warning: [POINTER: ]MESSAGE [RULE]
+Each file's summary and the total go to stderr:
+evtool: 3 files, 12034 lines, 2 errors, 5 warnings
+
+With --schema FILE, any NDJSON is checked against that JSON Schema (draft
+2020-12 unless its $schema says otherwise; $ref to files beside it, never
+the network) instead of a dialect's; its errors are json/schema. A schema
+that cannot be compiled, or that applies itself to the same value without
+end (a $ref cycle), is refused once, before any line is read: exit 2.
+
+Exit 0 when no file has an error, 1 when one has, 2 for usage or I/O
+errors and streams whose dialect cannot be told.`
+
+func validateCmd() *cli.Command {
 	var (
 		dialectName string
 		strict      bool
@@ -27,34 +50,42 @@ func validateCmd() *cobra.Command {
 		invalidOut  string
 		disable     []string
 		maxErrors   int
-		jobs        int
+		workers     int
 		maxLine     int64
 	)
 	var formats []string
 	for _, f := range report.Formats() {
 		formats = append(formats, "  "+f.ID+": "+f.Summary)
 	}
-	cmd := &cobra.Command{
-		Use:   "validate FILE|DIR|-...",
-		Short: "check streams against their dialect's schema and stream rules, or any NDJSON against a JSON Schema",
-		Long: "Checks every stream named: a file, each *.jsonl and *.ndjson file under a\n" +
-			"directory, or - for standard input. Streams are checked in parallel; the\n" +
-			"report lists them sorted by file, and each one's diagnostics by line,\n" +
-			"column and rule, so the same inputs give the same bytes.\n\n" +
-			"Report formats (--format):\n" + strings.Join(formats, "\n") + "\n\n" +
-			"The text format prints one problem per line:\n" +
-			"FILE:LINE[:COL]: error|warning: [POINTER: ]MESSAGE [RULE]\n" +
-			"Each file's summary and the total go to stderr:\n" +
-			"evtool: 3 files, 12034 lines, 2 errors, 5 warnings\n\n" +
-			"With --schema FILE, any NDJSON is checked against that JSON Schema (draft\n" +
-			"2020-12 unless its $schema says otherwise; $ref to files beside it, never\n" +
-			"the network) instead of a dialect's; its errors are json/schema.\n\n" +
-			"Exit 0 when no file has an error, 1 when one has, 2 for usage or I/O\n" +
-			"errors and streams whose dialect cannot be told.",
-		ValidArgsFunction: cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErr("name at least one FILE or DIR, or - for stdin")
+	var ruleIDs []string
+	for _, r := range rules.All() {
+		if !r.Reading {
+			ruleIDs = append(ruleIDs, r.ID)
+		}
+	}
+	return &cli.Command{
+		Name:        "validate",
+		Usage:       "check streams against their dialect's schema and stream rules, or any NDJSON against a JSON Schema",
+		ArgsUsage:   "[FILE|DIR|-...]",
+		Description: fmt.Sprintf(validateLong, strings.Join(formats, "\n")),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dialect", Aliases: []string{"d"}, Destination: &dialectName, Usage: "the streams' `DIALECT` (default, or none: detected from each first line)"},
+			&cli.BoolFlag{Name: "strict", Aliases: []string{"s"}, Destination: &strict, Usage: "treat unknown types and fields as errors"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &quiet, Usage: "print no summaries on stderr"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the report's `FORMAT`: " + strings.Join(report.IDs(), ", ")},
+			&cli.StringFlag{Name: "schema", Destination: &schemaFile, TakesFile: true, Usage: "check any NDJSON against this JSON Schema `FILE` instead of a dialect's"},
+			&cli.StringFlag{Name: "valid-out", Destination: &validOut, TakesFile: true, Usage: "write the lines without errors to `FILE`, byte for byte"},
+			&cli.StringFlag{Name: "invalid-out", Destination: &invalidOut, TakesFile: true, Usage: "write the lines with errors to `FILE`, byte for byte"},
+			&cli.StringSliceFlag{Name: "disable", Destination: &disable, Usage: "silence a `RULE` (repeatable, or comma-separated; see evtool rules)"},
+			&cli.IntFlag{Name: "max-errors", Destination: &maxErrors, Usage: "stop after `N` errors (0: no limit)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "check lines with `N` workers: several streams at once, or one stream's lines ahead of decoding (0, the default: one per CPU; 1: no workers)"},
+			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &maxLine, Usage: "refuse lines longer than `N` bytes: each is reported and skipped (0: no limit)"},
+		},
+		Metadata: completions(map[string][]string{"dialect": sourceDialects(), "format": report.IDs(), "disable": ruleIDs}),
+		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
+			args, err := operandsOrStdin(cmd, args)
+			if err != nil {
+				return err
 			}
 			d, err := lookupDialect("dialect", dialectName)
 			if err != nil {
@@ -62,16 +93,22 @@ func validateCmd() *cobra.Command {
 			}
 			f, err := report.Lookup(format)
 			if err != nil {
-				return usageErr("--format: %v", err)
+				return usageErr("--format: %v%s", err, didYouMean(format, report.IDs()))
 			}
-			if err := rules.CheckDisable(disable); err != nil {
-				return usageErr("%v", err)
+			disable = splitList(disable)
+			for _, id := range disable {
+				if err := rules.CheckDisable([]string{id}); err != nil {
+					return usageErr("%v%s", err, didYouMean(id, ruleIDs))
+				}
 			}
 			if maxErrors < 0 {
 				return usageErr("--max-errors %d: want 0 (no limit) or more", maxErrors)
 			}
+			if err := checkCounts(workers, maxLine); err != nil {
+				return err
+			}
 			opts := validate.RunOptions{Options: validate.Options{Dialect: d, Strict: strict, Disable: disable, MaxErrors: maxErrors, MaxLineBytes: lineLimit(maxLine)},
-				Workers: jobs, Stdin: cmd.InOrStdin()}
+				Workers: workers, Stdin: cmd.Root().Reader}
 			if schemaFile != "" {
 				if d != nil || strict {
 					return usageErr("--schema checks against a user's schema: it takes no --dialect or --strict")
@@ -84,15 +121,25 @@ func validateCmd() *cobra.Command {
 			if err != nil {
 				return ioErr(err)
 			}
-			outs, err := openTriage(validOut, invalidOut, maxErrors, inputs)
+			stdout, stderr := cmd.Root().Writer, cmd.Root().ErrWriter
+			outs, err := openTriage(validOut, invalidOut, maxErrors, inputs, cmd)
 			if err != nil {
 				return err
 			}
-			defer outs.abort()
-			opts.Valid, opts.Invalid = outs.writer(0), outs.writer(1)
-			opts.SpoolDir = outs.dir
+			defer outs.AbortAll()
+			if v := outs.Outputs(); len(v) > 0 {
+				for _, o := range v {
+					if o.Flag() == "--valid-out" {
+						opts.Valid = o
+					} else {
+						opts.Invalid = o
+					}
+				}
+				if opts.SpoolDir, err = outs.ScratchDir(); err != nil {
+					return ioErr(err)
+				}
+			}
 
-			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			bw := bufio.NewWriter(stdout)
 			p := f.New(bw, report.Tool{Name: "evtool", Version: Version(), URI: "https://github.com/evtool/evtool"})
 			var tot validate.Totals
@@ -134,11 +181,11 @@ func validateCmd() *cobra.Command {
 				fmt.Fprintf(stderr, "evtool: %s\n", tot)
 			}
 			if complete {
-				if err := outs.commit(); err != nil {
+				if err := outs.CommitAll(); err != nil {
 					return ioErr(err)
 				}
-			} else if outs.any() {
-				fmt.Fprintf(stderr, "evtool: %s not written: not every line could be read\n", outs.names())
+			} else if names := replaced(outs); names != "" {
+				fmt.Fprintf(stderr, "evtool: %s not written: not every line could be read\n", names)
 			}
 			switch {
 			case tot.Failed > 0:
@@ -147,142 +194,73 @@ func validateCmd() *cobra.Command {
 				return problem("")
 			}
 			return nil
-		},
+		}),
 	}
-	fl := cmd.Flags()
-	fl.StringVarP(&dialectName, "dialect", "d", "", "the streams' `DIALECT` (default: detected from each first line)")
-	fl.BoolVarP(&strict, "strict", "s", false, "treat unknown types and fields as errors")
-	fl.BoolVarP(&quiet, "quiet", "q", false, "print no summaries on stderr")
-	fl.StringVarP(&format, "format", "f", "text", "the report's `FORMAT`: "+strings.Join(report.IDs(), ", "))
-	fl.StringVar(&schemaFile, "schema", "", "check any NDJSON against this JSON Schema `FILE` instead of a dialect's")
-	fl.StringVar(&validOut, "valid-out", "", "write the lines without errors to `FILE`, byte for byte")
-	fl.StringVar(&invalidOut, "invalid-out", "", "write the lines with errors to `FILE`, byte for byte")
-	fl.StringSliceVar(&disable, "disable", nil, "silence a `RULE` (repeatable; see evtool rules)")
-	fl.IntVar(&maxErrors, "max-errors", 0, "stop after `N` errors (0: no limit)")
-	fl.IntVarP(&jobs, "jobs", "j", 0, "check lines with `N` workers: several streams at once, or one stream's lines ahead of decoding (default: one per CPU; 1: no workers)")
-	fl.Int64Var(&maxLine, "max-line-bytes", stream.DefaultMaxLineBytes, "refuse lines longer than `N` bytes: each is reported and skipped (0: no limit)")
-	completeDialects(cmd, "dialect")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.IDs(), cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var ids []string
-		for _, r := range rules.All() {
-			if !r.Reading {
-				ids = append(ids, r.ID)
+}
+
+// splitList splits the comma-separated values of a repeatable flag:
+// --disable a,b is --disable a --disable b. (The library's own splitting
+// is off, so that --default KEY=A,B keeps its comma.)
+func splitList(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
 			}
 		}
-		return ids, cobra.ShellCompDirectiveNoFileComp
-	})
-	return cmd
-}
-
-// triage holds the files --valid-out and --invalid-out are written to:
-// each is a temporary file beside its target, renamed over it only when
-// every line was read, so that a failed run leaves what was there before.
-type triage struct {
-	targets [2]string
-	tmp     [2]*os.File
-	buf     [2]*bufio.Writer
-	dir     string // where inputs' lines wait for those before them
-}
-
-func openTriage(validOut, invalidOut string, maxErrors int, inputs []validate.Input) (*triage, error) {
-	t := &triage{targets: [2]string{validOut, invalidOut}}
-	if validOut == "" && invalidOut == "" {
-		return t, nil
 	}
-	if maxErrors > 0 {
+	return out
+}
+
+// openTriage opens --valid-out and --invalid-out through outfile, which
+// refuses an output that is an input (stdin included), stdout, stderr or
+// the other output by any spelling, writes a device or FIFO in place, and
+// replaces a regular file only when every line was read (CommitAll).
+func openTriage(validOut, invalidOut string, maxErrors int, inputs []validate.Input, cmd *cli.Command) (*outfile.Set, error) {
+	set := outfile.NewSet()
+	if maxErrors > 0 && (validOut != "" || invalidOut != "") {
 		return nil, usageErr("--max-errors stops early, so it cannot be combined with --valid-out or --invalid-out")
 	}
-	if validOut != "" && validOut == invalidOut {
-		return nil, usageErr("--valid-out and --invalid-out name the same file")
+	for _, in := range inputs {
+		if in.Path == "" {
+			set.InputFile(in.Name, fileOf(cmd.Root().Reader))
+		} else {
+			set.Input(in.Path)
+		}
 	}
-	for i, target := range t.targets {
-		if target == "" {
-			continue
-		}
-		if target == "-" {
-			return nil, usageErr("--%s takes a file name; - is not one", []string{"valid-out", "invalid-out"}[i])
-		}
-		// Never replace an input with a part of itself.
-		if fi, err := os.Stat(target); err == nil {
-			for _, in := range inputs {
-				if ifi, err := os.Stat(in.Path); in.Path != "" && err == nil && os.SameFile(fi, ifi) {
-					return nil, usageErr("--%s %s is one of the inputs", []string{"valid-out", "invalid-out"}[i], target)
-				}
+	set.Stream("stdout", fileOf(cmd.Root().Writer))
+	set.Stream("stderr", fileOf(cmd.Root().ErrWriter))
+	set.Add("--valid-out", validOut)
+	set.Add("--invalid-out", invalidOut)
+	stderr := cmd.Root().ErrWriter
+	set.OnSignal = func(sig os.Signal) {
+		if names := replaced(set); names != "" {
+			was := "it was"
+			if strings.Contains(names, " and ") {
+				was = "they were"
 			}
-		}
-		dir := filepath.Dir(target)
-		f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
-		if err != nil {
-			t.abort()
-			return nil, ioErr(err)
-		}
-		t.tmp[i], t.buf[i] = f, bufio.NewWriterSize(f, 256<<10)
-		if t.dir == "" {
-			t.dir = dir
+			fmt.Fprintf(stderr, "evtool: interrupted by %s; %s left as %s\n", signalName(sig), names, was)
 		}
 	}
-	return t, nil
-}
-
-func (t *triage) writer(i int) io.Writer {
-	if t.buf[i] == nil {
-		return nil
+	if err := set.Open(); err != nil {
+		var oe *outfile.Error
+		if errors.As(err, &oe) && oe.Usage {
+			return nil, usageErr("%v", err)
+		}
+		return nil, ioErr(err)
 	}
-	return t.buf[i]
+	return set, nil
 }
 
-func (t *triage) any() bool { return t.tmp[0] != nil || t.tmp[1] != nil }
-
-func (t *triage) names() string {
+// replaced names the outputs of set that are written through a temporary
+// file, which a failed run leaves as they were.
+func replaced(set *outfile.Set) string {
 	var n []string
-	for _, target := range t.targets {
-		if target != "" {
-			n = append(n, target)
+	for _, o := range set.Outputs() {
+		if !o.InPlace() {
+			n = append(n, o.Path())
 		}
 	}
 	return strings.Join(n, " and ")
-}
-
-// commit flushes the temporary files and renames them into place.
-func (t *triage) commit() error {
-	for i, f := range t.tmp {
-		if f == nil {
-			continue
-		}
-		err := t.buf[i].Flush()
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(f.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), t.targets[i])
-		}
-		if err != nil {
-			return errors.Join(err, t.abort())
-		}
-		t.tmp[i] = nil
-	}
-	return nil
-}
-
-// abort removes the temporary files that were not committed.
-func (t *triage) abort() error {
-	var errs []error
-	for i, f := range t.tmp {
-		if f == nil {
-			continue
-		}
-		f.Close()
-		if err := os.Remove(f.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
-		}
-		t.tmp[i] = nil
-	}
-	return errors.Join(errs...)
 }

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	pathpkg "path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,7 +54,115 @@ func CompileSchema(path string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", path, err)
 	}
-	return &Schema{name: path, dir: fileURL(filepath.Dir(abs)) + "/", sch: sch}, nil
+	s := &Schema{name: path, dir: fileURL(filepath.Dir(abs)) + "/", sch: sch}
+	if cycle := refCycle(sch); cycle != nil {
+		locs := make([]string, len(cycle))
+		for i, c := range cycle {
+			locs[i] = s.relative(c.Location)
+		}
+		return nil, fmt.Errorf("schema %s: not a usable schema: %w: %s", path, ErrSchemaCycle, strings.Join(locs, " -> "))
+	}
+	return s, nil
+}
+
+// ErrSchemaCycle is a schema that applies itself to the same value
+// without end: a chain of "$ref", "allOf", "not" and the like that comes
+// back to where it began without descending into the value. JSON Schema
+// leaves the result of such a schema undefined (2020-12 core, section
+// 9.4.1), and the validator would report the loop on every line, so the
+// schema is refused once, before any line is read.
+var ErrSchemaCycle = errors.New("it applies itself to the same value without end (a reference cycle)")
+
+// refCycle returns a cycle of schemas that apply to the same value, the
+// first schema repeated at the end, or nil when there is none. Every
+// schema reachable from root is looked at, also those that apply only to
+// a part of the value (a property, an item), since a value with that part
+// would loop as well.
+func refCycle(root *jsonschema.Schema) []*jsonschema.Schema {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[*jsonschema.Schema]int{}
+	var path, cycle []*jsonschema.Schema
+	var visit func(s *jsonschema.Schema) bool
+	visit = func(s *jsonschema.Schema) bool {
+		state[s] = onPath
+		path = append(path, s)
+		for _, t := range inPlace(s) {
+			switch state[t] {
+			case onPath:
+				i := slices.Index(path, t)
+				cycle = append(slices.Clone(path[i:]), t)
+				return true
+			case unseen:
+				if visit(t) {
+					return true
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[s] = done
+		return false
+	}
+	seen := map[*jsonschema.Schema]bool{root: true}
+	queue := []*jsonschema.Schema{root}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if state[s] == unseen && visit(s) {
+			return cycle
+		}
+		for _, t := range append(inPlace(s), parts(s)...) {
+			if !seen[t] {
+				seen[t] = true
+				queue = append(queue, t)
+			}
+		}
+	}
+	return nil
+}
+
+// inPlace returns the subschemas that apply to the same value as s.
+func inPlace(s *jsonschema.Schema) []*jsonschema.Schema {
+	out := []*jsonschema.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else}
+	if s.DynamicRef != nil {
+		out = append(out, s.DynamicRef.Ref)
+	}
+	out = append(out, s.AllOf...)
+	out = append(out, s.AnyOf...)
+	out = append(out, s.OneOf...)
+	for _, k := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
+		out = append(out, s.DependentSchemas[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
+		if d, ok := s.Dependencies[k].(*jsonschema.Schema); ok {
+			out = append(out, d)
+		}
+	}
+	return slices.DeleteFunc(out, func(t *jsonschema.Schema) bool { return t == nil })
+}
+
+// parts returns the subschemas that apply to a part of the value.
+func parts(s *jsonschema.Schema) []*jsonschema.Schema {
+	out := []*jsonschema.Schema{s.PropertyNames, s.UnevaluatedProperties, s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema}
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		out = append(out, s.Properties[k])
+	}
+	for _, p := range s.PatternProperties {
+		out = append(out, p)
+	}
+	for _, v := range []any{s.AdditionalProperties, s.AdditionalItems, s.Items} {
+		switch v := v.(type) {
+		case *jsonschema.Schema:
+			out = append(out, v)
+		case []*jsonschema.Schema:
+			out = append(out, v...)
+		}
+	}
+	out = append(out, s.PrefixItems...)
+	return slices.DeleteFunc(out, func(t *jsonschema.Schema) bool { return t == nil })
 }
 
 func fileURL(abs string) string {

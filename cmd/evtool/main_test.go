@@ -44,7 +44,7 @@ func TestScripts(t *testing.T) {
 		// -update rewrites the expected output in the archives; review
 		// the diff before committing, as for every golden file.
 		UpdateScripts: golden.Updating(),
-		Cmds: withPipeCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withHarmCmds(withPipeCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// reorder sorted|reversed IN OUT rewrites the key order of every
 			// object of every line, as jq -S -c . would.
 			"reorder": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -104,7 +104,7 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 				}
 			},
-		}),
+		})),
 	})
 }
 

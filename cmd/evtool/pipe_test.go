@@ -18,11 +18,15 @@ import (
 )
 
 // scriptCondition adds the conditions [root] (running as root, where file
-// permissions do not stop a read).
+// permissions do not stop a read) and [devfull] (there is a /dev/full,
+// where every write fails with ENOSPC).
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "root":
 		return os.Geteuid() == 0, nil
+	case "devfull":
+		fi, err := os.Stat("/dev/full")
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
