@@ -172,166 +172,243 @@ func (e *FailError) Error() string {
 // lines before the first JSON line are held back (a few, as a banner
 // is), so that such an input writes nothing; it is an *EmptyError.
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
-	res := Result{Losses: &dialect.Losses{}}
-	in := &tracker{r: r}
+	c := &conversion{opts: opts, file: file, report: report, res: Result{Losses: &dialect.Losses{}}, in: &tracker{r: r}}
 	// in hides the file from the Reader: ask of r whether it may look ahead.
-	rd := stream.NewReader(in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes,
+	c.rd = stream.NewReader(c.in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes,
 		Lookahead: stream.RegularFile(r)})
-	defer rd.Close()
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var enc dialect.Encoder
+	defer c.rd.Close()
+	c.bw = bufio.NewWriterSize(w, 64<<10)
+	if opts.From != nil {
+		c.res.From = opts.From.Name()
+	}
+	defer c.stopPipe()
+	err := c.run()
+	return c.res, err
+}
+
+// conversion is the state of one Run: the reading, the target's encoder
+// (made at the first JSON line), the lines held until then, and the pipe
+// that encodes beside the reading once the input is large enough.
+type conversion struct {
+	opts   Options
+	file   string
+	report func(*LineError)
+	res    Result
+	in     *tracker
+	rd     *stream.Reader
+	bw     *bufio.Writer
+	enc    dialect.Encoder
 	// held are the events of the lines before the first JSON line, and
 	// heldBytes their size, until a JSON line comes or there are too many.
-	var held []heldLine
-	heldBytes, sawJSON := 0, false
-	if opts.From != nil {
-		res.From = opts.From.Name()
-	}
+	held      []heldLine
+	heldBytes int
+	sawJSON   bool
 	// pp, once the input is large enough, encodes beside the reading;
 	// perr is its first error.
-	var pp *handoff.Queue[batch]
-	var perr error
-	stopPipe := func() error {
-		if pp == nil {
-			return nil
-		}
-		pp.Close()
-		pp = nil
-		return perr
-	}
-	defer stopPipe()
+	pp   *handoff.Queue[batch]
+	perr error
+}
+
+// run reads and converts every line, then the end of the stream.
+func (c *conversion) run() error {
 	for {
-		if pp != nil && pp.Stopped() {
-			return res, stopPipe()
+		if c.pp != nil && c.pp.Stopped() {
+			return c.stopPipe()
 		}
-		l, err := rd.ReadLine()
-		res.Bytes = in.bytes()
+		l, err := c.rd.ReadLine()
+		c.res.Bytes = c.in.bytes()
 		if err == io.EOF {
-			break
-		}
-		var ie *stream.InputError
-		if errors.As(err, &ie) && ie.Kind == stream.UTF16 {
-			err = &UTF16Error{File: file, Why: ie.Why}
+			return c.finish()
 		}
 		if err != nil {
-			if werr := stopPipe(); werr != nil {
-				return res, werr
-			}
-			bw.Flush()
-			var se *stream.StreamError
-			if errors.As(err, &se) && !se.Usage {
-				res.Errors++
-			}
-			return res, err
+			return c.readFailed(err)
 		}
-		res.Lines = rd.Lines()
-		if rd.Dialect() != nil {
-			res.From = rd.Dialect().Name()
-		}
-		if pp == nil {
-			res.Losses.SetLine(l.N)
-		}
-		evs := l.Events
-		if !l.OK() {
-			// A line without a newline is the last.
-			torn := !l.JSON && !strings.HasSuffix(l.Term, "\n")
-			// The line's own verdict, as validate gives it; that it is a
-			// torn last line (a producer that stopped mid-line) is said
-			// once in the summary and does not fail the conversion.
-			for _, d := range l.Diags {
-				report(&d)
-			}
-			if torn {
-				res.Torn = l.N
-			} else {
-				res.Errors++
-				res.BadLines = append(res.BadLines, l.N)
-			}
-			switch opts.OnError {
-			case Fail:
-				if werr := stopPipe(); werr != nil {
-					return res, werr
-				}
-				bw.Flush()
-				return res, &FailError{File: file, Line: l.N}
-			case Skip:
-				res.Skipped++
-				evs = nil
-			default:
-				res.Kept++
-				if !l.JSON {
-					evs = append(evs[:0:0], unreadable(l, rd.Dialect(), opts.Provenance))
-				}
-			}
-		}
-		guardDepth(evs, l.Depth, res.Losses)
-		if !sawJSON {
-			sawJSON = l.JSON
-			if !sawJSON && enc == nil && len(held) < maxHeldLines && heldBytes < maxHeldBytes {
-				// The events of a line that is not JSON are new memory
-				// (unreadable's), its list is the Reader's.
-				held = append(held, heldLine{n: l.N, evs: slices.Clone(evs)})
-				heldBytes += len(l.Raw)
-				if opts.Progress != nil {
-					opts.Progress(res.Lines, in.bytes())
-				}
-				continue
-			}
-		}
-		if enc == nil {
-			// The encoder is made at the first JSON line (or once too
-			// many lines that are not wait), so that an input with
-			// nothing to convert writes nothing at all.
-			// A kept line must not become the target's header, nor cut
-			// a streamed message in two: KeepInPlace holds it back.
-			enc = dialect.KeepInPlace(opts.To.NewEncoder(bw, dialect.EncodeOptions{Losses: res.Losses, Defaults: opts.Defaults, Params: opts.Params}))
-			for _, h := range held {
-				res.Losses.SetLine(h.n)
-				if err := encode(enc, h.evs, &res); err != nil {
-					return res, err
-				}
-			}
-			held = nil
-			res.Losses.SetLine(l.N)
-		}
-		if pp != nil {
-			// The line's buffer is the Reader's again at the next line:
-			// the events are the pipe's, their list is copied.
-			flush := rd.Buffered() == 0
-			pp.Send(batch{line: l.N, evs: slices.Clone(evs), flush: flush}, len(l.Raw), flush)
-		} else {
-			if err := encode(enc, evs, &res); err != nil {
-				return res, err
-			}
-			if rd.Buffered() == 0 {
-				if err := bw.Flush(); err != nil {
-					return res, err
-				}
-			}
-			if opts.Workers > 1 && in.bytes() >= handoff.Threshold {
-				pp = startEncoder(enc, bw, &res, &perr)
-			}
-		}
-		if opts.Progress != nil {
-			opts.Progress(res.Lines, in.bytes())
+		if err := c.line(l); err != nil {
+			return err
 		}
 	}
-	if err := stopPipe(); err != nil {
-		return res, err
+}
+
+// stopPipe waits for the pipe to encode what it was sent, and returns its
+// first error.
+func (c *conversion) stopPipe() error {
+	if c.pp == nil {
+		return nil
 	}
-	if enc == nil || !sawJSON {
-		// Nothing converted: an -o target is left as it was. Only an
-		// input of more lines that are not JSON than are held back has
-		// written something (their unknown events) on the way.
-		return res, &EmptyError{File: file, Bytes: in.bytes(), NotJSON: res.Lines}
+	c.pp.Close()
+	c.pp = nil
+	return c.perr
+}
+
+// readFailed ends the conversion at an error of the reading: what was
+// converted is written, and a stream the reading refuses (not a usage
+// error) counts as a line with problems.
+func (c *conversion) readFailed(err error) error {
+	var ie *stream.InputError
+	if errors.As(err, &ie) && ie.Kind == stream.UTF16 {
+		err = &UTF16Error{File: c.file, Why: ie.Why}
 	}
-	if err := encode(enc, rd.End(), &res); err != nil {
-		return res, err
+	if werr := c.stopPipe(); werr != nil {
+		return werr
 	}
-	if err := enc.Close(); err != nil {
-		return res, err
+	c.bw.Flush()
+	var se *stream.StreamError
+	if errors.As(err, &se) && !se.Usage {
+		c.res.Errors++
 	}
-	return res, bw.Flush()
+	return err
+}
+
+// line converts one line.
+func (c *conversion) line(l *stream.Line) error {
+	res := &c.res
+	res.Lines = c.rd.Lines()
+	if d := c.rd.Dialect(); d != nil {
+		res.From = d.Name()
+	}
+	if c.pp == nil {
+		res.Losses.SetLine(l.N)
+	}
+	evs := l.Events
+	if !l.OK() {
+		var err error
+		if evs, err = c.badLine(l, evs); err != nil {
+			return err
+		}
+	}
+	guardDepth(evs, l.Depth, res.Losses)
+	if !c.holdBack(l, evs) {
+		if err := c.ensureEncoder(l.N); err != nil {
+			return err
+		}
+		if err := c.emit(l, evs); err != nil {
+			return err
+		}
+	}
+	if c.opts.Progress != nil {
+		c.opts.Progress(res.Lines, c.in.bytes())
+	}
+	return nil
+}
+
+// badLine reports a line with problems, as validate does, and returns
+// what of it goes on under opts.OnError.
+func (c *conversion) badLine(l *stream.Line, evs []*event.Event) ([]*event.Event, error) {
+	res := &c.res
+	// A line without a newline is the last.
+	torn := !l.JSON && !strings.HasSuffix(l.Term, "\n")
+	// The line's own verdict, as validate gives it; that it is a torn last
+	// line (a producer that stopped mid-line) is said once in the summary
+	// and does not fail the conversion.
+	for _, d := range l.Diags {
+		c.report(&d)
+	}
+	if torn {
+		res.Torn = l.N
+	} else {
+		res.Errors++
+		res.BadLines = append(res.BadLines, l.N)
+	}
+	switch c.opts.OnError {
+	case Fail:
+		if werr := c.stopPipe(); werr != nil {
+			return nil, werr
+		}
+		c.bw.Flush()
+		return nil, &FailError{File: c.file, Line: l.N}
+	case Skip:
+		res.Skipped++
+		return nil, nil
+	}
+	res.Kept++
+	if !l.JSON {
+		evs = append(evs[:0:0], unreadable(l, c.rd.Dialect(), c.opts.Provenance))
+	}
+	return evs, nil
+}
+
+// holdBack holds the events of a line that is not JSON before the first
+// JSON line, within the bound, and reports whether it did.
+func (c *conversion) holdBack(l *stream.Line, evs []*event.Event) bool {
+	if c.sawJSON {
+		return false
+	}
+	c.sawJSON = l.JSON
+	if c.sawJSON || c.enc != nil || len(c.held) >= maxHeldLines || c.heldBytes >= maxHeldBytes {
+		return false
+	}
+	// The events of a line that is not JSON are new memory (unreadable's),
+	// its list is the Reader's.
+	c.held = append(c.held, heldLine{n: l.N, evs: slices.Clone(evs)})
+	c.heldBytes += len(l.Raw)
+	return true
+}
+
+// ensureEncoder makes the target's encoder at the first JSON line (or
+// once too many lines that are not JSON wait), so that an input with
+// nothing to convert writes nothing at all, and passes it what was held.
+func (c *conversion) ensureEncoder(n int) error {
+	if c.enc != nil {
+		return nil
+	}
+	// A kept line must not become the target's header, nor cut a streamed
+	// message in two: KeepInPlace holds it back.
+	c.enc = dialect.KeepInPlace(c.opts.To.NewEncoder(c.bw, dialect.EncodeOptions{Losses: c.res.Losses, Defaults: c.opts.Defaults, Params: c.opts.Params}))
+	for _, h := range c.held {
+		c.res.Losses.SetLine(h.n)
+		if err := encode(c.enc, h.evs, &c.res); err != nil {
+			return err
+		}
+	}
+	c.held = nil
+	c.res.Losses.SetLine(n)
+	return nil
+}
+
+// emit encodes a line's events, here or in the pipe, and flushes when the
+// input has nothing more buffered, so that a live pipe sees every event
+// as soon as its line arrives.
+func (c *conversion) emit(l *stream.Line, evs []*event.Event) error {
+	if c.pp != nil {
+		// The line's buffer is the Reader's again at the next line: the
+		// events are the pipe's, their list is copied.
+		flush := c.rd.Buffered() == 0
+		c.pp.Send(batch{line: l.N, evs: slices.Clone(evs), flush: flush}, len(l.Raw), flush)
+		return nil
+	}
+	if err := encode(c.enc, evs, &c.res); err != nil {
+		return err
+	}
+	if c.rd.Buffered() == 0 {
+		if err := c.bw.Flush(); err != nil {
+			return err
+		}
+	}
+	if c.opts.Workers > 1 && c.in.bytes() >= handoff.Threshold {
+		c.pp = startEncoder(c.enc, c.bw, &c.res, &c.perr)
+	}
+	return nil
+}
+
+// finish encodes what the end of the stream implies and closes the
+// target's stream.
+func (c *conversion) finish() error {
+	if err := c.stopPipe(); err != nil {
+		return err
+	}
+	if c.enc == nil || !c.sawJSON {
+		// Nothing converted: an -o target is left as it was. Only an input
+		// of more lines that are not JSON than are held back has written
+		// something (their unknown events) on the way.
+		return &EmptyError{File: c.file, Bytes: c.in.bytes(), NotJSON: c.res.Lines}
+	}
+	if err := encode(c.enc, c.rd.End(), &c.res); err != nil {
+		return err
+	}
+	if err := c.enc.Close(); err != nil {
+		return err
+	}
+	return c.bw.Flush()
 }
 
 // unreadable is the unknown event that keeps a line that is not JSON: its

@@ -84,162 +84,206 @@ var errEmpty = errors.New("the stream is empty and no --dialect was given")
 // cannot be told or is not the one named (that error is not also
 // reported).
 func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Summary, error) {
-	var sum Summary
 	if opts.MaxErrors > 0 && (opts.Valid != nil || opts.Invalid != nil) {
-		return sum, errors.New("a stream stopped after MaxErrors errors cannot be sorted into valid and invalid lines")
+		return Summary{}, errors.New("a stream stopped after MaxErrors errors cannot be sorted into valid and invalid lines")
 	}
 	if opts.Schema != nil && opts.Dialect != nil {
-		return sum, errors.New("a stream is checked against a dialect or a user's schema, not both")
+		return Summary{}, errors.New("a stream is checked against a dialect or a user's schema, not both")
 	}
-	lineFailed := false
-	emit := func(d Diagnostic) {
-		if slices.Contains(opts.Disable, d.Rule) {
-			return
-		}
-		d.File = file
-		if d.Unknown && opts.Strict {
-			d.Severity = diag.Error
-		}
-		if d.Severity == diag.Error {
-			sum.Errors++
-			lineFailed = true
-		} else {
-			sum.Warnings++
-		}
-		report(d)
-	}
-	full := func() bool { return opts.MaxErrors > 0 && sum.Errors >= opts.MaxErrors }
+	c := &checking{opts: opts, file: file, report: report}
+	// Made once, not a closure per line: the rules' callback, and the
+	// line check the pipe runs.
+	c.findingFn = c.finding
+	c.lineFn = c.line
 	// The rules' goroutine keeps the lines it is handed: workers' lines
 	// need no copy if the Reader does not reuse their buffers.
 	sopts := stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes, KeepLines: true}
 	if opts.Schema != nil {
 		sopts.Dialect = anyJSON{}
-		sum.Schema = opts.Schema.Name()
+		c.sum.Schema = opts.Schema.Name()
 	}
-	rd := stream.NewReader(r, file, sopts)
-	defer rd.Close()
-	var chk dialect.Checker
-	last := 0
-	var found []Diagnostic // reused from line to line
-	// finding collects what the rules find on the line in cur; made once,
-	// not a closure per line.
-	var cur []byte
-	finding := func(f dialect.Finding) {
-		f.Col = jsonptr.Column(cur, f.Pointer)
-		found = append(found, f)
-	}
-	// line runs the stream rules (or the user's schema) on one line and
-	// reports its problems; stop is set when MaxErrors is reached. It runs
-	// in Stream's goroutine, or, once the input is large, in the pipe's.
-	line := func(it item) (stop bool, err error) {
-		found = append(found[:0], it.diags...)
-		if it.json && opts.Schema != nil {
-			found = append(found, opts.Schema.check(it.raw, file, it.n)...)
-		} else if it.json && !it.foreign {
-			// A foreign line is no part of the producer's stream: its
-			// own problems are reported, and the rules pass it over.
-			cur = it.raw
-			chk.Line(it.raw, it.n, finding)
-			cur = nil
-		}
-		sortDiags(found)
-		lineFailed = false
-		for _, d := range found {
-			emit(d)
-			if full() {
-				sum.Stopped = true
-				return true, nil
-			}
-		}
-		if err := triage(opts, it, lineFailed); err != nil {
-			return true, fmt.Errorf("%s: line %d: %w", file, it.n, err)
-		}
-		return false, nil
-	}
+	c.rd = stream.NewReader(r, file, sopts)
+	defer c.rd.Close()
+	defer c.stopPipe()
+	err := c.run()
+	return c.sum, err
+}
+
+// checking is the state of one Stream: the reading, the dialect's
+// checker, the diagnostics of the line in hand, and the pipe that runs
+// the rules beside the reading once the input is large.
+type checking struct {
+	opts   Options
+	file   string
+	report func(Diagnostic)
+	sum    Summary
+	rd     *stream.Reader
+	chk    dialect.Checker
+	last   int // the last line's number
+	// lineFailed is set when an error was reported about the line in
+	// hand; found (reused from line to line) collects its diagnostics,
+	// and cur is its text while the rules run.
+	lineFailed bool
+	found      []Diagnostic
+	cur        []byte
+	findingFn  func(dialect.Finding)
+	lineFn     func(item) (bool, error)
 	// pp, once the input is large enough, runs the rules beside the
-	// reading; perr is why it stopped.
-	var pp *handoff.Queue[item]
-	var perr error
-	read := 0 // input bytes read, roughly, until the pipe starts
-	// stopPipe waits for the pipe to check every line handed over and
-	// tells whether it stopped, and why.
-	stopPipe := func() (stopped bool, err error) {
-		if pp == nil {
-			return false, nil
-		}
-		stopped = pp.Close()
-		pp = nil
-		return stopped, perr
-	}
-	defer stopPipe()
+	// reading; perr is why it stopped; read counts the input bytes,
+	// roughly, until it starts.
+	pp   *handoff.Queue[item]
+	perr error
+	read int
+}
+
+// run checks every line, then what the end of the stream tells.
+func (c *checking) run() error {
 	for {
-		if pp != nil && pp.Stopped() {
-			_, err := stopPipe()
-			return sum, err
+		if c.pp != nil && c.pp.Stopped() {
+			_, err := c.stopPipe()
+			return err
 		}
-		l, err := rd.ReadLine()
+		l, err := c.rd.ReadLine()
 		if err == io.EOF {
-			break
+			return c.end()
 		}
 		if err != nil {
-			if stopped, werr := stopPipe(); stopped || werr != nil {
-				return sum, werr
-			}
-			sum.Lines = rd.Lines()
-			var se *stream.StreamError
-			if errors.As(err, &se) && !se.Usage {
-				sum.Errors++
-				sum.Stopped = true
-			}
-			return sum, err
+			return c.readFailed(err)
 		}
-		last = l.N
-		if pp != nil {
-			flush := rd.Buffered() == 0
-			pp.Send(handed(item{n: l.N, lines: rd.Lines(), raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags, term: l.Term, bom: l.BOM}, l.Kept), len(l.Raw), flush)
+		c.last = l.N
+		it := item{n: l.N, lines: c.rd.Lines(), raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags, term: l.Term, bom: l.BOM}
+		if c.pp != nil {
+			flush := c.rd.Buffered() == 0
+			c.pp.Send(handed(it, l.Kept), len(l.Raw), flush)
 			continue
 		}
-		sum.Lines = rd.Lines()
-		if opts.Schema == nil && sum.Dialect == "" && rd.Dialect() != nil {
-			sum.Dialect = rd.Dialect().Name()
-			chk = rd.Dialect().NewChecker(dialect.CheckOptions{})
+		c.sum.Lines = it.lines
+		if c.opts.Schema == nil && c.sum.Dialect == "" && c.rd.Dialect() != nil {
+			c.sum.Dialect = c.rd.Dialect().Name()
+			c.chk = c.rd.Dialect().NewChecker(dialect.CheckOptions{})
 		}
-		if stop, err := line(item{n: l.N, lines: sum.Lines, raw: l.Raw, json: l.JSON, foreign: l.Foreign, diags: l.Diags, term: l.Term, bom: l.BOM}); stop {
-			return sum, err
+		if stop, err := c.line(it); stop {
+			return err
 		}
-		read += len(l.Raw) + 1
-		if opts.Workers > 1 && read >= handoff.Threshold && (chk != nil || opts.Schema != nil) {
-			pp = startRules(line, &sum, &perr)
+		c.read += len(l.Raw) + 1
+		if c.opts.Workers > 1 && c.read >= handoff.Threshold && (c.chk != nil || c.opts.Schema != nil) {
+			c.pp = startRules(c.lineFn, &c.sum, &c.perr)
 		}
 	}
-	if stopped, err := stopPipe(); stopped || err != nil {
-		return sum, err
+}
+
+// stopPipe waits for the pipe to check every line handed over and tells
+// whether it stopped, and why.
+func (c *checking) stopPipe() (stopped bool, err error) {
+	if c.pp == nil {
+		return false, nil
 	}
-	sum.Lines = rd.Lines()
-	if opts.Schema != nil {
-		return sum, nil
+	stopped = c.pp.Close()
+	c.pp = nil
+	return stopped, c.perr
+}
+
+// readFailed ends the check at an error of the reading; a stream the
+// reading refuses (not a usage error) counts as an error.
+func (c *checking) readFailed(err error) error {
+	if stopped, werr := c.stopPipe(); stopped || werr != nil {
+		return werr
 	}
-	if chk == nil {
-		if sum.Lines == 0 && opts.Dialect == nil {
-			return sum, fmt.Errorf("%s: %w", file, errEmpty)
+	c.sum.Lines = c.rd.Lines()
+	var se *stream.StreamError
+	if errors.As(err, &se) && !se.Usage {
+		c.sum.Errors++
+		c.sum.Stopped = true
+	}
+	return err
+}
+
+// emit reports one diagnostic, unless its rule is disabled, and counts it.
+func (c *checking) emit(d Diagnostic) {
+	if slices.Contains(c.opts.Disable, d.Rule) {
+		return
+	}
+	d.File = c.file
+	if d.Unknown && c.opts.Strict {
+		d.Severity = diag.Error
+	}
+	if d.Severity == diag.Error {
+		c.sum.Errors++
+		c.lineFailed = true
+	} else {
+		c.sum.Warnings++
+	}
+	c.report(d)
+}
+
+// full reports whether MaxErrors is reached.
+func (c *checking) full() bool { return c.opts.MaxErrors > 0 && c.sum.Errors >= c.opts.MaxErrors }
+
+// finding collects what the rules find on the line in cur.
+func (c *checking) finding(f dialect.Finding) {
+	f.Col = jsonptr.Column(c.cur, f.Pointer)
+	c.found = append(c.found, f)
+}
+
+// line runs the stream rules (or the user's schema) on one line and
+// reports its problems; stop is set when MaxErrors is reached. It runs in
+// Stream's goroutine, or, once the input is large, in the pipe's.
+func (c *checking) line(it item) (stop bool, err error) {
+	c.found = append(c.found[:0], it.diags...)
+	if it.json && c.opts.Schema != nil {
+		c.found = append(c.found, c.opts.Schema.check(it.raw, c.file, it.n)...)
+	} else if it.json && !it.foreign {
+		// A foreign line is no part of the producer's stream: its own
+		// problems are reported, and the rules pass it over.
+		c.cur = it.raw
+		c.chk.Line(it.raw, it.n, c.findingFn)
+		c.cur = nil
+	}
+	sortDiags(c.found)
+	c.lineFailed = false
+	for _, d := range c.found {
+		c.emit(d)
+		if c.full() {
+			c.sum.Stopped = true
+			return true, nil
 		}
-		if opts.Dialect == nil {
-			return sum, nil // nothing valid to detect from: the stream is all broken
+	}
+	if err := triage(c.opts, it, c.lineFailed); err != nil {
+		return true, fmt.Errorf("%s: line %d: %w", c.file, it.n, err)
+	}
+	return false, nil
+}
+
+// end checks what only the end of the stream can tell.
+func (c *checking) end() error {
+	if stopped, err := c.stopPipe(); stopped || err != nil {
+		return err
+	}
+	c.sum.Lines = c.rd.Lines()
+	if c.opts.Schema != nil {
+		return nil
+	}
+	if c.chk == nil {
+		if c.sum.Lines == 0 && c.opts.Dialect == nil {
+			return fmt.Errorf("%s: %w", c.file, errEmpty)
 		}
-		sum.Dialect = opts.Dialect.Name()
-		chk = opts.Dialect.NewChecker(dialect.CheckOptions{})
+		if c.opts.Dialect == nil {
+			return nil // nothing valid to detect from: the stream is all broken
+		}
+		c.sum.Dialect = c.opts.Dialect.Name()
+		c.chk = c.opts.Dialect.NewChecker(dialect.CheckOptions{})
 	}
 	var end []Diagnostic
-	chk.End(last, func(f dialect.Finding) { end = append(end, f) })
+	c.chk.End(c.last, func(f dialect.Finding) { end = append(end, f) })
 	sortDiags(end)
 	for _, d := range end {
-		emit(d)
-		if full() {
-			sum.Stopped = true
-			return sum, nil
+		c.emit(d)
+		if c.full() {
+			c.sum.Stopped = true
+			return nil
 		}
 	}
-	return sum, nil
+	return nil
 }
 
 // triage writes a line to the valid or the invalid lines, as it was
