@@ -9,7 +9,16 @@ import (
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/linesep"
+	"github.com/evtool/evtool/internal/wireint"
 	"github.com/tidwall/gjson"
+)
+
+// The integer types of basis's fields.
+var (
+	u32   = jsonobj.U32
+	u64   = jsonobj.U64
+	usize = jsonobj.USize
 )
 
 // Decoder reads basis lines into canonical events. It synthesises a
@@ -75,198 +84,24 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		ext [1]event.ExtEntry
 	}{}
 	ev := &pair.ev
-	var pre *event.Event
-	switch typ {
-	case "run_started":
-		s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}
-		s.Source.Version = uintField(o, "schema", u32)
-		if v, ok := o.Str("basis"); ok {
-			s.Agent = &event.Agent{Name: Name, Version: v}
-		}
-		s.SessionID, _ = o.Str("session_id")
-		s.Workspace, _ = o.Str("workspace")
-		s.Model, _ = o.Str("model")
-		s.Provider, _ = o.Str("provider")
-		if v, ok := o.Get("context_files"); ok {
-			_ = v
-			cf := contextFiles(o, "context_files", ext)
-			s.ContextFiles = &cf
-		}
-		s.SkillsDirs = o.Strings("skills_dirs", ext)
-		s.Skills = skills(o, ext)
-		s.CommandsDirs = o.Strings("templates_dirs", ext)
-		s.Commands = templates(o, ext)
-		if _, ok := o.Get("mcp_files"); ok {
-			s.MCPFiles = contextFiles(o, "mcp_files", ext)
-			keepEmpty(o, "mcp_files", len(s.MCPFiles) == 0, ext)
-		}
-		s.MCPServers = o.Strings("mcp_servers", ext)
-		if _, ok := o.Get("a2a_files"); ok {
-			s.A2AFiles = contextFiles(o, "a2a_files", ext)
-			keepEmpty(o, "a2a_files", len(s.A2AFiles) == 0, ext)
-		}
-		s.A2AAgents = o.Strings("a2a_agents", ext)
-		ev.Body = s
-	case "user_message":
-		text, _ := o.Str("text")
-		d.turns++
-		d.turn = "turn-" + strconv.Itoa(d.turns)
-		pre = &event.Event{Synthetic: true, TurnID: d.turn, Body: &event.TurnStarted{Prompt: &text}}
-		ev.Body = &event.UserMessage{Text: text, ImageCount: uintField(o, "image_count", usize)}
-	case "assistant_delta":
-		text, _ := o.Str("text")
-		ev.Body = &event.MessageDelta{Text: text}
-	case "assistant_reasoning_delta":
-		text, _ := o.Str("text")
-		ev.Body = &event.ReasoningDelta{Text: text}
-	case "assistant_message":
-		text, _ := o.Str("text")
-		ev.Body = &event.Message{Text: text}
-	case "tool_queued":
-		b := &event.ToolCall{}
-		b.CallID, _ = o.Str("tool_call_id")
-		b.Name, _ = o.Str("tool_name")
-		b.Title, _ = o.Str("summary")
-		if o.OptStr("mutability", ext) != "" { // a present "" is kept, not defaulted
-			b.Mutability = jsonobj.Word(o, "mutability", mutabilities, event.MutabilityUnknown, ext)
-		}
-		b.Input = o.RawShared("input")
-		b.Kind = ToolKind(b.Name, b.Mutability, b.Input)
-		ev.Body = b
-	case "tool_started":
-		b := &event.ToolStarted{}
-		b.CallID, _ = o.Str("tool_call_id")
-		b.Name, _ = o.Str("tool_name")
-		pre = d.implied(b.CallID, b.Name)
-		ev.Body = b
-	case "tool_progress":
-		b := &event.ToolProgress{}
-		b.CallID, _ = o.Str("tool_call_id")
-		b.Name, _ = o.Str("tool_name")
-		b.Message, _ = o.Str("progress")
-		pre = d.implied(b.CallID, b.Name)
-		ev.Body = b
-	case "tool_completed":
-		b := &event.ToolFinished{Status: "success"}
-		b.CallID, _ = o.Str("tool_call_id")
-		b.Name, _ = o.Str("tool_name")
-		if s, ok := o.Str("summary"); ok {
-			b.Summary = &s
-		}
-		if e := o.Bool("is_error"); e != nil && *e {
-			b.Status = "error"
-		}
-		pre = d.implied(b.CallID, b.Name)
-		ev.Body = b
-	case "permission_requested":
-		b := &event.PermissionRequested{}
-		b.RequestID, _ = o.Str("request_id")
-		b.CallID, _ = o.Str("tool_call_id")
-		b.Tool, _ = o.Str("tool_name")
-		b.Description, _ = o.Str("description")
-		b.Preview = o.RawShared("preview")
-		ev.Body = b
-	case "permission_resolved":
-		b := &event.PermissionResolved{}
-		b.RequestID, _ = o.Str("request_id")
-		b.CallID, _ = o.Str("tool_call_id")
-		b.Tool, _ = o.Str("tool_name")
-		b.Outcome = jsonobj.Word(o, "outcome", outcomes, event.Denied, ext)
-		b.Scope = optString(o, "rule_scope", ext)
-		ev.Body = b
-	case "task_updated":
-		b := &event.TaskUpdated{}
-		b.TaskID, _ = o.Str("task_id")
-		b.Kind = jsonobj.Word(o, "kind", taskKinds, event.TaskBackground, ext)
-		b.Status = jsonobj.Word(o, "status", taskStatuses, event.TaskRunning, ext)
-		b.Title, _ = o.Str("title")
-		b.Detail = optString(o, "detail", ext)
-		ev.Body = b
-	case "compaction_started":
-		ev.AgentID, _ = o.Str("agent_id")
-		ev.Body = &event.CompactionStarted{}
-	case "compaction_completed":
-		ev.AgentID, _ = o.Str("agent_id")
-		b := &event.CompactionFinished{
-			ReplacedItems:  uintField(o, "replaced_items", usize),
-			PreservedItems: uintField(o, "preserved_items", usize),
-			TranscriptLen:  uintField(o, "transcript_len", usize),
-			ExtractedFacts: uintField(o, "extracted_facts", usize),
-		}
-		if s, ok := o.Str("summary_preview"); ok {
-			b.SummaryPreview = &s
-		}
-		ev.Body = b
-	case "request_tool_results_elided":
-		ev.AgentID, _ = o.Str("agent_id")
-		ev.Body = &event.ContextElided{
-			Policy:         policy(o),
-			OriginalBytes:  uintField(o, "canonical_tool_result_content_bytes", usize),
-			ProjectedBytes: uintField(o, "projected_tool_result_content_bytes", usize),
-			Results:        elided(o, ext),
-		}
-	case "memory_updated":
-		ev.AgentID, _ = o.Str("agent_id")
-		ev.Body = &event.MemoryUpdated{StoredRecords: uintField(o, "stored_records", usize)}
-	case "usage":
-		ev.AgentID, _ = o.Str("agent_id")
-		ev.Body = &event.Usage{
-			InputTokens:         uintField(o, "input_tokens", u64),
-			OutputTokens:        uintField(o, "output_tokens", u64),
-			CacheReadTokens:     uintField(o, "cache_read_tokens", u64),
-			CacheCreationTokens: uintField(o, "cache_creation_tokens", u64),
-			ReasoningTokens:     uintField(o, "reasoning_tokens", u64),
-			ThoughtsTokens:      uintField(o, "thoughts_tokens", u64),
-		}
-	case "notice":
-		b := &event.Notice{}
-		if sev := o.OptStr("severity", ext); sev != "" {
-			b.Severity = jsonobj.Word(o, "severity", severities, event.SeverityWarning, ext)
-		}
-		b.Message, _ = o.Str("message")
-		ev.Body = b
-	case "retry":
-		ev.AgentID, _ = o.Str("agent_id")
-		b := &event.Retry{Attempt: uintField(o, "attempt", u32), MaxAttempts: uintField(o, "max_attempts", u32), NextDelayMS: uintField(o, "next_delay_ms", u64)}
-		b.Error, _ = o.Str("error")
-		ev.Body = b
-	case "error":
-		b := &event.Error{Recoverable: o.Bool("recoverable")}
-		b.Message, _ = o.Str("message")
-		ev.Body = b
-	case "branched":
-		b := &event.Branched{AbandonedEntries: uintField(o, "abandoned_entries", usize)}
-		b.EntryID, _ = o.Str("entry_id")
-		ev.Body = b
-	case "run_finished":
-		b := &event.SessionFinished{}
-		b.Status = jsonobj.Word(o, "status", runStatuses, event.StatusError, ext)
-		b.Message = finishMessage(o, b.Status, ext)
-		if optString(o, "stopped_by", ext) != "" {
-			b.StoppedBy = jsonobj.Word(o, "stopped_by", bounds, "", ext)
-		}
-		b.Usage = runUsage(o, ext)
-		ev.Body = b
-	}
+	pre := d.body(typ, ev)
 	if o.Err() != nil {
 		return out, o.Err()
 	}
-	if seps := separators(own); seps != "" {
-		ext.Add(separatorsKey, jsonenc.String(nil, seps))
+	if seps := linesep.Of(own); seps != "" {
+		ext.Add(linesep.Key, jsonenc.String(nil, seps))
 	}
 	if !ext.Empty() {
 		pair.ext[0] = event.ExtEntry{Dialect: Name, Raw: ext.Bytes()}
 		ev.Ext = pair.ext[:]
 	}
-	switch b := ev.Body.(type) {
-	case *event.ToolCall:
-		d.announce(b.CallID)
-	case *event.ToolStarted, *event.ToolProgress, *event.ToolFinished:
-		if pre != nil {
-			d.announce(pre.Body.(*event.ToolCall).CallID)
-		}
+	if tc, ok := ev.Body.(*event.ToolCall); ok {
+		d.announce(tc.CallID)
 	}
 	if pre != nil {
+		if tc, ok := pre.Body.(*event.ToolCall); ok {
+			d.announce(tc.CallID)
+		}
 		d.finish(pre, typ, n)
 		pre.Src = nil // a synthetic line has no source line
 		out = append(out, pre)
@@ -275,13 +110,264 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	return append(out, ev), nil
 }
 
+// body reads the fields of a line of the known type typ into ev, by one
+// method per type, and returns the synthetic event that goes before it:
+// the turn_started of a user_message, the tool_call of a call no
+// tool_queued announced, else nil. A field error is left in d.o.
+func (d *Decoder) body(typ string, ev *event.Event) (pre *event.Event) {
+	switch typ {
+	case "run_started":
+		ev.Body = d.runStarted()
+	case "user_message":
+		ev.Body, pre = d.userMessage()
+	case "assistant_delta":
+		ev.Body = &event.MessageDelta{Text: d.str("text")}
+	case "assistant_reasoning_delta":
+		ev.Body = &event.ReasoningDelta{Text: d.str("text")}
+	case "assistant_message":
+		ev.Body = &event.Message{Text: d.str("text")}
+	case "tool_queued":
+		ev.Body = d.toolQueued()
+	case "tool_started":
+		ev.Body, pre = d.toolStarted()
+	case "tool_progress":
+		ev.Body, pre = d.toolProgress()
+	case "tool_completed":
+		ev.Body, pre = d.toolCompleted()
+	case "permission_requested":
+		ev.Body = d.permissionRequested()
+	case "permission_resolved":
+		ev.Body = d.permissionResolved()
+	case "task_updated":
+		ev.Body = d.taskUpdated()
+	case "compaction_started":
+		ev.AgentID = d.str("agent_id")
+		ev.Body = &event.CompactionStarted{}
+	case "compaction_completed":
+		ev.AgentID = d.str("agent_id")
+		ev.Body = d.compactionCompleted()
+	case "request_tool_results_elided":
+		ev.AgentID = d.str("agent_id")
+		ev.Body = d.resultsElided()
+	case "memory_updated":
+		ev.AgentID = d.str("agent_id")
+		ev.Body = &event.MemoryUpdated{StoredRecords: wireint.Field(&d.o, "stored_records", usize)}
+	case "usage":
+		ev.AgentID = d.str("agent_id")
+		ev.Body = d.usage()
+	case "notice":
+		ev.Body = d.notice()
+	case "retry":
+		ev.AgentID = d.str("agent_id")
+		ev.Body = d.retry()
+	case "error":
+		b := &event.Error{Recoverable: d.o.Bool("recoverable")}
+		b.Message = d.str("message")
+		ev.Body = b
+	case "branched":
+		b := &event.Branched{AbandonedEntries: wireint.Field(&d.o, "abandoned_entries", usize)}
+		b.EntryID = d.str("entry_id")
+		ev.Body = b
+	case "run_finished":
+		ev.Body = d.runFinished()
+	}
+	return pre
+}
+
+// str reads a string field of the line; "" when absent or not a string
+// (which d.o records).
+func (d *Decoder) str(k string) string {
+	s, _ := d.o.Str(k)
+	return s
+}
+
+func (d *Decoder) runStarted() *event.SessionStarted {
+	o, ext := &d.o, &d.res
+	s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}
+	s.Source.Version = wireint.Field(o, "schema", u32)
+	if v, ok := o.Str("basis"); ok {
+		s.Agent = &event.Agent{Name: Name, Version: v}
+	}
+	s.SessionID = d.str("session_id")
+	s.Workspace = d.str("workspace")
+	s.Model = d.str("model")
+	s.Provider = d.str("provider")
+	if _, ok := o.Get("context_files"); ok {
+		cf := contextFiles(o, "context_files", ext)
+		s.ContextFiles = &cf
+	}
+	s.SkillsDirs = o.Strings("skills_dirs", ext)
+	s.Skills = skills(o, ext)
+	s.CommandsDirs = o.Strings("templates_dirs", ext)
+	s.Commands = templates(o, ext)
+	if _, ok := o.Get("mcp_files"); ok {
+		s.MCPFiles = contextFiles(o, "mcp_files", ext)
+		keepEmpty(o, "mcp_files", len(s.MCPFiles) == 0, ext)
+	}
+	s.MCPServers = o.Strings("mcp_servers", ext)
+	if _, ok := o.Get("a2a_files"); ok {
+		s.A2AFiles = contextFiles(o, "a2a_files", ext)
+		keepEmpty(o, "a2a_files", len(s.A2AFiles) == 0, ext)
+	}
+	s.A2AAgents = o.Strings("a2a_agents", ext)
+	return s
+}
+
+// userMessage reads a user_message, which begins a turn: basis has no turn
+// events, so the turn_started is synthesised.
+func (d *Decoder) userMessage() (*event.UserMessage, *event.Event) {
+	text := d.str("text")
+	d.turns++
+	d.turn = "turn-" + strconv.Itoa(d.turns)
+	pre := &event.Event{Synthetic: true, TurnID: d.turn, Body: &event.TurnStarted{Prompt: &text}}
+	return &event.UserMessage{Text: text, ImageCount: wireint.Field(&d.o, "image_count", usize)}, pre
+}
+
+func (d *Decoder) toolQueued() *event.ToolCall {
+	o, ext := &d.o, &d.res
+	b := &event.ToolCall{}
+	b.CallID = d.str("tool_call_id")
+	b.Name = d.str("tool_name")
+	b.Title = d.str("summary")
+	if o.OptStr("mutability", ext) != "" { // a present "" is kept, not defaulted
+		b.Mutability = jsonobj.Word(o, "mutability", mutabilities, event.MutabilityUnknown, ext)
+	}
+	b.Input = o.RawShared("input")
+	b.Kind = ToolKind(b.Name, b.Mutability, b.Input)
+	return b
+}
+
+func (d *Decoder) toolStarted() (*event.ToolStarted, *event.Event) {
+	b := &event.ToolStarted{}
+	b.CallID = d.str("tool_call_id")
+	b.Name = d.str("tool_name")
+	return b, d.implied(b.CallID, b.Name)
+}
+
+func (d *Decoder) toolProgress() (*event.ToolProgress, *event.Event) {
+	b := &event.ToolProgress{}
+	b.CallID = d.str("tool_call_id")
+	b.Name = d.str("tool_name")
+	b.Message = d.str("progress")
+	return b, d.implied(b.CallID, b.Name)
+}
+
+func (d *Decoder) toolCompleted() (*event.ToolFinished, *event.Event) {
+	b := &event.ToolFinished{Status: "success"}
+	b.CallID = d.str("tool_call_id")
+	b.Name = d.str("tool_name")
+	if s, ok := d.o.Str("summary"); ok {
+		b.Summary = &s
+	}
+	if e := d.o.Bool("is_error"); e != nil && *e {
+		b.Status = "error"
+	}
+	return b, d.implied(b.CallID, b.Name)
+}
+
+func (d *Decoder) permissionRequested() *event.PermissionRequested {
+	b := &event.PermissionRequested{}
+	b.RequestID = d.str("request_id")
+	b.CallID = d.str("tool_call_id")
+	b.Tool = d.str("tool_name")
+	b.Description = d.str("description")
+	b.Preview = d.o.RawShared("preview")
+	return b
+}
+
+func (d *Decoder) permissionResolved() *event.PermissionResolved {
+	b := &event.PermissionResolved{}
+	b.RequestID = d.str("request_id")
+	b.CallID = d.str("tool_call_id")
+	b.Tool = d.str("tool_name")
+	b.Outcome = jsonobj.Word(&d.o, "outcome", outcomes, event.Denied, &d.res)
+	b.Scope = optString(&d.o, "rule_scope", &d.res)
+	return b
+}
+
+func (d *Decoder) taskUpdated() *event.TaskUpdated {
+	o, ext := &d.o, &d.res
+	b := &event.TaskUpdated{}
+	b.TaskID = d.str("task_id")
+	b.Kind = jsonobj.Word(o, "kind", taskKinds, event.TaskBackground, ext)
+	b.Status = jsonobj.Word(o, "status", taskStatuses, event.TaskRunning, ext)
+	b.Title = d.str("title")
+	b.Detail = optString(o, "detail", ext)
+	return b
+}
+
+func (d *Decoder) compactionCompleted() *event.CompactionFinished {
+	o := &d.o
+	b := &event.CompactionFinished{
+		ReplacedItems:  wireint.Field(o, "replaced_items", usize),
+		PreservedItems: wireint.Field(o, "preserved_items", usize),
+		TranscriptLen:  wireint.Field(o, "transcript_len", usize),
+		ExtractedFacts: wireint.Field(o, "extracted_facts", usize),
+	}
+	if s, ok := o.Str("summary_preview"); ok {
+		b.SummaryPreview = &s
+	}
+	return b
+}
+
+func (d *Decoder) resultsElided() *event.ContextElided {
+	o := &d.o
+	return &event.ContextElided{
+		Policy:         policy(o),
+		OriginalBytes:  wireint.Field(o, "canonical_tool_result_content_bytes", usize),
+		ProjectedBytes: wireint.Field(o, "projected_tool_result_content_bytes", usize),
+		Results:        elided(o, &d.res),
+	}
+}
+
+func (d *Decoder) usage() *event.Usage {
+	o := &d.o
+	return &event.Usage{
+		InputTokens:         wireint.Field(o, "input_tokens", u64),
+		OutputTokens:        wireint.Field(o, "output_tokens", u64),
+		CacheReadTokens:     wireint.Field(o, "cache_read_tokens", u64),
+		CacheCreationTokens: wireint.Field(o, "cache_creation_tokens", u64),
+		ReasoningTokens:     wireint.Field(o, "reasoning_tokens", u64),
+		ThoughtsTokens:      wireint.Field(o, "thoughts_tokens", u64),
+	}
+}
+
+func (d *Decoder) notice() *event.Notice {
+	b := &event.Notice{}
+	if sev := d.o.OptStr("severity", &d.res); sev != "" {
+		b.Severity = jsonobj.Word(&d.o, "severity", severities, event.SeverityWarning, &d.res)
+	}
+	b.Message = d.str("message")
+	return b
+}
+
+func (d *Decoder) retry() *event.Retry {
+	o := &d.o
+	b := &event.Retry{Attempt: wireint.Field(o, "attempt", u32), MaxAttempts: wireint.Field(o, "max_attempts", u32), NextDelayMS: wireint.Field(o, "next_delay_ms", u64)}
+	b.Error = d.str("error")
+	return b
+}
+
+func (d *Decoder) runFinished() *event.SessionFinished {
+	o, ext := &d.o, &d.res
+	b := &event.SessionFinished{}
+	b.Status = jsonobj.Word(o, "status", runStatuses, event.StatusError, ext)
+	b.Message = finishMessage(o, b.Status, ext)
+	if optString(o, "stopped_by", ext) != "" {
+		b.StoppedBy = jsonobj.Word(o, "stopped_by", bounds, "", ext)
+	}
+	b.Usage = runUsage(o, ext)
+	return b
+}
+
 // announce records a tool call id as announced.
 func (d *Decoder) announce(id string) { d.queued.Add(id, 0) }
 
 // implied returns a synthetic tool_call for a call that a tool line names
-// without a tool_queued before it (Decode records it once the line is read), so that the canonical stream announces
-// every call it finishes. The residue marks it as implied: basis's own
-// writer does not write it back, since the source had no such line.
+// without a tool_queued before it (Decode records it once the line is
+// read), so that the canonical stream announces every call it finishes.
+// The residue marks it as implied: basis's own writer does not write it
+// back, since the source had no such line.
 func (d *Decoder) implied(id, name string) *event.Event {
 	if d.queued.Has(id) {
 		return nil
@@ -334,7 +420,7 @@ func policy(o *jsonobj.Object) json.RawMessage {
 	if v.IsObject() {
 		for _, k := range policyInts[v.Get("kind").Str] {
 			if n := jsonobj.Lookup(v, k); n.Type == gjson.Number {
-				uintAt(o, "/policy/"+k, n, usize)
+				wireint.At(o, "/policy/"+k, n, usize)
 			}
 		}
 	}
@@ -420,8 +506,8 @@ func elided(o *jsonobj.Object, res *jsonobj.Residue) []event.ElidedResult {
 			Name:           o.Field(ptr, e, "tool_name"),
 			ContentKind:    o.Field(ptr, e, "canonical_content_kind"),
 			Action:         o.Field(ptr, e, "action"),
-			OriginalBytes:  val(nestedUint(o, ptr, e, "canonical_content_bytes", usize)),
-			ProjectedBytes: val(nestedUint(o, ptr, e, "projected_content_bytes", usize)),
+			OriginalBytes:  wireint.Value(wireint.Nested(o, ptr, e, "canonical_content_bytes", usize)),
+			ProjectedBytes: wireint.Value(wireint.Nested(o, ptr, e, "projected_content_bytes", usize)),
 		}
 		if v := e.Get("is_error"); v.Exists() {
 			if !v.IsBool() {
@@ -472,7 +558,7 @@ func runUsage(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 			extra = true
 			return true
 		}
-		n := uintAt(o, "/usage/"+k.Str, val, u64)
+		n := wireint.At(o, "/usage/"+k.Str, val, u64)
 		if n == nil {
 			return false
 		}
@@ -483,4 +569,24 @@ func runUsage(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 		res.Add("usage", []byte(v.Raw))
 	}
 	return u
+}
+
+// optString reads an Option<String> field: absent and null are None, and a
+// null (or a present "", which the canonical model cannot tell from
+// absence) is kept in the residue so that it comes back as written.
+func optString(o *jsonobj.Object, k string, res *jsonobj.Residue) string {
+	v, ok := o.Get(k)
+	switch {
+	case !ok:
+		return ""
+	case v.Type == gjson.Null:
+		res.Add(k, []byte("null"))
+		return ""
+	case v.Type != gjson.String:
+		o.Fail("/"+k, "got %s, want a string or null", jsonobj.TypeName(v))
+		return ""
+	case v.Str == "":
+		res.Add(k, []byte(`""`))
+	}
+	return v.Str
 }

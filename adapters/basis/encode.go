@@ -11,6 +11,8 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/linesep"
+	"github.com/evtool/evtool/internal/wireint"
 	"github.com/tidwall/gjson"
 )
 
@@ -50,76 +52,66 @@ type task struct {
 	kind, status, title string
 }
 
-// audit counts the canonical facts of ev that no basis field carries.
-func (e *Encoder) audit(ev *event.Event) {
-	loss := e.opts.Losses
-	switch b := ev.Body.(type) {
+// A fieldWriter writes the fields of one basis line after its seq and
+// type, from the event the line stands for, and counts the event's facts
+// that no basis field carries.
+type fieldWriter func(e *Encoder, l *jsonobj.Writer, ev *event.Event)
+
+// lineOf returns basis's type for an event body and the method that writes
+// the line's fields, or a nil method for a body basis has no line for.
+func lineOf(b event.Body) (typ string, write fieldWriter) {
+	switch b.(type) {
 	case *event.SessionStarted:
-		if b.TaskID != "" {
-			loss.Add(lossSessionTaskId)
-		}
-		if b.Agent != nil && b.Agent.Name != Name && b.Agent.Version != "" {
-			loss.Add(lossProducerVersion)
-		}
-	case *event.SessionFinished:
-		if b.Reasoning != nil && *b.Reasoning != "" && !e.thought {
-			loss.Add(lossFinalReasoning)
-		}
-		if b.Errors != nil {
-			for _, msg := range *b.Errors {
-				if !slices.Contains(e.errors, msg) && msg != b.Message {
-					loss.Add(lossRunError)
-				}
-			}
-		}
-		if len(b.StructuredOutput) > 0 {
-			loss.Add(lossStructuredOutput)
-		}
+		return "run_started", (*Encoder).runStarted
+	case *event.UserMessage:
+		return "user_message", (*Encoder).userMessage
 	case *event.MessageDelta:
-		if b.MessageID != "" {
-			loss.Add(lossMessageId)
-		}
-	case *event.Message:
-		if b.MessageID != "" {
-			loss.Add(lossMessageId)
-		}
+		return "assistant_delta", (*Encoder).messageDelta
 	case *event.ReasoningDelta:
-		e.thought = true
+		return "assistant_reasoning_delta", (*Encoder).reasoningDelta
+	case *event.Message:
+		return "assistant_message", (*Encoder).message
+	case *event.ToolCall:
+		return "tool_queued", (*Encoder).toolQueued
+	case *event.ToolStarted:
+		return "tool_started", (*Encoder).toolStarted
+	case *event.ToolProgress:
+		return "tool_progress", (*Encoder).toolProgress
 	case *event.ToolFinished:
-		if b.Output != nil || b.ExitCode != nil || b.Command != "" {
-			loss.Add(lossToolOutput)
-		}
-		if len(b.Edit) > 0 {
-			loss.Add(lossToolEdit)
-		}
-		if len(b.Web) > 0 {
-			loss.Add(lossToolWeb)
-		}
+		return "tool_completed", (*Encoder).toolCompleted
 	case *event.PermissionRequested:
-		if b.Risk != "" {
-			loss.Add(lossPermissionRisk)
-		}
+		return "permission_requested", (*Encoder).permissionRequested
+	case *event.PermissionResolved:
+		return "permission_resolved", (*Encoder).permissionResolved
 	case *event.TaskUpdated:
-		if b.Reason != "" || b.ParentTaskID != "" {
-			loss.Add(lossTaskReasonParent)
-		}
+		return "task_updated", (*Encoder).taskUpdated
+	case *event.CompactionStarted:
+		return "compaction_started", (*Encoder).compactionStarted
+	case *event.CompactionFinished:
+		return "compaction_completed", (*Encoder).compactionCompleted
+	case *event.ContextElided:
+		return "request_tool_results_elided", (*Encoder).resultsElided
+	case *event.MemoryUpdated:
+		return "memory_updated", (*Encoder).memoryUpdated
+	case *event.Usage:
+		return "usage", (*Encoder).usage
+	case *event.Notice:
+		return "notice", (*Encoder).notice
+	case *event.Retry:
+		return "retry", (*Encoder).retry
+	case *event.Error:
+		return "error", (*Encoder).errorLine
+	case *event.Branched:
+		return "branched", (*Encoder).branched
+	case *event.SessionFinished:
+		return "run_finished", (*Encoder).runFinished
 	}
+	return "", nil
 }
 
-// toolName returns the name to write for a call: the event's own, else the
-// one learned from an earlier event of the call.
-func (e *Encoder) toolName(id, name string) string {
-	if e.names == nil {
-		e.names = map[string]string{}
-	}
-	if name != "" {
-		e.names[id] = name
-		return name
-	}
-	return e.names[id]
-}
-
-// Encode implements dialect.Encoder.
+// Encode implements dialect.Encoder. It writes what basis needs before ev
+// (see repair), then ev's line: seq and type here, the fields by the
+// method lineOf names for its type.
 func (e *Encoder) Encode(ev *event.Event) error {
 	e.init()
 	switch body := ev.Body.(type) {
@@ -135,8 +127,8 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		return nil
 	}
-	typ, ok := basisType(ev.Body)
-	if !ok {
+	typ, write := lineOf(ev.Body)
+	if write == nil {
 		e.opts.Losses.AddDetail(lossNoSuchEvent, string(ev.Type()))
 		return nil
 	}
@@ -145,7 +137,6 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 	e.track(ev)
 	e.opts.Losses.Foreign(ev.Ext, Name)
-	e.audit(ev)
 	if ev.Synthetic {
 		e.opts.Losses.AddDetail(lossSynthesizedLine, typ)
 	}
@@ -153,331 +144,10 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	l.Begin(ev.Ext.Get(Name))
 	l.Uint("seq", e.nextSeq(l))
 	l.Str("type", typ)
-	switch body := ev.Body.(type) {
-	case *event.SessionStarted:
-		schema := uint64(DefaultSchema)
-		if body.Source.Dialect == Name && body.Source.Version != nil {
-			schema = *body.Source.Version
-		}
-		l.Uint("schema", e.fit32(schema, "schema version"))
-		version := e.opts.Defaults["basis_version"]
-		if body.Agent != nil && body.Agent.Name == Name && body.Agent.Version != "" {
-			version = body.Agent.Version
-		}
-		l.Str("basis", version)
-		l.Str("session_id", cmp.Or(body.SessionID, e.opts.Defaults["session_id"]))
-		l.Str("workspace", cmp.Or(body.Workspace, e.opts.Defaults["workspace"]))
-		model, provider := cmp.Or(body.Model, e.opts.Defaults["model"]), cmp.Or(body.Provider, e.opts.Defaults["provider"])
-		// Some dialects name a model with its provider ("anthropic/claude-x");
-		// basis names them apart.
-		if p, m, ok := strings.Cut(model, "/"); ok && provider == "" && p != "" && m != "" {
-			provider, model = p, m
-		}
-		l.Str("model", model)
-		l.Str("provider", provider)
-		var cf []event.ContextFile
-		if body.ContextFiles != nil {
-			cf = *body.ContextFiles
-		}
-		if l.Key("context_files") {
-			appendContextFiles(l, cf)
-		}
-		l.Strings("skills_dirs", body.SkillsDirs)
-		if (len(body.Skills) > 0 || l.Has("skills")) && l.Key("skills") {
-			l.B = append(l.B, '[')
-			for i, s := range body.Skills {
-				if i > 0 {
-					l.B = append(l.B, ',')
-				}
-				f := true
-				l.B = append(l.B, '{')
-				l.B = jsonenc.Key(l.B, &f, "name")
-				l.B = jsonenc.String(l.B, s.Name)
-				l.B = jsonenc.Key(l.B, &f, "description")
-				l.B = jsonenc.String(l.B, s.Description)
-				l.B = append(l.B, '}')
-			}
-			l.B = append(l.B, ']')
-		}
-		l.Strings("templates_dirs", body.CommandsDirs)
-		if (len(body.Commands) > 0 || l.Has("templates")) && l.Key("templates") {
-			l.B = append(l.B, '[')
-			for i, c := range body.Commands {
-				if i > 0 {
-					l.B = append(l.B, ',')
-				}
-				f := true
-				l.B = append(l.B, '{')
-				l.B = jsonenc.Key(l.B, &f, "name")
-				l.B = jsonenc.String(l.B, c.Name)
-				l.B = jsonenc.Key(l.B, &f, "description")
-				l.B = jsonenc.String(l.B, c.Description)
-				if c.Hint != "" {
-					l.B = jsonenc.Key(l.B, &f, "argument_hint")
-					l.B = jsonenc.String(l.B, c.Hint)
-				}
-				l.B = append(l.B, '}')
-			}
-			l.B = append(l.B, ']')
-		}
-		if (len(body.MCPFiles) > 0 || l.Has("mcp_files")) && l.Key("mcp_files") {
-			appendContextFiles(l, body.MCPFiles)
-		}
-		l.Strings("mcp_servers", body.MCPServers)
-		if (len(body.A2AFiles) > 0 || l.Has("a2a_files")) && l.Key("a2a_files") {
-			appendContextFiles(l, body.A2AFiles)
-		}
-		l.Strings("a2a_agents", body.A2AAgents)
-	case *event.UserMessage:
-		l.Str("text", body.Text)
-		l.OptUint("image_count", body.ImageCount)
-	case *event.MessageDelta:
-		e.texts = true
-		l.Str("text", body.Text)
-	case *event.ReasoningDelta:
-		l.Str("text", body.Text)
-	case *event.Message:
-		e.texts = true
-		l.Str("text", body.Text)
-	case *event.ToolCall:
-		l.Str("tool_call_id", body.CallID)
-		if body.Name == "" {
-			e.opts.Losses.Add(lossToolNameAtQueue)
-		}
-		l.Str("tool_name", e.toolName(body.CallID, body.Name))
-		l.Str("summary", body.Title)
-		mut := body.Mutability
-		if mut == "" {
-			mut = event.MutabilityUnknown
-		}
-		w, _ := wordOf(mutabilities, mut)
-		l.Str("mutability", w)
-		l.Raw("input", body.Input)
-	case *event.ToolStarted:
-		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", e.toolName(body.CallID, body.Name))
-	case *event.ToolProgress:
-		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", e.toolName(body.CallID, body.Name))
-		l.Str("progress", body.Message)
-	case *event.ToolFinished:
-		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", e.toolName(body.CallID, body.Name))
-		summary := ""
-		switch {
-		case body.Summary != nil:
-			summary = *body.Summary
-		case body.Error != "":
-			summary = body.Error
-		case body.Output != nil:
-			summary, _, _ = strings.Cut(*body.Output, "\n") // the first line says what happened
-		}
-		l.Str("summary", summary)
-		if body.Error != "" && body.Summary != nil {
-			e.opts.Losses.Add(lossToolErrorDetail)
-		}
-		switch body.Status {
-		case event.ToolSuccess, event.ToolError:
-		default:
-			e.opts.Losses.AddDetail(lossToolStatus, strconv.Quote(string(body.Status)))
-		}
-		l.Bool("is_error", body.Status != event.ToolSuccess)
-	case *event.PermissionRequested:
-		id := body.RequestID
-		if id == "" && !native(ev) {
-			id = e.requestID(body.CallID)
-			e.opts.Losses.Add(lossPermissionRequestId)
-		}
-		e.reqs[id] = false
-		l.Str("request_id", id)
-		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", e.toolName(body.CallID, body.Tool))
-		l.Str("description", body.Description)
-		l.Raw("preview", body.Preview)
-	case *event.PermissionResolved:
-		id := body.RequestID
-		if id == "" && !native(ev) {
-			id = e.oldestPending(body.CallID)
-		}
-		e.reqs[id] = true
-		l.Str("request_id", id)
-		l.Str("tool_call_id", body.CallID)
-		l.Str("tool_name", e.toolName(body.CallID, body.Tool))
-		w, _ := wordOf(outcomes, body.Outcome)
-		l.Str("outcome", w)
-		l.OptStr("rule_scope", body.Scope)
-	case *event.TaskUpdated:
-		l.Str("task_id", body.TaskID)
-		kind, kindOK := basisTaskKind(body.Kind)
-		status, statusOK := basisTaskStatus(body.Status)
-		if !kindOK || !statusOK {
-			e.opts.Losses.Add(lossTaskKindStatus)
-		}
-		l.Str("kind", kind)
-		l.Str("status", status)
-		title := body.Title
-		if _, native := ev.Ext.Lookup(Name); !native && title == "" {
-			title = string(body.Kind)
-		}
-		l.Str("title", title)
-		l.OptStr("detail", body.Detail)
-		e.noteTask(body.TaskID, kind, status, title)
-	case *event.CompactionStarted:
-		l.Str("agent_id", ev.AgentID)
-	case *event.CompactionFinished:
-		l.Str("agent_id", ev.AgentID)
-		l.Uint("replaced_items", val(body.ReplacedItems))
-		l.Uint("preserved_items", val(body.PreservedItems))
-		l.Uint("transcript_len", val(body.TranscriptLen))
-		l.Uint("extracted_facts", val(body.ExtractedFacts))
-		s := ""
-		if body.SummaryPreview != nil {
-			s = *body.SummaryPreview
-		}
-		l.Str("summary_preview", s)
-	case *event.ContextElided:
-		l.Str("agent_id", ev.AgentID)
-		l.Raw("policy", body.Policy)
-		l.Uint("canonical_tool_result_content_bytes", val(body.OriginalBytes))
-		l.Uint("projected_tool_result_content_bytes", val(body.ProjectedBytes))
-		if l.Key("results") {
-			l.B = append(l.B, '[')
-			for i, r := range body.Results {
-				if i > 0 {
-					l.B = append(l.B, ',')
-				}
-				f := true
-				l.B = append(l.B, '{')
-				l.B = jsonenc.Key(l.B, &f, "tool_call_id")
-				l.B = jsonenc.String(l.B, r.CallID)
-				if r.Name != "" {
-					l.B = jsonenc.Key(l.B, &f, "tool_name")
-					l.B = jsonenc.String(l.B, r.Name)
-				}
-				l.B = jsonenc.Key(l.B, &f, "is_error")
-				l.B = jsonenc.Bool(l.B, r.IsError)
-				l.B = jsonenc.Key(l.B, &f, "canonical_content_kind")
-				l.B = jsonenc.String(l.B, r.ContentKind)
-				l.B = jsonenc.Key(l.B, &f, "action")
-				l.B = jsonenc.String(l.B, r.Action)
-				l.B = jsonenc.Key(l.B, &f, "canonical_content_bytes")
-				l.B = jsonenc.Uint(l.B, r.OriginalBytes)
-				l.B = jsonenc.Key(l.B, &f, "projected_content_bytes")
-				l.B = jsonenc.Uint(l.B, r.ProjectedBytes)
-				l.B = append(l.B, '}')
-			}
-			l.B = append(l.B, ']')
-		}
-	case *event.MemoryUpdated:
-		l.Str("agent_id", ev.AgentID)
-		l.Uint("stored_records", val(body.StoredRecords))
-	case *event.Usage:
-		l.Str("agent_id", ev.AgentID)
-		l.Uint("input_tokens", val(body.InputTokens))
-		l.Uint("output_tokens", val(body.OutputTokens))
-		l.Uint("cache_read_tokens", val(body.CacheReadTokens))
-		l.Uint("cache_creation_tokens", val(body.CacheCreationTokens))
-		l.OptUint("reasoning_tokens", body.ReasoningTokens)
-		l.OptUint("thoughts_tokens", body.ThoughtsTokens)
-		if body.TotalTokens != nil {
-			e.opts.Losses.Add(lossUsageTotal)
-		}
-	case *event.Notice:
-		sev, ok := wordOf(severities, body.Severity)
-		if !ok && body.Severity != "" {
-			sev = "warning"
-			e.opts.Losses.Add(lossNoticeSeverityError)
-		}
-		l.OptStr("severity", sev)
-		l.Str("message", body.Message)
-	case *event.Retry:
-		l.Str("agent_id", ev.AgentID)
-		l.Str("error", body.Error)
-		l.Uint("attempt", e.fit32(val(body.Attempt), "retry attempt"))
-		l.Uint("max_attempts", e.fit32(val(body.MaxAttempts), "retry attempt"))
-		l.Uint("next_delay_ms", val(body.NextDelayMS))
-	case *event.Error:
-		e.errors = append(e.errors, body.Message)
-		l.Str("message", body.Message)
-		if body.Recoverable == nil {
-			e.opts.Losses.Add(lossErrorRecoverable)
-		}
-		rec := false
-		if body.Recoverable != nil {
-			rec = *body.Recoverable
-		}
-		l.Bool("recoverable", rec)
-	case *event.Branched:
-		l.Str("entry_id", body.EntryID)
-		l.Uint("abandoned_entries", val(body.AbandonedEntries))
-	case *event.SessionFinished:
-		status, message := string(body.Status), body.Message
-		switch body.Status {
-		case event.StatusOK, event.StatusError:
-		default:
-			status = "error"
-			if message == "" {
-				message = "cancelled"
-			}
-			e.opts.Losses.Add(lossRunStatusCancelled)
-		}
-		if status == "error" && message == "" && !l.Has("message") && !native(ev) {
-			message = "the run failed"
-			if body.Errors != nil && len(*body.Errors) > 0 {
-				message = (*body.Errors)[len(*body.Errors)-1]
-			}
-			e.opts.Losses.Add(lossFinishMessage)
-		}
-		l.Str("status", status)
-		l.OptStr("message", message)
-		l.OptStr("stopped_by", string(body.StoppedBy))
-		u := body.Usage
-		// A usage that states only a total has nothing basis can write.
-		if u != nil && u.TotalTokens != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil &&
-			u.CacheCreationTokens == nil && u.ReasoningTokens == nil && u.ThoughtsTokens == nil && u.ModelResponses == nil && !l.Has("usage") {
-			e.opts.Losses.Add(lossRunTokenTotal)
-			u = nil
-		}
-		if (u != nil || l.Has("usage")) && l.Key("usage") {
-			// RunUsage states its four token counts by kind always; a
-			// source that left one out gets 0 there (a basis line is written
-			// as it was).
-			u2 := *u
-			for _, p := range []**uint64{&u2.InputTokens, &u2.OutputTokens, &u2.CacheReadTokens, &u2.CacheCreationTokens} {
-				if *p == nil && !native(ev) {
-					*p = new(uint64)
-					e.opts.Losses.Add(lossRunTokenCountUnstated)
-				}
-			}
-			u = &u2
-			f := true
-			l.B = append(l.B, '{')
-			for _, p := range []struct {
-				k string
-				v *uint64
-			}{
-				{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
-				{"cache_read_tokens", u.CacheReadTokens}, {"cache_creation_tokens", u.CacheCreationTokens},
-				{"reasoning_tokens", u.ReasoningTokens}, {"thoughts_tokens", u.ThoughtsTokens},
-				{"model_responses", u.ModelResponses},
-			} {
-				if p.v != nil {
-					l.B = jsonenc.Key(l.B, &f, p.k)
-					l.B = jsonenc.Uint(l.B, *p.v)
-				}
-			}
-			l.B = append(l.B, '}')
-			if u.TotalTokens != nil {
-				e.opts.Losses.Add(lossRunTokenTotal)
-			}
-		}
-		if body.Text != nil && *body.Text != "" && !e.texts {
-			e.opts.Losses.Add(lossFinalAnswer)
-		}
-	}
+	write(e, l, ev)
 	out := l.End()
-	if seps := separatorsOf(ev.Ext.Get(Name)); seps != "" {
-		out, _ = respell(out, seps)
+	if seps := linesep.FromResidue(ev.Ext.Get(Name)); seps != "" {
+		out, _ = linesep.Respell(out, seps)
 	}
 	_, err := e.w.Write(out)
 	return err
@@ -485,6 +155,406 @@ func (e *Encoder) Encode(ev *event.Event) error {
 
 // Close implements dialect.Encoder.
 func (e *Encoder) Close() error { return nil }
+
+func (e *Encoder) runStarted(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.SessionStarted)
+	if b.TaskID != "" {
+		e.opts.Losses.Add(lossSessionTaskId)
+	}
+	if b.Agent != nil && b.Agent.Name != Name && b.Agent.Version != "" {
+		e.opts.Losses.Add(lossProducerVersion)
+	}
+	schema := uint64(DefaultSchema)
+	if b.Source.Dialect == Name && b.Source.Version != nil {
+		schema = *b.Source.Version
+	}
+	l.Uint("schema", e.fit32(schema, "schema version"))
+	version := e.opts.Defaults["basis_version"]
+	if b.Agent != nil && b.Agent.Name == Name && b.Agent.Version != "" {
+		version = b.Agent.Version
+	}
+	l.Str("basis", version)
+	l.Str("session_id", cmp.Or(b.SessionID, e.opts.Defaults["session_id"]))
+	l.Str("workspace", cmp.Or(b.Workspace, e.opts.Defaults["workspace"]))
+	model, provider := e.model(b)
+	l.Str("model", model)
+	l.Str("provider", provider)
+	var cf []event.ContextFile
+	if b.ContextFiles != nil {
+		cf = *b.ContextFiles
+	}
+	if l.Key("context_files") {
+		appendList(l, cf, appendContextFile)
+	}
+	l.Strings("skills_dirs", b.SkillsDirs)
+	optList(l, "skills", b.Skills, appendSkill)
+	l.Strings("templates_dirs", b.CommandsDirs)
+	optList(l, "templates", b.Commands, appendTemplate)
+	optList(l, "mcp_files", b.MCPFiles, appendContextFile)
+	l.Strings("mcp_servers", b.MCPServers)
+	optList(l, "a2a_files", b.A2AFiles, appendContextFile)
+	l.Strings("a2a_agents", b.A2AAgents)
+}
+
+// model returns the model and provider run_started names. Some dialects
+// name a model with its provider ("anthropic/claude-x"); basis names them
+// apart.
+func (e *Encoder) model(b *event.SessionStarted) (model, provider string) {
+	model, provider = cmp.Or(b.Model, e.opts.Defaults["model"]), cmp.Or(b.Provider, e.opts.Defaults["provider"])
+	if p, m, ok := strings.Cut(model, "/"); ok && provider == "" && p != "" && m != "" {
+		provider, model = p, m
+	}
+	return model, provider
+}
+
+func (e *Encoder) userMessage(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.UserMessage)
+	l.Str("text", b.Text)
+	l.OptUint("image_count", b.ImageCount)
+}
+
+func (e *Encoder) messageDelta(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.MessageDelta)
+	if b.MessageID != "" {
+		e.opts.Losses.Add(lossMessageId)
+	}
+	e.texts = true
+	l.Str("text", b.Text)
+}
+
+func (e *Encoder) reasoningDelta(l *jsonobj.Writer, ev *event.Event) {
+	e.thought = true
+	l.Str("text", ev.Body.(*event.ReasoningDelta).Text)
+}
+
+func (e *Encoder) message(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.Message)
+	if b.MessageID != "" {
+		e.opts.Losses.Add(lossMessageId)
+	}
+	e.texts = true
+	l.Str("text", b.Text)
+}
+
+func (e *Encoder) toolQueued(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.ToolCall)
+	l.Str("tool_call_id", b.CallID)
+	if b.Name == "" {
+		e.opts.Losses.Add(lossToolNameAtQueue)
+	}
+	l.Str("tool_name", e.toolName(b.CallID, b.Name))
+	l.Str("summary", b.Title)
+	mut := b.Mutability
+	if mut == "" {
+		mut = event.MutabilityUnknown
+	}
+	w, _ := wordOf(mutabilities, mut)
+	l.Str("mutability", w)
+	l.Raw("input", b.Input)
+}
+
+func (e *Encoder) toolStarted(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.ToolStarted)
+	l.Str("tool_call_id", b.CallID)
+	l.Str("tool_name", e.toolName(b.CallID, b.Name))
+}
+
+func (e *Encoder) toolProgress(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.ToolProgress)
+	l.Str("tool_call_id", b.CallID)
+	l.Str("tool_name", e.toolName(b.CallID, b.Name))
+	l.Str("progress", b.Message)
+}
+
+// toolCompleted writes tool_completed, whose summary is all basis keeps of
+// a call's result.
+func (e *Encoder) toolCompleted(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.ToolFinished)
+	loss := e.opts.Losses
+	if b.Output != nil || b.ExitCode != nil || b.Command != "" {
+		loss.Add(lossToolOutput)
+	}
+	if len(b.Edit) > 0 {
+		loss.Add(lossToolEdit)
+	}
+	if len(b.Web) > 0 {
+		loss.Add(lossToolWeb)
+	}
+	l.Str("tool_call_id", b.CallID)
+	l.Str("tool_name", e.toolName(b.CallID, b.Name))
+	summary := ""
+	switch {
+	case b.Summary != nil:
+		summary = *b.Summary
+	case b.Error != "":
+		summary = b.Error
+	case b.Output != nil:
+		summary, _, _ = strings.Cut(*b.Output, "\n") // the first line says what happened
+	}
+	l.Str("summary", summary)
+	if b.Error != "" && b.Summary != nil {
+		loss.Add(lossToolErrorDetail)
+	}
+	switch b.Status {
+	case event.ToolSuccess, event.ToolError:
+	default:
+		loss.AddDetail(lossToolStatus, strconv.Quote(string(b.Status)))
+	}
+	l.Bool("is_error", b.Status != event.ToolSuccess)
+}
+
+func (e *Encoder) permissionRequested(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.PermissionRequested)
+	if b.Risk != "" {
+		e.opts.Losses.Add(lossPermissionRisk)
+	}
+	id := b.RequestID
+	if id == "" && !native(ev) {
+		id = e.requestID(b.CallID)
+		e.opts.Losses.Add(lossPermissionRequestId)
+	}
+	e.reqs[id] = false
+	l.Str("request_id", id)
+	l.Str("tool_call_id", b.CallID)
+	l.Str("tool_name", e.toolName(b.CallID, b.Tool))
+	l.Str("description", b.Description)
+	l.Raw("preview", b.Preview)
+}
+
+func (e *Encoder) permissionResolved(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.PermissionResolved)
+	id := b.RequestID
+	if id == "" && !native(ev) {
+		id = e.oldestPending(b.CallID)
+	}
+	e.reqs[id] = true
+	l.Str("request_id", id)
+	l.Str("tool_call_id", b.CallID)
+	l.Str("tool_name", e.toolName(b.CallID, b.Tool))
+	w, _ := wordOf(outcomes, b.Outcome)
+	l.Str("outcome", w)
+	l.OptStr("rule_scope", b.Scope)
+}
+
+func (e *Encoder) taskUpdated(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.TaskUpdated)
+	if b.Reason != "" || b.ParentTaskID != "" {
+		e.opts.Losses.Add(lossTaskReasonParent)
+	}
+	l.Str("task_id", b.TaskID)
+	kind, kindOK := basisTaskKind(b.Kind)
+	status, statusOK := basisTaskStatus(b.Status)
+	if !kindOK || !statusOK {
+		e.opts.Losses.Add(lossTaskKindStatus)
+	}
+	l.Str("kind", kind)
+	l.Str("status", status)
+	title := b.Title
+	if _, native := ev.Ext.Lookup(Name); !native && title == "" {
+		title = string(b.Kind)
+	}
+	l.Str("title", title)
+	l.OptStr("detail", b.Detail)
+	e.noteTask(b.TaskID, kind, status, title)
+}
+
+func (e *Encoder) compactionStarted(l *jsonobj.Writer, ev *event.Event) {
+	l.Str("agent_id", ev.AgentID)
+}
+
+func (e *Encoder) compactionCompleted(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.CompactionFinished)
+	l.Str("agent_id", ev.AgentID)
+	l.Uint("replaced_items", wireint.Value(b.ReplacedItems))
+	l.Uint("preserved_items", wireint.Value(b.PreservedItems))
+	l.Uint("transcript_len", wireint.Value(b.TranscriptLen))
+	l.Uint("extracted_facts", wireint.Value(b.ExtractedFacts))
+	s := ""
+	if b.SummaryPreview != nil {
+		s = *b.SummaryPreview
+	}
+	l.Str("summary_preview", s)
+}
+
+func (e *Encoder) resultsElided(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.ContextElided)
+	l.Str("agent_id", ev.AgentID)
+	l.Raw("policy", b.Policy)
+	l.Uint("canonical_tool_result_content_bytes", wireint.Value(b.OriginalBytes))
+	l.Uint("projected_tool_result_content_bytes", wireint.Value(b.ProjectedBytes))
+	if l.Key("results") {
+		appendList(l, b.Results, appendElided)
+	}
+}
+
+func (e *Encoder) memoryUpdated(l *jsonobj.Writer, ev *event.Event) {
+	l.Str("agent_id", ev.AgentID)
+	l.Uint("stored_records", wireint.Value(ev.Body.(*event.MemoryUpdated).StoredRecords))
+}
+
+func (e *Encoder) usage(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.Usage)
+	l.Str("agent_id", ev.AgentID)
+	l.Uint("input_tokens", wireint.Value(b.InputTokens))
+	l.Uint("output_tokens", wireint.Value(b.OutputTokens))
+	l.Uint("cache_read_tokens", wireint.Value(b.CacheReadTokens))
+	l.Uint("cache_creation_tokens", wireint.Value(b.CacheCreationTokens))
+	l.OptUint("reasoning_tokens", b.ReasoningTokens)
+	l.OptUint("thoughts_tokens", b.ThoughtsTokens)
+	if b.TotalTokens != nil {
+		e.opts.Losses.Add(lossUsageTotal)
+	}
+}
+
+func (e *Encoder) notice(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.Notice)
+	sev, ok := wordOf(severities, b.Severity)
+	if !ok && b.Severity != "" {
+		sev = "warning"
+		e.opts.Losses.Add(lossNoticeSeverityError)
+	}
+	l.OptStr("severity", sev)
+	l.Str("message", b.Message)
+}
+
+func (e *Encoder) retry(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.Retry)
+	l.Str("agent_id", ev.AgentID)
+	l.Str("error", b.Error)
+	l.Uint("attempt", e.fit32(wireint.Value(b.Attempt), "retry attempt"))
+	l.Uint("max_attempts", e.fit32(wireint.Value(b.MaxAttempts), "retry attempt"))
+	l.Uint("next_delay_ms", wireint.Value(b.NextDelayMS))
+}
+
+func (e *Encoder) errorLine(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.Error)
+	e.errors = append(e.errors, b.Message)
+	l.Str("message", b.Message)
+	rec := false
+	if b.Recoverable != nil {
+		rec = *b.Recoverable
+	} else {
+		e.opts.Losses.Add(lossErrorRecoverable)
+	}
+	l.Bool("recoverable", rec)
+}
+
+func (e *Encoder) branched(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.Branched)
+	l.Str("entry_id", b.EntryID)
+	l.Uint("abandoned_entries", wireint.Value(b.AbandonedEntries))
+}
+
+// runFinished writes run_finished, whose outcome is ok or an error with a
+// message, and counts what the run's end states beyond it.
+func (e *Encoder) runFinished(l *jsonobj.Writer, ev *event.Event) {
+	b := ev.Body.(*event.SessionFinished)
+	e.auditFinish(b)
+	status, message := string(b.Status), b.Message
+	switch b.Status {
+	case event.StatusOK, event.StatusError:
+	default:
+		status = "error"
+		if message == "" {
+			message = "cancelled"
+		}
+		e.opts.Losses.Add(lossRunStatusCancelled)
+	}
+	if status == "error" && message == "" && !l.Has("message") && !native(ev) {
+		message = "the run failed"
+		if b.Errors != nil && len(*b.Errors) > 0 {
+			message = (*b.Errors)[len(*b.Errors)-1]
+		}
+		e.opts.Losses.Add(lossFinishMessage)
+	}
+	l.Str("status", status)
+	l.OptStr("message", message)
+	l.OptStr("stopped_by", string(b.StoppedBy))
+	e.runUsage(l, b.Usage, native(ev))
+	if b.Text != nil && *b.Text != "" && !e.texts {
+		e.opts.Losses.Add(lossFinalAnswer)
+	}
+}
+
+// auditFinish counts the facts of the run's end that run_finished has no
+// field for and that no earlier line carried.
+func (e *Encoder) auditFinish(b *event.SessionFinished) {
+	loss := e.opts.Losses
+	if b.Reasoning != nil && *b.Reasoning != "" && !e.thought {
+		loss.Add(lossFinalReasoning)
+	}
+	if b.Errors != nil {
+		for _, msg := range *b.Errors {
+			if !slices.Contains(e.errors, msg) && msg != b.Message {
+				loss.Add(lossRunError)
+			}
+		}
+	}
+	if len(b.StructuredOutput) > 0 {
+		loss.Add(lossStructuredOutput)
+	}
+}
+
+// runUsage writes run_finished's usage. RunUsage states its four token
+// counts by kind always; a source that left one out gets 0 there (a basis
+// line, asWritten, is written as it was). A usage that states only a total
+// has nothing basis can write.
+func (e *Encoder) runUsage(l *jsonobj.Writer, u *event.Usage, asWritten bool) {
+	if u != nil && onlyTotal(u) && !l.Has("usage") {
+		e.opts.Losses.Add(lossRunTokenTotal)
+		u = nil
+	}
+	if (u == nil && !l.Has("usage")) || !l.Key("usage") {
+		return
+	}
+	u2 := *u
+	for _, p := range []**uint64{&u2.InputTokens, &u2.OutputTokens, &u2.CacheReadTokens, &u2.CacheCreationTokens} {
+		if *p == nil && !asWritten {
+			*p = new(uint64)
+			e.opts.Losses.Add(lossRunTokenCountUnstated)
+		}
+	}
+	u = &u2
+	f := true
+	l.B = append(l.B, '{')
+	for _, p := range []struct {
+		k string
+		v *uint64
+	}{
+		{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
+		{"cache_read_tokens", u.CacheReadTokens}, {"cache_creation_tokens", u.CacheCreationTokens},
+		{"reasoning_tokens", u.ReasoningTokens}, {"thoughts_tokens", u.ThoughtsTokens},
+		{"model_responses", u.ModelResponses},
+	} {
+		if p.v != nil {
+			l.B = jsonenc.Key(l.B, &f, p.k)
+			l.B = jsonenc.Uint(l.B, *p.v)
+		}
+	}
+	l.B = append(l.B, '}')
+	if u.TotalTokens != nil {
+		e.opts.Losses.Add(lossRunTokenTotal)
+	}
+}
+
+// onlyTotal reports whether a usage states a token total and no count.
+func onlyTotal(u *event.Usage) bool {
+	return u.TotalTokens != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil &&
+		u.CacheCreationTokens == nil && u.ReasoningTokens == nil && u.ThoughtsTokens == nil && u.ModelResponses == nil
+}
+
+// toolName returns the name to write for a call: the event's own, else the
+// one learned from an earlier event of the call.
+func (e *Encoder) toolName(id, name string) string {
+	if e.names == nil {
+		e.names = map[string]string{}
+	}
+	if name != "" {
+		e.names[id] = name
+		return name
+	}
+	return e.names[id]
+}
 
 // nextSeq returns the source's own seq when the residue has one, so a
 // round trip is faithful even to a stream with gaps or disorder, and
@@ -515,56 +585,6 @@ func (e *Encoder) writeRaw(raw []byte) error {
 	return e.w.WriteByte('\n')
 }
 
-func basisType(b event.Body) (string, bool) {
-	switch b.(type) {
-	case *event.SessionStarted:
-		return "run_started", true
-	case *event.UserMessage:
-		return "user_message", true
-	case *event.MessageDelta:
-		return "assistant_delta", true
-	case *event.ReasoningDelta:
-		return "assistant_reasoning_delta", true
-	case *event.Message:
-		return "assistant_message", true
-	case *event.ToolCall:
-		return "tool_queued", true
-	case *event.ToolStarted:
-		return "tool_started", true
-	case *event.ToolProgress:
-		return "tool_progress", true
-	case *event.ToolFinished:
-		return "tool_completed", true
-	case *event.PermissionRequested:
-		return "permission_requested", true
-	case *event.PermissionResolved:
-		return "permission_resolved", true
-	case *event.TaskUpdated:
-		return "task_updated", true
-	case *event.CompactionStarted:
-		return "compaction_started", true
-	case *event.CompactionFinished:
-		return "compaction_completed", true
-	case *event.ContextElided:
-		return "request_tool_results_elided", true
-	case *event.MemoryUpdated:
-		return "memory_updated", true
-	case *event.Usage:
-		return "usage", true
-	case *event.Notice:
-		return "notice", true
-	case *event.Retry:
-		return "retry", true
-	case *event.Error:
-		return "error", true
-	case *event.Branched:
-		return "branched", true
-	case *event.SessionFinished:
-		return "run_finished", true
-	}
-	return "", false
-}
-
 // fit32 caps a count at the largest u32 for a field basis types as u32,
 // counting the loss.
 func (e *Encoder) fit32(n uint64, kind string) uint64 {
@@ -575,26 +595,78 @@ func (e *Encoder) fit32(n uint64, kind string) uint64 {
 	return n
 }
 
-func val(p *uint64) uint64 {
-	if p == nil {
-		return 0
+// optList writes the list field k when it has items or the residue has
+// the key (an empty list the source wrote).
+func optList[T any](l *jsonobj.Writer, k string, v []T, item func([]byte, T) []byte) {
+	if (len(v) > 0 || l.Has(k)) && l.Key(k) {
+		appendList(l, v, item)
 	}
-	return *p
 }
 
-func appendContextFiles(l *jsonobj.Writer, v []event.ContextFile) {
+// appendList writes the items of v as a JSON array, each by item.
+func appendList[T any](l *jsonobj.Writer, v []T, item func([]byte, T) []byte) {
 	l.B = append(l.B, '[')
-	for i, c := range v {
+	for i, x := range v {
 		if i > 0 {
 			l.B = append(l.B, ',')
 		}
-		f := true
-		l.B = append(l.B, '{')
-		l.B = jsonenc.Key(l.B, &f, "path")
-		l.B = jsonenc.String(l.B, c.Path)
-		l.B = jsonenc.Key(l.B, &f, "scope")
-		l.B = jsonenc.String(l.B, c.Scope)
-		l.B = append(l.B, '}')
+		l.B = item(l.B, x)
 	}
 	l.B = append(l.B, ']')
+}
+
+func appendContextFile(b []byte, c event.ContextFile) []byte {
+	f := true
+	b = append(b, '{')
+	b = jsonenc.Key(b, &f, "path")
+	b = jsonenc.String(b, c.Path)
+	b = jsonenc.Key(b, &f, "scope")
+	b = jsonenc.String(b, c.Scope)
+	return append(b, '}')
+}
+
+func appendSkill(b []byte, s event.Skill) []byte {
+	f := true
+	b = append(b, '{')
+	b = jsonenc.Key(b, &f, "name")
+	b = jsonenc.String(b, s.Name)
+	b = jsonenc.Key(b, &f, "description")
+	b = jsonenc.String(b, s.Description)
+	return append(b, '}')
+}
+
+func appendTemplate(b []byte, c event.Command) []byte {
+	f := true
+	b = append(b, '{')
+	b = jsonenc.Key(b, &f, "name")
+	b = jsonenc.String(b, c.Name)
+	b = jsonenc.Key(b, &f, "description")
+	b = jsonenc.String(b, c.Description)
+	if c.Hint != "" {
+		b = jsonenc.Key(b, &f, "argument_hint")
+		b = jsonenc.String(b, c.Hint)
+	}
+	return append(b, '}')
+}
+
+func appendElided(b []byte, r event.ElidedResult) []byte {
+	f := true
+	b = append(b, '{')
+	b = jsonenc.Key(b, &f, "tool_call_id")
+	b = jsonenc.String(b, r.CallID)
+	if r.Name != "" {
+		b = jsonenc.Key(b, &f, "tool_name")
+		b = jsonenc.String(b, r.Name)
+	}
+	b = jsonenc.Key(b, &f, "is_error")
+	b = jsonenc.Bool(b, r.IsError)
+	b = jsonenc.Key(b, &f, "canonical_content_kind")
+	b = jsonenc.String(b, r.ContentKind)
+	b = jsonenc.Key(b, &f, "action")
+	b = jsonenc.String(b, r.Action)
+	b = jsonenc.Key(b, &f, "canonical_content_bytes")
+	b = jsonenc.Uint(b, r.OriginalBytes)
+	b = jsonenc.Key(b, &f, "projected_content_bytes")
+	b = jsonenc.Uint(b, r.ProjectedBytes)
+	return append(b, '}')
 }

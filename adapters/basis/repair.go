@@ -3,6 +3,7 @@ package basis
 import (
 	"fmt"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -59,10 +60,6 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 		loss.AddDetail(lossAfterRunFinished, string(ev.Type()))
 		return true, nil
 	}
-	closed := func() (bool, error) {
-		loss.Add(lossAfterToolCompleted)
-		return true, nil
-	}
 	switch b := ev.Body.(type) {
 	case *event.ToolCall:
 		if e.calls[b.CallID] != nil {
@@ -70,31 +67,11 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 			return true, nil
 		}
 	case *event.ToolStarted:
-		c, err := e.ensureQueued(b.CallID, b.Name)
-		switch {
-		case err != nil:
-			return true, err
-		case c.completed:
-			return closed()
-		case c.started:
-			loss.Add(lossRepeatedToolStart)
-			return true, nil
-		}
+		return e.repairStart(b)
 	case *event.ToolProgress:
-		if c, err := e.ensureQueued(b.CallID, b.Name); err != nil || c.completed {
-			if err != nil {
-				return true, err
-			}
-			return closed()
-		}
+		return e.afterQueued(b.CallID, b.Name, lossAfterToolCompleted)
 	case *event.ToolFinished:
-		if c, err := e.ensureQueued(b.CallID, b.Name); err != nil || c.completed {
-			if err != nil {
-				return true, err
-			}
-			loss.Add(lossRepeatedToolFinish)
-			return true, nil
-		}
+		return e.afterQueued(b.CallID, b.Name, lossRepeatedToolFinish)
 	case *event.PermissionRequested:
 		if b.RequestID != "" {
 			if _, dup := e.reqs[b.RequestID]; dup {
@@ -102,31 +79,66 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 				return true, nil
 			}
 		}
-		if c, err := e.ensureQueued(b.CallID, b.Tool); err != nil || c.completed {
-			if err != nil {
-				return true, err
-			}
-			return closed()
-		}
+		return e.afterQueued(b.CallID, b.Tool, lossAfterToolCompleted)
 	case *event.PermissionResolved:
-		id := b.RequestID
-		if id == "" {
-			id = e.oldestPending(b.CallID)
-		}
-		resolved, asked := e.reqs[id]
-		switch {
-		case !asked:
-			loss.Add(lossPermissionOutcomeUnasked)
-			return true, nil
-		case resolved:
-			loss.Add(lossRepeatedPermissionOutcome)
-			return true, nil
-		}
-		if c := e.calls[b.CallID]; c == nil || c.completed {
-			return closed()
-		}
+		return e.repairOutcome(b)
 	case *event.SessionFinished:
 		return false, e.closeOpen()
+	}
+	return false, nil
+}
+
+// afterQueued queues a call a line names before any tool_queued did, and
+// reports whether the line must be left out, as one about a call that
+// completed already (counted as closed).
+func (e *Encoder) afterQueued(id, name string, closed *dialect.LossKind) (skip bool, err error) {
+	c, err := e.ensureQueued(id, name)
+	if err != nil {
+		return true, err
+	}
+	if c.completed {
+		e.opts.Losses.Add(closed)
+		return true, nil
+	}
+	return false, nil
+}
+
+// repairStart leaves out a second start of a call, and one after its end.
+func (e *Encoder) repairStart(b *event.ToolStarted) (skip bool, err error) {
+	c, err := e.ensureQueued(b.CallID, b.Name)
+	switch {
+	case err != nil:
+		return true, err
+	case c.completed:
+		e.opts.Losses.Add(lossAfterToolCompleted)
+		return true, nil
+	case c.started:
+		e.opts.Losses.Add(lossRepeatedToolStart)
+		return true, nil
+	}
+	return false, nil
+}
+
+// repairOutcome leaves out the answer to a request that was not written or
+// was answered already, and one about a call that is not open.
+func (e *Encoder) repairOutcome(b *event.PermissionResolved) (skip bool, err error) {
+	loss := e.opts.Losses
+	id := b.RequestID
+	if id == "" {
+		id = e.oldestPending(b.CallID)
+	}
+	resolved, asked := e.reqs[id]
+	switch {
+	case !asked:
+		loss.Add(lossPermissionOutcomeUnasked)
+		return true, nil
+	case resolved:
+		loss.Add(lossRepeatedPermissionOutcome)
+		return true, nil
+	}
+	if c := e.calls[b.CallID]; c == nil || c.completed {
+		loss.Add(lossAfterToolCompleted)
+		return true, nil
 	}
 	return false, nil
 }

@@ -62,12 +62,15 @@ type checker struct {
 	perms    map[string]int        // open requests → line requested
 	resolved idset.Set             // resolved requests → line requested
 	o        jsonobj.Object        // the line's keys, reused
+	rep      dialect.Reporter      // reports about the line being checked
 }
 
 func newChecker() *checker {
 	return &checker{tools: map[string]*toolState{}, perms: map[string]int{}}
 }
 
+// Line checks one line: its place in the stream and its seq, its keys,
+// then the rules of its type, by one method per type (see rules).
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
 	r := jsonobj.View(line) // what is kept is cloned
@@ -76,195 +79,252 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	// One pass over the keys: a Get on the line itself would scan it again
 	// for every key asked for, long tool inputs included.
-	o := &c.o
-	o.Reset(r)
-	get := func(k string) gjson.Result { v, _ := o.Get(k); return v }
-	rep := dialect.Reporter{Line: n, Report: report}
-	errf, warnf := rep.Errorf, rep.Warnf
-	typ := get("type").Str
-
-	if c.finished > 0 {
-		errf("/type", RuleAfterFinish, "%s after run_finished on line %d: run_finished must be the last line", typ, c.finished)
-	}
-	if c.lines == 1 && typ != "run_started" {
-		errf("/type", RuleFirstLine, "the first line is %q, want run_started", typ)
-	}
-	if c.lines > 1 && typ == "run_started" {
-		errf("/type", RuleRunStartedAgain, "run_started may only be the first line")
-	}
-
-	if v := get("seq"); v.Type == gjson.Number {
-		if s, err := strconv.ParseUint(v.Raw, 10, 64); err == nil {
-			switch {
-			case !c.haveSeq && c.lines == 1 && s != 0:
-				warnf("/seq", RuleSeqStart, "seq of the first line is %d, want 0", s)
-			case c.haveSeq && s <= c.seq:
-				errf("/seq", RuleSeqIncreasing, "seq %d does not increase (previous line had %d)", s, c.seq)
-			case c.haveSeq && s > c.seq+1:
-				warnf("/seq", RuleSeqGap, "seq jumps from %d to %d", c.seq, s)
-			}
-			if !c.haveSeq || s > c.seq {
-				c.seq = s
-			}
-			c.haveSeq = true
-		}
-	}
-
+	c.o.Reset(r)
+	c.rep = dialect.Reporter{Line: n, Report: report}
+	typ := c.get("type").Str
+	c.place(typ)
+	c.checkSeq()
 	known, isKnown := fields[typ]
 	if !isKnown {
 		if typ != "" {
-			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+			c.rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
-	for i := range o.Len() {
-		if k, _ := o.Member(i); !knownField(known, k) {
-			rep.Unknownf("/"+jsonptr.Escape(k), RuleUnknownField, "unknown field %q on %s", k, typ)
+	for i := range c.o.Len() {
+		if k, _ := c.o.Member(i); !knownField(known, k) {
+			c.rep.Unknownf("/"+jsonptr.Escape(k), RuleUnknownField, "unknown field %q on %s", k, typ)
 		}
 	}
-	c.nestedUnknown(get, typ, n, report)
-
+	c.nestedUnknown(typ)
 	if schema2Only[typ] && c.schema == 1 {
-		errf("/type", RuleTypeVersion, "%s does not exist in schema 1 (the stream's run_started says schema 1)", typ)
+		c.rep.Errorf("/type", RuleTypeVersion, "%s does not exist in schema 1 (the stream's run_started says schema 1)", typ)
 	}
+	c.rules(typ, n)
+}
 
-	id := get("tool_call_id").Str
+// get returns the value of a key of the line being checked.
+func (c *checker) get(k string) gjson.Result {
+	v, _ := c.o.Get(k)
+	return v
+}
+
+// place checks the line's place in the stream: run_started first and only
+// there, nothing after run_finished.
+func (c *checker) place(typ string) {
+	if c.finished > 0 {
+		c.rep.Errorf("/type", RuleAfterFinish, "%s after run_finished on line %d: run_finished must be the last line", typ, c.finished)
+	}
+	if c.lines == 1 && typ != "run_started" {
+		c.rep.Errorf("/type", RuleFirstLine, "the first line is %q, want run_started", typ)
+	}
+	if c.lines > 1 && typ == "run_started" {
+		c.rep.Errorf("/type", RuleRunStartedAgain, "run_started may only be the first line")
+	}
+}
+
+// checkSeq checks that seq starts at 0 and increases, by 1 as a rule.
+func (c *checker) checkSeq() {
+	v := c.get("seq")
+	if v.Type != gjson.Number {
+		return
+	}
+	s, err := strconv.ParseUint(v.Raw, 10, 64)
+	if err != nil {
+		return
+	}
+	switch {
+	case !c.haveSeq && c.lines == 1 && s != 0:
+		c.rep.Warnf("/seq", RuleSeqStart, "seq of the first line is %d, want 0", s)
+	case c.haveSeq && s <= c.seq:
+		c.rep.Errorf("/seq", RuleSeqIncreasing, "seq %d does not increase (previous line had %d)", s, c.seq)
+	case c.haveSeq && s > c.seq+1:
+		c.rep.Warnf("/seq", RuleSeqGap, "seq jumps from %d to %d", c.seq, s)
+	}
+	if !c.haveSeq || s > c.seq {
+		c.seq = s
+	}
+	c.haveSeq = true
+}
+
+// rules checks the rules of a line's type, by one method per type (the
+// three steps of a call share one).
+func (c *checker) rules(typ string, n int) {
+	id := c.get("tool_call_id").Str
 	switch typ {
 	case "run_started":
-		if v := get("schema"); v.Type == gjson.Number {
-			s, err := strconv.ParseUint(v.Raw, 10, 64)
-			if err != nil || (s != 1 && s != 2) {
-				errf("/schema", RuleSchemaVersion, "schema %s is not a known basis schema version (1 or 2)", v.Raw)
-			} else if c.lines == 1 {
-				c.schema = s
-			}
-		}
+		c.runStarted()
 	case "request_tool_results_elided":
-		// The policy is non_exhaustive upstream and its kind an open tag
-		// here (the schema takes any string); the other basis words are
-		// closed Rust enums, which the schema holds to their sets.
-		if k := get("policy").Get("kind"); k.Type == gjson.String && !slices.Contains(policyKinds, k.Str) {
-			rep.Unknownf("/policy/kind", RuleUnknownValue, "elision policy kind %q is not one basis documents (%s); the policy is kept as written",
-				k.Str, strings.Join(policyKinds, ", "))
-		}
+		c.resultsElided()
 	case "run_finished":
-		c.finished = n
-		if get("status").Str == "error" && !get("message").Exists() {
-			errf("/status", RuleErrorMessage, "a run_finished with status \"error\" must have a message")
-		}
+		c.runFinished(n)
 	case "tool_queued":
-		if t, ok := c.tools[id]; ok {
-			errf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, t.line)
-			return
-		}
-		if line, ok := c.done.Get(id); ok {
-			errf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, line)
-			return
-		}
-		// Clone: a gjson string shares the whole line's memory.
-		c.tools[strings.Clone(id)] = &toolState{line: n, name: strings.Clone(get("tool_name").Str)}
+		c.toolQueued(id, n)
 	case "tool_started", "tool_progress", "tool_completed":
-		t, ok := c.tools[id]
-		if !ok {
-			if c.done.Has(id) {
-				errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
-			} else {
-				errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
-			}
-			return
-		}
-		if name := get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
-			warnf("/tool_name", RuleToolName, "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
-		}
-		switch typ {
-		case "tool_started":
-			if t.started {
-				errf("/tool_call_id", RuleToolRestarted, "tool call %q was already started", id)
-			}
-			t.started = true
-		case "tool_completed":
-			delete(c.tools, id)
-			c.done.Add(id, uint64(t.line))
-		}
+		c.toolStep(typ, id)
 	case "permission_requested":
-		rid := get("request_id").Str
-		if line, ok := c.perms[rid]; ok {
-			errf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
-		} else if line, ok := c.resolved.Get(rid); ok {
-			errf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
-		} else {
-			c.perms[strings.Clone(rid)] = n
-		}
-		c.permTool(id, typ, errf)
+		c.permissionRequested(id, n)
 	case "permission_resolved":
-		rid := get("request_id").Str
-		line, open := c.perms[rid]
-		switch {
-		case open:
-			delete(c.perms, rid)
-			c.resolved.Add(rid, uint64(line))
-		case c.resolved.Has(rid):
-			errf("/request_id", RulePermResolvedTwice, "permission request %q was already resolved", rid)
-		default:
-			errf("/request_id", RulePermNotRequested, "permission_resolved for request %q, which was never requested", rid)
-		}
-		c.permTool(id, typ, errf)
+		c.permissionResolved(id)
 	}
+}
+
+func (c *checker) runStarted() {
+	v := c.get("schema")
+	if v.Type != gjson.Number {
+		return
+	}
+	s, err := strconv.ParseUint(v.Raw, 10, 64)
+	if err != nil || (s != 1 && s != 2) {
+		c.rep.Errorf("/schema", RuleSchemaVersion, "schema %s is not a known basis schema version (1 or 2)", v.Raw)
+	} else if c.lines == 1 {
+		c.schema = s
+	}
+}
+
+// resultsElided reports an elision policy kind basis does not document.
+// The policy is non_exhaustive upstream and its kind an open tag here (the
+// schema takes any string); the other basis words are closed Rust enums,
+// which the schema holds to their sets.
+func (c *checker) resultsElided() {
+	if k := c.get("policy").Get("kind"); k.Type == gjson.String && !slices.Contains(policyKinds, k.Str) {
+		c.rep.Unknownf("/policy/kind", RuleUnknownValue, "elision policy kind %q is not one basis documents (%s); the policy is kept as written",
+			k.Str, strings.Join(policyKinds, ", "))
+	}
+}
+
+func (c *checker) runFinished(n int) {
+	c.finished = n
+	if c.get("status").Str == "error" && !c.get("message").Exists() {
+		c.rep.Errorf("/status", RuleErrorMessage, "a run_finished with status \"error\" must have a message")
+	}
+}
+
+func (c *checker) toolQueued(id string, n int) {
+	if t, ok := c.tools[id]; ok {
+		c.rep.Errorf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, t.line)
+		return
+	}
+	if line, ok := c.done.Get(id); ok {
+		c.rep.Errorf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, line)
+		return
+	}
+	// Clone: a gjson string shares the whole line's memory.
+	c.tools[strings.Clone(id)] = &toolState{line: n, name: strings.Clone(c.get("tool_name").Str)}
+}
+
+// toolStep checks tool_started, tool_progress and tool_completed: each
+// names an open call, by the name it was queued with; a call starts once,
+// and completing it closes it.
+func (c *checker) toolStep(typ, id string) {
+	t, ok := c.tools[id]
+	if !ok {
+		c.closedCall(id, typ)
+		return
+	}
+	if name := c.get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
+		c.rep.Warnf("/tool_name", RuleToolName, "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
+	}
+	switch typ {
+	case "tool_started":
+		if t.started {
+			c.rep.Errorf("/tool_call_id", RuleToolRestarted, "tool call %q was already started", id)
+		}
+		t.started = true
+	case "tool_completed":
+		delete(c.tools, id)
+		c.done.Add(id, uint64(t.line))
+	}
+}
+
+func (c *checker) permissionRequested(id string, n int) {
+	rid := c.get("request_id").Str
+	if line, ok := c.perms[rid]; ok {
+		c.rep.Errorf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
+	} else if line, ok := c.resolved.Get(rid); ok {
+		c.rep.Errorf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
+	} else {
+		c.perms[strings.Clone(rid)] = n
+	}
+	c.permTool(id, "permission_requested")
+}
+
+func (c *checker) permissionResolved(id string) {
+	rid := c.get("request_id").Str
+	line, open := c.perms[rid]
+	switch {
+	case open:
+		delete(c.perms, rid)
+		c.resolved.Add(rid, uint64(line))
+	case c.resolved.Has(rid):
+		c.rep.Errorf("/request_id", RulePermResolvedTwice, "permission request %q was already resolved", rid)
+	default:
+		c.rep.Errorf("/request_id", RulePermNotRequested, "permission_resolved for request %q, which was never requested", rid)
+	}
+	c.permTool(id, "permission_resolved")
 }
 
 // permTool checks that a permission event names a call between its queueing
 // and its completion.
-func (c *checker) permTool(id, typ string, errf func(ptr, rule, format string, args ...any)) {
-	if _, open := c.tools[id]; open {
-		return
-	}
-	if c.done.Has(id) {
-		errf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
-	} else {
-		errf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
+func (c *checker) permTool(id, typ string) {
+	if _, open := c.tools[id]; !open {
+		c.closedCall(id, typ)
 	}
 }
 
-func (c *checker) nestedUnknown(get func(string) gjson.Result, typ string, n int, report func(dialect.Finding)) {
-	check := func(field string, shape jsonobj.Shape) {
-		v := get(field)
-		if !v.IsArray() && !v.IsObject() {
+// closedCall reports a line of type typ about a call that is not open:
+// completed already, or never queued.
+func (c *checker) closedCall(id, typ string) {
+	if c.done.Has(id) {
+		c.rep.Errorf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
+	} else {
+		c.rep.Errorf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
+	}
+}
+
+// nestedUnknown reports the unknown keys of the nested objects of a line.
+func (c *checker) nestedUnknown(typ string) {
+	switch typ {
+	case "run_started":
+		c.nested("context_files", contextFileShape)
+		c.nested("mcp_files", contextFileShape)
+		c.nested("a2a_files", contextFileShape)
+		c.nested("skills", skillShape)
+		c.nested("templates", templateShape)
+	case "request_tool_results_elided":
+		c.nested("results", elidedShape)
+	case "run_finished":
+		c.nested("usage", runUsageShape)
+	}
+}
+
+// nested reports the unknown keys of field, an object or a list of them.
+func (c *checker) nested(field string, shape jsonobj.Shape) {
+	v := c.get(field)
+	if !v.IsArray() && !v.IsObject() {
+		return
+	}
+	visit := func(ptr string, obj gjson.Result) {
+		if !obj.IsObject() {
 			return
 		}
-		visit := func(ptr string, obj gjson.Result) {
-			if !obj.IsObject() {
-				return
+		jsonobj.ForEach(obj, func(k, _ gjson.Result) bool {
+			if !slices.Contains(shape.Known, k.Str) {
+				c.rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q in %s", k.Str, field)
 			}
-			jsonobj.ForEach(obj, func(k, _ gjson.Result) bool {
-				if !slices.Contains(shape.Known, k.Str) {
-					dialect.Reporter{Line: n, Report: report}.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q in %s", k.Str, field)
-				}
-				return true
-			})
-		}
-		if v.IsObject() {
-			visit("/"+field, v)
-			return
-		}
-		i := 0
-		jsonobj.ForEach(v, func(_, e gjson.Result) bool {
-			visit(fmt.Sprintf("/%s/%d", field, i), e)
-			i++
 			return true
 		})
 	}
-	switch typ {
-	case "run_started":
-		check("context_files", contextFileShape)
-		check("mcp_files", contextFileShape)
-		check("a2a_files", contextFileShape)
-		check("skills", skillShape)
-		check("templates", templateShape)
-	case "request_tool_results_elided":
-		check("results", elidedShape)
-	case "run_finished":
-		check("usage", runUsageShape)
+	if v.IsObject() {
+		visit("/"+field, v)
+		return
 	}
+	i := 0
+	jsonobj.ForEach(v, func(_, e gjson.Result) bool {
+		visit(fmt.Sprintf("/%s/%d", field, i), e)
+		i++
+		return true
+	})
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {

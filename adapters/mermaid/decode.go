@@ -9,6 +9,8 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/linesep"
+	"github.com/evtool/evtool/internal/wireint"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,7 +48,18 @@ type Decoder struct {
 	held      []*event.Event
 	unnamed   map[string]*event.ToolCall
 	heldBytes int
+
+	// The line being read: where its events go, its number and its type.
+	out []*event.Event
+	n   int
+	typ string
 }
+
+// The integer types of mermaid's fields.
+var (
+	u32 = jsonobj.U32
+	u64 = jsonobj.U64
+)
 
 // Bounds of the lookahead: past either, held events go out with their
 // calls unnamed (named at their end, as on a live pipe).
@@ -147,16 +160,25 @@ func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if typ == "" {
 		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
 	}
-	emit := func(ev *event.Event) {
-		if d.opts.Provenance && !ev.Synthetic {
-			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}
-		}
-		out = append(out, ev)
+	d.out, d.n, d.typ = out, n, typ
+	err := d.line(line)
+	out = d.out
+	d.out, d.typ = nil, ""
+	return out, err
+}
+
+// line reads a line of type d.typ into events, which go to d.out: the
+// events it implies (the run's turn_started, a call's tool_call, the
+// turn_finished before result), then its own. Its fields are read by one
+// method per type (see body).
+func (d *Decoder) line(line []byte) error {
+	o, typ := &d.o, d.typ
+	if typ != "session_started" {
+		d.beginTurn()
 	}
 	if _, ok := fields[typ]; !ok {
-		d.beginTurn(emit)
-		emit(&event.Event{TurnID: d.turn, Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}})
-		return out, nil
+		d.emit(&event.Event{TurnID: d.turn, Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}})
+		return nil
 	}
 	res := &d.res
 	res.Reset()
@@ -170,154 +192,12 @@ func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event
 			res.Absent(k)
 		}
 	}
-	ev := &event.Event{}
-	switch typ {
-	case "session_started":
-		s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: uintField(o, "protocol_version", u32)}}
-		if v, ok := o.Str("cli_version"); ok {
-			s.Agent = &event.Agent{Name: Name, Version: v}
-		}
-		s.Model, _ = o.Str("model")
-		s.TaskID, _ = o.NullableStr("task_id")
-		if v, ok := o.Get("task_id"); ok && v.Type == gjson.String && v.Str == "" {
-			res.Add("task_id", []byte(`""`)) // "" is a fact; null is its absence
-		}
-		s.SessionID, _ = o.Str("session_id")
-		d.session = strings.Clone(s.SessionID)
-		ev.Body = s
-	case "text":
-		d.beginTurn(emit)
-		text, _ := o.Str("delta")
-		ev.Body = &event.MessageDelta{Text: text}
-	case "reasoning":
-		d.beginTurn(emit)
-		text, _ := o.Str("delta")
-		ev.Body = &event.ReasoningDelta{Text: text}
-	case "tool_started":
-		d.beginTurn(emit)
-		id, _ := o.Str("call_id")
-		d.callFor(id, "", emit)
-		ev.Body = &event.ToolStarted{CallID: id}
-	case "tool_finished":
-		d.beginTurn(emit)
-		b := &event.ToolFinished{}
-		b.CallID, _ = o.Str("call_id")
-		b.Name, _ = o.Str("name")
-		// status is a plain String upstream. A word outside mermaid's three
-		// is kept as written in ext.mermaid (and the checker reports it,
-		// mermaid/unknown-value); the canonical status, required and
-		// without a word for "not known", says error, the one reading that
-		// claims no success mermaid did not state.
-		b.Status = jsonobj.Word(o, "status", toolStatuses, event.ToolError, res)
-		if b.Name != "" {
-			b.Kind = toolKind(b.Name)
-		}
-		if s, ok := o.Str("summary"); ok {
-			b.Summary = &s
-		}
-		b.Error, _ = o.NullableStr("error")
-		if v, ok := o.Get("error"); ok && v.Type == gjson.String && v.Str == "" {
-			res.Add("error", []byte(`""`))
-		}
-		// plan is accepted and otherwise ignored, as upstream now does;
-		// fuzzy has no canonical field. Both ride in the residue.
-		if v, ok := o.Get("plan"); ok {
-			res.Add("plan", []byte(v.Raw))
-		}
-		b.Web = web(o, res)
-		if v, ok := o.Get("fuzzy"); ok {
-			res.Add("fuzzy", []byte(v.Raw))
-		}
-		d.callFor(b.CallID, b.Name, emit)
-		ev.Body = b
-	case "approval_required":
-		d.beginTurn(emit)
-		b := &event.PermissionRequested{}
-		b.CallID, _ = o.Str("call_id")
-		b.Tool, _ = o.Str("tool")
-		b.Risk = o.OptStr("risk", res)
-		b.Description = o.OptStr("prompt", res)
-		d.callFor(b.CallID, b.Tool, emit)
-		ev.Body = b
-	case "tasks_updated":
-		d.beginTurn(emit)
-		b := &event.PlanUpdated{Entries: []event.PlanEntry{}, Completed: uintField(o, "completed", u32), Total: uintField(o, "total", u32)}
-		o.Each("tasks", taskShape, res, func(ptr string, e gjson.Result) {
-			p := event.PlanEntry{
-				Content:     o.Field(ptr, e, "subject"),
-				Status:      o.Field(ptr, e, "status"),
-				ActiveForm:  o.Field(ptr, e, "active_form"),
-				Origin:      o.Field(ptr, e, "origin"),
-				ElapsedSecs: optNestedUint(o, ptr, e, "elapsed_secs", u64),
-				TokensSpent: optNestedUint(o, ptr, e, "tokens_spent", u64),
-			}
-			if id := nestedUint(o, ptr, e, "id", u32); id != nil {
-				p.ID = strconv.FormatUint(*id, 10)
-			}
-			b.Entries = append(b.Entries, p)
-		})
-		ev.Body = b
-	case "error":
-		d.beginTurn(emit)
-		b := &event.Error{}
-		b.Message, _ = o.Str("message")
-		ev.Body = b
-	case "turn_done":
-		d.beginTurn(emit)
-		b := &event.RoundFinished{}
-		if t := nullableUint(o, "total_tokens", u64); t != nil {
-			b.Usage = &event.Usage{TotalTokens: t}
-		}
-		if r, ok := o.NullableStr("stop_reason"); ok {
-			b.StopReason = jsonobj.Word(o, "stop_reason", stopReasons, event.StopOther, res)
-			if _, known := stopReasons[r]; known && stopWord(b.StopReason) != r {
-				// A synonym (end_turn for stop, say) comes back as written.
-				res.Add("stop_reason", jsonenc.String(nil, r))
-			}
-		}
-		d.lastStop = b.StopReason
-		ev.Body = b
-	case "result":
-		d.beginTurn(emit)
-		b := &event.SessionFinished{Status: "ok"}
-		if s, ok := o.Str("response"); ok {
-			b.Text = &s
-		}
-		if s, ok := o.NullableStr("reasoning"); ok {
-			b.Reasoning = &s
-		}
-		if t := uintField(o, "total_tokens", u64); t != nil {
-			b.Usage = &event.Usage{TotalTokens: t}
-		}
-		if _, ok := o.Get("errors"); ok {
-			errs := o.Strings("errors", &jsonobj.Residue{}) // [] is a fact here, kept as a non-nil empty list
-			if errs == nil {
-				errs = []string{}
-			}
-			b.Errors = &errs
-			// mermaid has no status; a run that produced no answer and
-			// reported errors failed.
-			if len(errs) > 0 && (b.Text == nil || *b.Text == "") {
-				b.Status, b.Message = "error", errs[len(errs)-1]
-			}
-		}
-		if sid, ok := o.Str("session_id"); ok && sid != d.session {
-			v, _ := o.Get("session_id")
-			res.Add("session_id", []byte(v.Raw))
-		}
-		// Option<Value>: a null is None, kept only in the residue.
-		if v, ok := o.Get("structured_output"); ok && v.Type == gjson.Null {
-			res.Add("structured_output", []byte("null"))
-		} else {
-			b.StructuredOutput = o.Raw("structured_output")
-		}
-		ev.Body = b
-	}
+	ev := &event.Event{Body: d.body(typ)}
 	if o.Err() != nil {
-		return out, o.Err()
+		return o.Err()
 	}
-	if seps := separators(line); seps != "" {
-		res.Add(separatorsKey, jsonenc.String(nil, seps))
+	if seps := linesep.Of(line); seps != "" {
+		res.Add(linesep.Key, jsonenc.String(nil, seps))
 	}
 	if !res.Empty() {
 		ev.Ext = event.ExtOf(Name, res.Bytes())
@@ -325,12 +205,195 @@ func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 	case *event.SessionFinished:
-		emit(d.endTurn(b))
+		d.emit(d.endTurn(b))
 	default:
 		ev.TurnID = d.turn
 	}
-	emit(ev)
-	return out, nil
+	d.emit(ev)
+	return nil
+}
+
+// emit appends an event of the line being read to d.out.
+func (d *Decoder) emit(ev *event.Event) {
+	if d.opts.Provenance && !ev.Synthetic {
+		ev.Src = &event.Source{Dialect: Name, Line: d.n, Type: d.typ}
+	}
+	d.out = append(d.out, ev)
+}
+
+// body reads the fields of a line of the known type typ, by one method per
+// type. A field error is left in d.o.
+func (d *Decoder) body(typ string) event.Body {
+	switch typ {
+	case "session_started":
+		return d.sessionStarted()
+	case "text":
+		return &event.MessageDelta{Text: d.str("delta")}
+	case "reasoning":
+		return &event.ReasoningDelta{Text: d.str("delta")}
+	case "tool_started":
+		id := d.str("call_id")
+		d.callFor(id, "")
+		return &event.ToolStarted{CallID: id}
+	case "tool_finished":
+		return d.toolFinished()
+	case "approval_required":
+		return d.approvalRequired()
+	case "tasks_updated":
+		return d.tasksUpdated()
+	case "error":
+		return &event.Error{Message: d.str("message")}
+	case "turn_done":
+		return d.turnDone()
+	case "result":
+		return d.result()
+	}
+	return nil
+}
+
+// str reads a string field of the line; "" when absent or not a string
+// (which d.o records).
+func (d *Decoder) str(k string) string {
+	s, _ := d.o.Str(k)
+	return s
+}
+
+// emptyString keeps in the residue a present "" of a field that is a
+// string or null: "" is a fact; null is its absence.
+func (d *Decoder) emptyString(k string) {
+	if v, ok := d.o.Get(k); ok && v.Type == gjson.String && v.Str == "" {
+		d.res.Add(k, []byte(`""`))
+	}
+}
+
+func (d *Decoder) sessionStarted() *event.SessionStarted {
+	o := &d.o
+	s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name, Version: wireint.Field(o, "protocol_version", u32)}}
+	if v, ok := o.Str("cli_version"); ok {
+		s.Agent = &event.Agent{Name: Name, Version: v}
+	}
+	s.Model = d.str("model")
+	s.TaskID, _ = o.NullableStr("task_id")
+	d.emptyString("task_id")
+	s.SessionID = d.str("session_id")
+	d.session = strings.Clone(s.SessionID)
+	return s
+}
+
+func (d *Decoder) toolFinished() *event.ToolFinished {
+	o, res := &d.o, &d.res
+	b := &event.ToolFinished{}
+	b.CallID = d.str("call_id")
+	b.Name = d.str("name")
+	// status is a plain String upstream. A word outside mermaid's three is
+	// kept as written in ext.mermaid (and the checker reports it,
+	// mermaid/unknown-value); the canonical status, required and without a
+	// word for "not known", says error, the one reading that claims no
+	// success mermaid did not state.
+	b.Status = jsonobj.Word(o, "status", toolStatuses, event.ToolError, res)
+	if b.Name != "" {
+		b.Kind = toolKind(b.Name)
+	}
+	if s, ok := o.Str("summary"); ok {
+		b.Summary = &s
+	}
+	b.Error, _ = o.NullableStr("error")
+	d.emptyString("error")
+	// plan is accepted and otherwise ignored, as upstream now does; fuzzy
+	// has no canonical field. Both ride in the residue.
+	if v, ok := o.Get("plan"); ok {
+		res.Add("plan", []byte(v.Raw))
+	}
+	b.Web = web(o, res)
+	if v, ok := o.Get("fuzzy"); ok {
+		res.Add("fuzzy", []byte(v.Raw))
+	}
+	d.callFor(b.CallID, b.Name)
+	return b
+}
+
+func (d *Decoder) approvalRequired() *event.PermissionRequested {
+	b := &event.PermissionRequested{}
+	b.CallID = d.str("call_id")
+	b.Tool = d.str("tool")
+	b.Risk = d.o.OptStr("risk", &d.res)
+	b.Description = d.o.OptStr("prompt", &d.res)
+	d.callFor(b.CallID, b.Tool)
+	return b
+}
+
+func (d *Decoder) tasksUpdated() *event.PlanUpdated {
+	o := &d.o
+	b := &event.PlanUpdated{Entries: []event.PlanEntry{}, Completed: wireint.Field(o, "completed", u32), Total: wireint.Field(o, "total", u32)}
+	o.Each("tasks", taskShape, &d.res, func(ptr string, e gjson.Result) {
+		p := event.PlanEntry{
+			Content:     o.Field(ptr, e, "subject"),
+			Status:      o.Field(ptr, e, "status"),
+			ActiveForm:  o.Field(ptr, e, "active_form"),
+			Origin:      o.Field(ptr, e, "origin"),
+			ElapsedSecs: wireint.NullableNested(o, ptr, e, "elapsed_secs", u64),
+			TokensSpent: wireint.NullableNested(o, ptr, e, "tokens_spent", u64),
+		}
+		if id := wireint.Nested(o, ptr, e, "id", u32); id != nil {
+			p.ID = strconv.FormatUint(*id, 10)
+		}
+		b.Entries = append(b.Entries, p)
+	})
+	return b
+}
+
+func (d *Decoder) turnDone() *event.RoundFinished {
+	o := &d.o
+	b := &event.RoundFinished{}
+	if t := wireint.NullableField(o, "total_tokens", u64); t != nil {
+		b.Usage = &event.Usage{TotalTokens: t}
+	}
+	if r, ok := o.NullableStr("stop_reason"); ok {
+		b.StopReason = jsonobj.Word(o, "stop_reason", stopReasons, event.StopOther, &d.res)
+		if _, known := stopReasons[r]; known && stopWord(b.StopReason) != r {
+			// A synonym (end_turn for stop, say) comes back as written.
+			d.res.Add("stop_reason", jsonenc.String(nil, r))
+		}
+	}
+	d.lastStop = b.StopReason
+	return b
+}
+
+func (d *Decoder) result() *event.SessionFinished {
+	o, res := &d.o, &d.res
+	b := &event.SessionFinished{Status: "ok"}
+	if s, ok := o.Str("response"); ok {
+		b.Text = &s
+	}
+	if s, ok := o.NullableStr("reasoning"); ok {
+		b.Reasoning = &s
+	}
+	if t := wireint.Field(o, "total_tokens", u64); t != nil {
+		b.Usage = &event.Usage{TotalTokens: t}
+	}
+	if _, ok := o.Get("errors"); ok {
+		errs := o.Strings("errors", &jsonobj.Residue{}) // [] is a fact here, kept as a non-nil empty list
+		if errs == nil {
+			errs = []string{}
+		}
+		b.Errors = &errs
+		// mermaid has no status; a run that produced no answer and
+		// reported errors failed.
+		if len(errs) > 0 && (b.Text == nil || *b.Text == "") {
+			b.Status, b.Message = "error", errs[len(errs)-1]
+		}
+	}
+	if sid, ok := o.Str("session_id"); ok && sid != d.session {
+		v, _ := o.Get("session_id")
+		res.Add("session_id", []byte(v.Raw))
+	}
+	// Option<Value>: a null is None, kept only in the residue.
+	if v, ok := o.Get("structured_output"); ok && v.Type == gjson.Null {
+		res.Add("structured_output", []byte("null"))
+	} else {
+		b.StructuredOutput = o.Raw("structured_output")
+	}
+	return b
 }
 
 // endTurn synthesises the turn_finished that result implies: the run's
@@ -372,33 +435,33 @@ func web(o *jsonobj.Object, res *jsonobj.Residue) json.RawMessage {
 	if v.IsObject() {
 		for _, k := range webInts {
 			if n := v.Get(k); n.Type == gjson.Number {
-				uintAt(o, "/web/"+k, n, u64)
+				wireint.At(o, "/web/"+k, n, u64)
 			}
 		}
 		if n := v.Get("status"); n.Type == gjson.Number {
-			uintAt(o, "/web/status", n, u64) // an HTTP status; its Rust type is not pinned upstream
+			wireint.At(o, "/web/status", n, u64) // an HTTP status; its Rust type is not pinned upstream
 		}
 	}
 	return json.RawMessage(v.Raw)
 }
 
 // beginTurn synthesises the run's turn_started before its first event.
-func (d *Decoder) beginTurn(emit func(*event.Event)) {
+func (d *Decoder) beginTurn() {
 	if d.turn != "" {
 		return
 	}
 	d.turns++
 	d.turn = "turn-" + strconv.Itoa(d.turns)
-	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{}})
+	d.emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{}})
 }
 
 // callFor synthesises the tool_call of a call id seen for the first time.
-func (d *Decoder) callFor(id, name string, emit func(*event.Event)) {
+func (d *Decoder) callFor(id, name string) {
 	if d.calls[id] {
 		return
 	}
 	d.calls[strings.Clone(id)] = true // a gjson string keeps its whole line alive
-	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name, Kind: kindOf(name)}})
+	d.emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name, Kind: kindOf(name)}})
 }
 
 // End implements dialect.Decoder: what is held back goes out. A stream

@@ -3,6 +3,7 @@ package mermaid
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/linesep"
+	"github.com/evtool/evtool/internal/wireint"
 )
 
 // Encoder writes canonical events as mermaid lines.
@@ -43,11 +46,13 @@ type Encoder struct {
 	approved  []string        // call ids of the approval_required lines written
 	rounds    bool            // the current turn had round_finished events
 	// seps is how the source line of the event being written spelled its
-	// U+2028 and U+2029 when it escaped any (see separatorsKey), else "".
+	// U+2028 and U+2029 when it escaped any (see linesep.Key), else "".
 	seps string
 }
 
-// Encode implements dialect.Encoder.
+// Encode implements dialect.Encoder. It keeps the stream within
+// mermaid's rules (see repair), writes the session_started a stream needs
+// first, then ev's lines, by one method per type or group of types.
 func (e *Encoder) Encode(ev *event.Event) error {
 	loss := e.opts.Losses
 	if e.finished == nil {
@@ -59,35 +64,84 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 	}
 	loss.Foreign(ev.Ext, Name)
-	e.seps = separatorsOf(ev.Ext.Get(Name))
+	e.seps = linesep.FromResidue(ev.Ext.Get(Name))
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {
 			return err
 		}
 		loss.Add(lossSynthesizedSessionStartedDefaults)
 	}
-	l := &e.l
+	return e.event(ev)
+}
+
+// event writes the lines of ev by one method per type, or per group of
+// types mermaid writes alike.
+func (e *Encoder) event(ev *event.Event) error {
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if ev.Synthetic {
-			loss.Add(lossSynthesizedSessionStarted)
+			e.opts.Losses.Add(lossSynthesizedSessionStarted)
 		}
 		return e.writeHeader(b, ev.Ext.Get(Name))
 	case *event.Unknown:
-		if b.Dialect == Name {
-			return e.write(append(append([]byte(nil), b.Raw...), '\n'))
-		}
-		loss.AddDetail(lossUnknownEvent, b.Dialect)
+		return e.unknown(b)
+	case *event.MessageDelta, *event.Message, *event.ReasoningDelta, *event.Reasoning:
+		return e.assistant(ev)
+	case *event.ToolCall:
+		e.toolCall(b)
 		return nil
+	case *event.ToolStarted:
+		return e.toolStart(b, ev)
+	case *event.ToolFinished:
+		return e.toolFinished(b, ev)
+	case *event.PermissionRequested:
+		return e.approvalRequired(b, ev)
+	case *event.PlanUpdated:
+		return e.tasks(b, ev)
+	case *event.Error:
+		return e.errorLine(b, ev)
+	case *event.Usage:
+		e.usage(b)
+		return nil
+	case *event.RoundFinished:
+		return e.roundFinished(b, ev)
+	case *event.TurnFinished:
+		return e.turnFinished(b, ev)
+	case *event.SessionFinished:
+		if ev.Synthetic {
+			e.opts.Losses.Add(lossSynthesizedResult)
+		}
+		return e.result(b, ev)
+	case *event.TurnStarted, *event.UserMessage, *event.PermissionResolved, *event.TaskUpdated, *event.ToolProgress, *event.ToolOutput:
+		e.dropped(ev)
+		return nil
+	}
+	e.opts.Losses.AddDetail(lossNoSuchEvent, string(ev.Type()))
+	return nil
+}
+
+// unknown writes back a line of mermaid's that was not understood, as it
+// was; another dialect's is counted.
+func (e *Encoder) unknown(b *event.Unknown) error {
+	if b.Dialect == Name {
+		return e.write(append(append([]byte(nil), b.Raw...), '\n'))
+	}
+	e.opts.Losses.AddDetail(lossUnknownEvent, b.Dialect)
+	return nil
+}
+
+// assistant writes assistant text and reasoning as mermaid's text and
+// reasoning deltas. An assembled message repeats its deltas; only an
+// undelivered one is written.
+func (e *Encoder) assistant(ev *event.Event) error {
+	switch b := ev.Body.(type) {
 	case *event.MessageDelta:
 		if b.MessageID != "" {
-			loss.Add(lossMessageId)
+			e.opts.Losses.Add(lossMessageId)
 		}
 		e.inDelta = true
 		return e.delta("text", b.Text, ev)
 	case *event.Message:
-		// An assembled message repeats its deltas; only an undelivered one
-		// is written.
 		if e.inDelta {
 			e.inDelta = false
 			return nil
@@ -102,171 +156,227 @@ func (e *Encoder) Encode(ev *event.Event) error {
 			return nil
 		}
 		return e.delta("reasoning", b.Text, ev)
-	case *event.ToolCall:
-		e.names[b.CallID] = b.Name
-		if b.Title != "" || b.Mutability != "" {
-			loss.Add(lossToolTitleMutability)
-		}
-		if len(b.Input) > 0 && string(b.Input) != "null" {
-			loss.Add(lossToolInput)
-		}
-		return nil
-	case *event.ToolStarted:
-		if !e.native && e.real[b.CallID] {
-			loss.Add(lossRepeatedToolStart)
-			return nil
-		}
-		e.real[b.CallID] = true
-		return e.toolStarted(b.CallID, ev.Ext.Get(Name), false)
-	case *event.ToolFinished:
-		// A mermaid source is written back as it was, even without the
-		// tool_started it should have had.
-		if !e.native {
-			if err := e.toolStarted(b.CallID, nil, true); err != nil {
-				return err
-			}
-		}
-		l.Begin(ev.Ext.Get(Name))
-		l.Str("type", "tool_finished")
-		l.Str("call_id", b.CallID)
-		name := b.Name
-		if name == "" {
-			name = e.names[b.CallID]
-		}
-		if name == "" && !e.native {
-			name = "tool" // mermaid's own name for a tool without metadata
-		}
-		l.Str("name", name)
-		status := string(b.Status)
-		switch {
-		case e.native: // written back as it was
-		case b.Status == event.ToolSuccess || b.Status == event.ToolError || b.Status == event.ToolCancelled:
-		case b.Status == event.ToolRejected:
-			status = "cancelled"
-			loss.Add(lossToolStatusRejected)
-		default:
-			loss.AddDetail(lossToolStatus, strconv.Quote(status))
-			status = "error"
-		}
-		l.Str("status", status)
-		summary := ""
-		if b.Summary != nil {
-			summary = *b.Summary
-		}
-		l.Str("summary", summary)
-		l.NullStr("error", b.Error)
-		l.OptRaw("plan", nil)
-		l.OptRaw("web", b.Web)
-		l.OptRaw("fuzzy", nil)
-		e.finished[b.CallID] = true
-		if b.Output != nil || b.ExitCode != nil || b.Command != "" {
-			loss.Add(lossToolOutput)
-		}
-		if len(b.Edit) > 0 {
-			loss.Add(lossToolEdit)
-		}
-		return e.write(l.End())
-	case *event.PermissionRequested:
-		if b.CallID == "" && !e.native {
-			loss.Add(lossPermissionRequestNoCall)
-			return nil
-		}
-		// mermaid's approval names a call that has a tool_started, before
-		// or after it; closeOpen starts a call that never does.
-		e.approved = append(e.approved, b.CallID)
-		l.Begin(ev.Ext.Get(Name))
-		l.Str("type", "approval_required")
-		l.Str("call_id", b.CallID)
-		tool := b.Tool
-		if tool == "" {
-			tool = e.names[b.CallID]
-		}
-		l.Str("tool", tool)
-		risk := b.Risk
-		if risk == "" && !e.native {
-			risk = "unknown"
-			loss.Add(lossPermissionRisk)
-		}
-		l.Str("risk", risk)
-		l.Str("prompt", b.Description)
-		if len(b.Preview) > 0 {
-			loss.Add(lossPermissionPreview)
-		}
-		return e.write(l.End())
-	case *event.PlanUpdated:
-		return e.tasks(b, ev)
-	case *event.Error:
-		if b.Recoverable != nil {
-			loss.Add(lossErrorRecoverable)
-		}
-		e.errors = append(e.errors, b.Message)
-		l.Begin(ev.Ext.Get(Name))
-		l.Str("type", "error")
-		l.Str("message", b.Message)
-		return e.write(l.End())
-	case *event.Usage:
-		if b.TotalTokens != nil {
-			e.add(*b.TotalTokens)
-		} else if b.InputTokens != nil || b.OutputTokens != nil {
-			n, sat := sum(val(b.InputTokens), val(b.OutputTokens), val(b.ThoughtsTokens))
-			e.satToks = e.satToks || sat
-			e.add(n)
-		}
-		loss.Add(lossUsage)
-		return nil
-	case *event.RoundFinished:
-		e.rounds = true
-		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil || u.CostUSD != "") {
-			loss.Add(lossRoundTokenCounts)
-		}
-		return e.turnDone(b.StopReason, b.Usage, ev.Ext.Get(Name))
-	case *event.TurnFinished:
-		rounds := e.rounds
-		e.rounds = false
-		if ev.Synthetic {
-			return nil // mermaid's run is one turn; result ends it
-		}
-		if b.Status != "ok" || b.Reason != "" || b.Text != nil {
-			loss.Add(lossTurnOutcome)
-		}
-		if rounds {
-			loss.Add(lossTurnEnd)
-			return nil
-		}
-		// A source without rounds: the turn's last round ended with it.
-		if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil) {
-			loss.Add(lossTurnTokenCounts)
-		}
-		return e.turnDone(b.StopReason, b.Usage, ev.Ext.Get(Name))
-	case *event.SessionFinished:
-		if ev.Synthetic {
-			loss.Add(lossSynthesizedResult)
-		}
-		return e.result(b, ev)
+	}
+	return nil
+}
+
+func (e *Encoder) delta(typ, text string, ev *event.Event) error {
+	if typ == "text" {
+		e.text.WriteString(text)
+	} else {
+		e.reasoning.WriteString(text)
+	}
+	l := &e.l
+	l.Begin(ev.Ext.Get(Name))
+	l.Str("type", typ)
+	l.Str("delta", text)
+	return e.write(l.End())
+}
+
+// dropped counts an event mermaid has no line for.
+func (e *Encoder) dropped(ev *event.Event) {
+	loss := e.opts.Losses
+	switch b := ev.Body.(type) {
 	case *event.TurnStarted:
 		if !ev.Synthetic && b.Prompt != nil {
 			loss.Add(lossTurnPrompt)
 		}
-		return nil
 	case *event.UserMessage:
 		loss.Add(lossUserMessage)
-		return nil
 	case *event.PermissionResolved:
 		loss.Add(lossPermissionOutcome)
-		return nil
 	case *event.TaskUpdated:
 		loss.Add(lossTaskUpdated)
-		return nil
 	case *event.ToolProgress:
 		loss.Add(lossToolProgress)
-		return nil
 	case *event.ToolOutput:
 		loss.Add(lossToolOutputChunk)
-		return nil
-	default:
-		loss.AddDetail(lossNoSuchEvent, string(ev.Type()))
+	}
+}
+
+// toolCall learns a call's name: mermaid names a tool only when it
+// finishes, and has no line for the call itself.
+func (e *Encoder) toolCall(b *event.ToolCall) {
+	e.names[b.CallID] = b.Name
+	if b.Title != "" || b.Mutability != "" {
+		e.opts.Losses.Add(lossToolTitleMutability)
+	}
+	if len(b.Input) > 0 && string(b.Input) != "null" {
+		e.opts.Losses.Add(lossToolInput)
+	}
+}
+
+// toolStart writes the tool_started of a call, once: another dialect may
+// start a call more than once.
+func (e *Encoder) toolStart(b *event.ToolStarted, ev *event.Event) error {
+	if !e.native && e.real[b.CallID] {
+		e.opts.Losses.Add(lossRepeatedToolStart)
 		return nil
 	}
+	e.real[b.CallID] = true
+	return e.toolStarted(b.CallID, ev.Ext.Get(Name), false)
+}
+
+// toolStarted writes a tool_started for a call that has none yet. mermaid
+// pairs every tool_finished with one, so a call that finished without
+// starting (a denied call) gets one synthesised.
+func (e *Encoder) toolStarted(id string, residue json.RawMessage, synthetic bool) error {
+	if e.started[id] {
+		return nil
+	}
+	e.started[id] = true
+	e.order = append(e.order, id)
+	if synthetic {
+		e.opts.Losses.Add(lossSynthesizedToolStarted)
+	}
+	l := &e.l
+	l.Begin(residue)
+	l.Str("type", "tool_started")
+	l.Str("call_id", id)
+	return e.write(l.End())
+}
+
+func (e *Encoder) toolFinished(b *event.ToolFinished, ev *event.Event) error {
+	// A mermaid source is written back as it was, even without the
+	// tool_started it should have had.
+	if !e.native {
+		if err := e.toolStarted(b.CallID, nil, true); err != nil {
+			return err
+		}
+	}
+	l := &e.l
+	l.Begin(ev.Ext.Get(Name))
+	l.Str("type", "tool_finished")
+	l.Str("call_id", b.CallID)
+	name := b.Name
+	if name == "" {
+		name = e.names[b.CallID]
+	}
+	if name == "" && !e.native {
+		name = "tool" // mermaid's own name for a tool without metadata
+	}
+	l.Str("name", name)
+	l.Str("status", e.toolStatus(b.Status))
+	summary := ""
+	if b.Summary != nil {
+		summary = *b.Summary
+	}
+	l.Str("summary", summary)
+	l.NullStr("error", b.Error)
+	l.OptRaw("plan", nil)
+	l.OptRaw("web", b.Web)
+	l.OptRaw("fuzzy", nil)
+	e.finished[b.CallID] = true
+	if b.Output != nil || b.ExitCode != nil || b.Command != "" {
+		e.opts.Losses.Add(lossToolOutput)
+	}
+	if len(b.Edit) > 0 {
+		e.opts.Losses.Add(lossToolEdit)
+	}
+	return e.write(l.End())
+}
+
+// toolStatus returns mermaid's word for a call's status: its own three,
+// a rejected call cancelled, and any other word an error.
+func (e *Encoder) toolStatus(s event.ToolStatus) string {
+	status := string(s)
+	switch {
+	case e.native: // written back as it was
+	case s == event.ToolSuccess || s == event.ToolError || s == event.ToolCancelled:
+	case s == event.ToolRejected:
+		status = "cancelled"
+		e.opts.Losses.Add(lossToolStatusRejected)
+	default:
+		e.opts.Losses.AddDetail(lossToolStatus, strconv.Quote(status))
+		status = "error"
+	}
+	return status
+}
+
+func (e *Encoder) approvalRequired(b *event.PermissionRequested, ev *event.Event) error {
+	loss := e.opts.Losses
+	if b.CallID == "" && !e.native {
+		loss.Add(lossPermissionRequestNoCall)
+		return nil
+	}
+	// mermaid's approval names a call that has a tool_started, before
+	// or after it; closeOpen starts a call that never does.
+	e.approved = append(e.approved, b.CallID)
+	l := &e.l
+	l.Begin(ev.Ext.Get(Name))
+	l.Str("type", "approval_required")
+	l.Str("call_id", b.CallID)
+	tool := b.Tool
+	if tool == "" {
+		tool = e.names[b.CallID]
+	}
+	l.Str("tool", tool)
+	risk := b.Risk
+	if risk == "" && !e.native {
+		risk = "unknown"
+		loss.Add(lossPermissionRisk)
+	}
+	l.Str("risk", risk)
+	l.Str("prompt", b.Description)
+	if len(b.Preview) > 0 {
+		loss.Add(lossPermissionPreview)
+	}
+	return e.write(l.End())
+}
+
+func (e *Encoder) errorLine(b *event.Error, ev *event.Event) error {
+	if b.Recoverable != nil {
+		e.opts.Losses.Add(lossErrorRecoverable)
+	}
+	e.errors = append(e.errors, b.Message)
+	l := &e.l
+	l.Begin(ev.Ext.Get(Name))
+	l.Str("type", "error")
+	l.Str("message", b.Message)
+	return e.write(l.End())
+}
+
+// usage adds a usage report to the run's token total, which result
+// states; mermaid has no line for it.
+func (e *Encoder) usage(b *event.Usage) {
+	if b.TotalTokens != nil {
+		e.add(*b.TotalTokens)
+	} else if b.InputTokens != nil || b.OutputTokens != nil {
+		n, sat := sum(wireint.Value(b.InputTokens), wireint.Value(b.OutputTokens), wireint.Value(b.ThoughtsTokens))
+		e.satToks = e.satToks || sat
+		e.add(n)
+	}
+	e.opts.Losses.Add(lossUsage)
+}
+
+func (e *Encoder) roundFinished(b *event.RoundFinished, ev *event.Event) error {
+	e.rounds = true
+	if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil || u.CostUSD != "") {
+		e.opts.Losses.Add(lossRoundTokenCounts)
+	}
+	return e.turnDone(b.StopReason, b.Usage, ev.Ext.Get(Name))
+}
+
+// turnFinished writes the turn_done of a source without rounds: the
+// turn's last round ended with it.
+func (e *Encoder) turnFinished(b *event.TurnFinished, ev *event.Event) error {
+	loss := e.opts.Losses
+	rounds := e.rounds
+	e.rounds = false
+	if ev.Synthetic {
+		return nil // mermaid's run is one turn; result ends it
+	}
+	if b.Status != "ok" || b.Reason != "" || b.Text != nil {
+		loss.Add(lossTurnOutcome)
+	}
+	if rounds {
+		loss.Add(lossTurnEnd)
+		return nil
+	}
+	if u := b.Usage; u != nil && (u.InputTokens != nil || u.OutputTokens != nil) {
+		loss.Add(lossTurnTokenCounts)
+	}
+	return e.turnDone(b.StopReason, b.Usage, ev.Ext.Get(Name))
 }
 
 // turnDone writes the end of a model round.
@@ -294,9 +404,10 @@ func (e *Encoder) add(n uint64) {
 // and reports whether it saturated.
 func sum(ns ...uint64) (total uint64, saturated bool) {
 	for _, n := range ns {
-		var ok bool
-		if total, ok = addSat(total, n); !ok {
-			saturated = true
+		if n > math.MaxUint64-total {
+			total, saturated = math.MaxUint64, true
+		} else {
+			total += n
 		}
 	}
 	return total, saturated
@@ -328,120 +439,57 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 		cli = s.Agent.Version
 	}
 	l.Str("cli_version", cli)
+	l.Str("model", e.model(s))
+	l.NullStr("task_id", s.TaskID)
+	l.Str("session_id", e.session)
+	if !e.native {
+		e.auditHeader(s)
+	}
+	return e.write(l.End())
+}
+
+// model returns the model session_started names. mermaid names a model
+// with its provider, e.g. "anthropic/claude-x".
+func (e *Encoder) model(s *event.SessionStarted) string {
 	model := s.Model
 	if model == "" {
 		model = e.opts.Defaults["model"]
 	}
-	// mermaid names a model with its provider, e.g. "anthropic/claude-x".
 	if !e.native && s.Provider != "" && model != "" && !strings.Contains(model, "/") {
 		model = s.Provider + "/" + model
 	}
-	l.Str("model", model)
-	l.NullStr("task_id", s.TaskID)
-	l.Str("session_id", e.session)
-	if !e.native && s.Agent != nil && s.Agent.Version != "" {
+	return model
+}
+
+// auditHeader counts the facts of another dialect's session start that
+// session_started has no field for.
+func (e *Encoder) auditHeader(s *event.SessionStarted) {
+	if s.Agent != nil && s.Agent.Version != "" {
 		e.opts.Losses.Add(lossProducerVersion)
 	}
-	if !e.native && (s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 ||
-		len(s.Commands) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0) {
+	if s.Workspace != "" || s.ContextFiles != nil && len(*s.ContextFiles) > 0 || len(s.Skills) > 0 ||
+		len(s.Commands) > 0 || len(s.MCPServers) > 0 || len(s.MCPFiles) > 0 {
 		e.opts.Losses.Add(lossSessionFacts)
 	}
-	return e.write(l.End())
 }
 
-func (e *Encoder) delta(typ, text string, ev *event.Event) error {
-	if typ == "text" {
-		e.text.WriteString(text)
-	} else {
-		e.reasoning.WriteString(text)
-	}
-	l := &e.l
-	l.Begin(ev.Ext.Get(Name))
-	l.Str("type", typ)
-	l.Str("delta", text)
-	return e.write(l.End())
-}
-
-// toolStarted writes a tool_started for a call that has none yet. mermaid
-// pairs every tool_finished with one, so a call that finished without
-// starting (a denied call) gets one synthesised.
-func (e *Encoder) toolStarted(id string, residue json.RawMessage, synthetic bool) error {
-	if e.started[id] {
-		return nil
-	}
-	e.started[id] = true
-	e.order = append(e.order, id)
-	if synthetic {
-		e.opts.Losses.Add(lossSynthesizedToolStarted)
-	}
-	l := &e.l
-	l.Begin(residue)
-	l.Str("type", "tool_started")
-	l.Str("call_id", id)
-	return e.write(l.End())
-}
-
+// tasks writes tasks_updated, the plan; its counts are the plan's own when
+// it states them.
 func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 	l := &e.l
 	l.Begin(ev.Ext.Get(Name))
 	l.Str("type", "tasks_updated")
-	completed := uint64(0)
 	if l.Key("tasks") {
 		l.B = append(l.B, '[')
-		for i, p := range b.Entries {
+		for i := range b.Entries {
 			if i > 0 {
 				l.B = append(l.B, ',')
 			}
-			id, err := strconv.ParseUint(p.ID, 10, 32)
-			if err != nil {
-				id = uint64(i + 1)
-				if p.ID != "" {
-					e.opts.Losses.Add(lossPlanEntryId)
-				}
-			}
-			f := true
-			l.B = append(l.B, '{')
-			l.B = jsonenc.Key(l.B, &f, "id")
-			l.B = jsonenc.Uint(l.B, id)
-			l.B = jsonenc.Key(l.B, &f, "subject")
-			l.B = jsonenc.String(l.B, p.Content)
-			l.B = jsonenc.Key(l.B, &f, "status")
-			l.B = jsonenc.String(l.B, p.Status)
-			// Another dialect's word is written as it is (mermaid types
-			// the field as a string), and counted: a mermaid reader knows
-			// only its own three.
-			if !e.native && !slices.Contains(knownTaskStatuses, p.Status) {
-				e.opts.Losses.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
-			}
-			l.B = jsonenc.Key(l.B, &f, "active_form")
-			l.B = jsonenc.String(l.B, p.ActiveForm)
-			for _, kv := range []struct {
-				k string
-				v *uint64
-			}{{"elapsed_secs", p.ElapsedSecs}, {"tokens_spent", p.TokensSpent}} {
-				l.B = jsonenc.Key(l.B, &f, kv.k)
-				if kv.v == nil {
-					l.B = append(l.B, "null"...)
-				} else {
-					l.B = jsonenc.Uint(l.B, *kv.v)
-				}
-			}
-			l.B = jsonenc.Key(l.B, &f, "origin")
-			if p.Origin == "" {
-				l.B = append(l.B, "null"...)
-			} else {
-				l.B = jsonenc.String(l.B, p.Origin)
-				if !e.native && !slices.Contains(knownTaskOrigins, p.Origin) {
-					e.opts.Losses.AddDetail(lossPlanOrigin, strconv.Quote(p.Origin))
-				}
-			}
-			l.B = append(l.B, '}')
-			if p.Priority != "" {
-				e.opts.Losses.Add(lossPlanPriority)
-			}
+			l.B = e.appendTask(l.B, i, &b.Entries[i])
 		}
 		l.B = append(l.B, ']')
 	}
+	completed := uint64(0)
 	for _, p := range b.Entries {
 		if p.Status == "completed" {
 			completed++
@@ -459,6 +507,59 @@ func (e *Encoder) tasks(b *event.PlanUpdated, ev *event.Event) error {
 	return e.write(l.End())
 }
 
+// appendTask writes the i-th entry of a plan as a mermaid task.
+func (e *Encoder) appendTask(b []byte, i int, p *event.PlanEntry) []byte {
+	id, err := strconv.ParseUint(p.ID, 10, 32)
+	if err != nil {
+		id = uint64(i + 1)
+		if p.ID != "" {
+			e.opts.Losses.Add(lossPlanEntryId)
+		}
+	}
+	f := true
+	b = append(b, '{')
+	b = jsonenc.Key(b, &f, "id")
+	b = jsonenc.Uint(b, id)
+	b = jsonenc.Key(b, &f, "subject")
+	b = jsonenc.String(b, p.Content)
+	b = jsonenc.Key(b, &f, "status")
+	b = jsonenc.String(b, p.Status)
+	// Another dialect's word is written as it is (mermaid types the field
+	// as a string), and counted: a mermaid reader knows only its own three.
+	if !e.native && !slices.Contains(knownTaskStatuses, p.Status) {
+		e.opts.Losses.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
+	}
+	b = jsonenc.Key(b, &f, "active_form")
+	b = jsonenc.String(b, p.ActiveForm)
+	b = jsonenc.Key(b, &f, "elapsed_secs")
+	b = appendNullUint(b, p.ElapsedSecs)
+	b = jsonenc.Key(b, &f, "tokens_spent")
+	b = appendNullUint(b, p.TokensSpent)
+	b = jsonenc.Key(b, &f, "origin")
+	if p.Origin == "" {
+		b = append(b, "null"...)
+	} else {
+		b = jsonenc.String(b, p.Origin)
+		if !e.native && !slices.Contains(knownTaskOrigins, p.Origin) {
+			e.opts.Losses.AddDetail(lossPlanOrigin, strconv.Quote(p.Origin))
+		}
+	}
+	if p.Priority != "" {
+		e.opts.Losses.Add(lossPlanPriority)
+	}
+	return append(b, '}')
+}
+
+// appendNullUint writes a count, or null for an absent one.
+func appendNullUint(b []byte, v *uint64) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return jsonenc.Uint(b, *v)
+}
+
+// result writes mermaid's result, which sums up the run: its answer,
+// reasoning, token total and errors, stated or gathered from the stream.
 func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	e.ended = true
 	l := &e.l
@@ -481,25 +582,7 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	} else {
 		l.NullStr("reasoning", "")
 	}
-	var total uint64
-	switch {
-	case b.Usage != nil && b.Usage.TotalTokens != nil:
-		total = *b.Usage.TotalTokens
-	case b.Usage != nil && (b.Usage.InputTokens != nil || b.Usage.OutputTokens != nil):
-		var sat bool
-		total, sat = sum(val(b.Usage.InputTokens), val(b.Usage.OutputTokens), val(b.Usage.ThoughtsTokens))
-		if sat {
-			e.saturated()
-		}
-		e.opts.Losses.Add(lossRunTokenTotalByKind)
-	case e.haveToks:
-		total = e.tokens
-		if e.satToks {
-			e.saturated()
-		}
-		e.opts.Losses.Add(lossRunTokenTotalByRound)
-	}
-	l.Uint("total_tokens", total)
+	l.Uint("total_tokens", e.total(b.Usage))
 	errs := e.errors
 	if b.Errors != nil {
 		errs = *b.Errors
@@ -527,10 +610,33 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 	return e.write(l.End())
 }
 
+// total returns result's token total: the run's stated total, else the sum
+// of its counts by kind, else the sum of the rounds' totals.
+func (e *Encoder) total(u *event.Usage) uint64 {
+	switch {
+	case u != nil && u.TotalTokens != nil:
+		return *u.TotalTokens
+	case u != nil && (u.InputTokens != nil || u.OutputTokens != nil):
+		total, sat := sum(wireint.Value(u.InputTokens), wireint.Value(u.OutputTokens), wireint.Value(u.ThoughtsTokens))
+		if sat {
+			e.saturated()
+		}
+		e.opts.Losses.Add(lossRunTokenTotalByKind)
+		return total
+	case e.haveToks:
+		if e.satToks {
+			e.saturated()
+		}
+		e.opts.Losses.Add(lossRunTokenTotalByRound)
+		return e.tokens
+	}
+	return 0
+}
+
 func (e *Encoder) write(b []byte) error {
 	if e.seps != "" {
 		// The event's own line is the one with the source's separators.
-		if r, ok := respell(b, e.seps); ok {
+		if r, ok := linesep.Respell(b, e.seps); ok {
 			b, e.seps = r, ""
 		}
 	}
@@ -550,86 +656,4 @@ func (e *Encoder) fit32(n uint64, kind string) uint64 {
 		return u32.Max
 	}
 	return n
-}
-
-func val(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-// repair keeps a stream built from another dialect within mermaid's rules:
-// one session_started, nothing after result, each call finished once and
-// asked about only before it finished, and every call the run leaves open
-// finished when the run ends. It reports whether ev must be left out. A
-// mermaid source is written back as it was.
-func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
-	loss := e.opts.Losses
-	if e.ended {
-		if u, ok := ev.Body.(*event.Unknown); !ok || u.Dialect == Name {
-			loss.AddDetail(lossAfterRunFinished, string(ev.Type()))
-			return true, nil
-		}
-		return false, nil // dropped and counted as another dialect's unknown line
-	}
-	switch b := ev.Body.(type) {
-	case *event.SessionStarted:
-		loss.Add(lossRepeatedSessionStart)
-		return true, nil
-	case *event.ToolStarted:
-		if e.finished[b.CallID] {
-			loss.Add(lossAfterToolFinished)
-			return true, nil
-		}
-	case *event.ToolFinished:
-		if e.finished[b.CallID] {
-			loss.Add(lossRepeatedToolFinish)
-			return true, nil
-		}
-	case *event.PermissionRequested:
-		if e.finished[b.CallID] {
-			loss.Add(lossPermissionRequestAfterFinish)
-			return true, nil
-		}
-	case *event.SessionFinished:
-		return false, e.closeOpen()
-	}
-	return false, nil
-}
-
-// closeOpen finishes, as cancelled, the calls a run leaves open: the run's
-// end ends them. A call that was asked about but never started is started
-// first, since mermaid's approval names a started call.
-func (e *Encoder) closeOpen() error {
-	for _, id := range e.approved {
-		if !e.finished[id] {
-			if err := e.toolStarted(id, nil, true); err != nil {
-				return err
-			}
-		}
-	}
-	for _, id := range e.order {
-		if e.finished[id] {
-			continue
-		}
-		e.finished[id] = true
-		e.opts.Losses.Add(lossSynthesizedToolFinished)
-		name := e.names[id]
-		if name == "" {
-			name = "tool"
-		}
-		l := &e.l
-		l.Begin(nil)
-		l.Str("type", "tool_finished")
-		l.Str("call_id", id)
-		l.Str("name", name)
-		l.Str("status", "cancelled")
-		l.Str("summary", "the run ended before the call finished")
-		l.NullStr("error", "")
-		if err := e.write(l.End()); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -74,6 +74,7 @@ type checker struct {
 	done    idset.Set        // finished calls → pack(started, finished)
 	pending map[string][]int // call → lines of its approvals made before any tool_started
 	named   int              // calls named so far
+	rep     dialect.Reporter // reports about the line being checked
 }
 
 func newChecker() *checker { return &checker{calls: map[string]*call{}, pending: map[string][]int{}} }
@@ -95,136 +96,182 @@ func (c *checker) open(id string) *call {
 	return k
 }
 
+// Line checks one line: its place in the stream, its keys and words, then
+// the rules of its type, by one method per type (see rules).
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
 	r := gjson.ParseBytes(line)
 	if !r.IsObject() {
 		return
 	}
-	rep := dialect.Reporter{Line: n, Report: report}
-	errf, warnf := rep.Errorf, rep.Warnf
+	c.rep = dialect.Reporter{Line: n, Report: report}
 	typ := r.Get("type").Str
-	if c.result > 0 {
-		errf("/type", RuleAfterResult, "%s after result on line %d: result must be the last line", typ, c.result)
-	}
-	if c.lines == 1 && typ != "session_started" {
-		errf("/type", RuleFirstLine, "the first line is %q, want session_started", typ)
-	}
-	if c.lines > 1 && typ == "session_started" {
-		errf("/type", RuleStartedAgain, "session_started may only be the first line")
-	}
+	c.place(typ)
 	if _, known := fields[typ]; !known {
 		if typ != "" {
-			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+			c.rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(typ, k.Str) {
-			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
+			c.rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})
-	if typ == "tasks_updated" {
-		i := 0
-		jsonobj.ForEach(r.Get("tasks"), func(_, t gjson.Result) bool {
-			jsonobj.ForEach(t, func(k, v gjson.Result) bool {
-				ptr := fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str))
-				switch {
-				case !slices.Contains(taskShape.Known, k.Str):
-					rep.Unknownf(ptr, RuleUnknownField, "unknown field %q in a task", k.Str)
-				case k.Str == "status":
-					unknownWord(rep, ptr, v, knownTaskStatuses, "a task's status")
-				case k.Str == "origin":
-					unknownWord(rep, ptr, v, knownTaskOrigins, "a task's origin")
-				}
-				return true
-			})
-			i++
+	switch typ {
+	case "tasks_updated":
+		c.taskWords(r)
+	case "tool_finished":
+		unknownWord(c.rep, "/status", r.Get("status"), knownToolStatuses, "tool_finished.status")
+	}
+	c.rules(typ, r, n)
+}
+
+// place checks the line's place in the stream: session_started first and
+// only there, nothing after result.
+func (c *checker) place(typ string) {
+	if c.result > 0 {
+		c.rep.Errorf("/type", RuleAfterResult, "%s after result on line %d: result must be the last line", typ, c.result)
+	}
+	if c.lines == 1 && typ != "session_started" {
+		c.rep.Errorf("/type", RuleFirstLine, "the first line is %q, want session_started", typ)
+	}
+	if c.lines > 1 && typ == "session_started" {
+		c.rep.Errorf("/type", RuleStartedAgain, "session_started may only be the first line")
+	}
+}
+
+// taskWords reports the unknown keys of the tasks of a tasks_updated, and
+// the words of their status and origin mermaid does not document.
+func (c *checker) taskWords(r gjson.Result) {
+	i := 0
+	jsonobj.ForEach(r.Get("tasks"), func(_, t gjson.Result) bool {
+		jsonobj.ForEach(t, func(k, v gjson.Result) bool {
+			ptr := fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str))
+			switch {
+			case !slices.Contains(taskShape.Known, k.Str):
+				c.rep.Unknownf(ptr, RuleUnknownField, "unknown field %q in a task", k.Str)
+			case k.Str == "status":
+				unknownWord(c.rep, ptr, v, knownTaskStatuses, "a task's status")
+			case k.Str == "origin":
+				unknownWord(c.rep, ptr, v, knownTaskOrigins, "a task's origin")
+			}
 			return true
 		})
-	}
-	if typ == "tool_finished" {
-		unknownWord(rep, "/status", r.Get("status"), knownToolStatuses, "tool_finished.status")
-	}
+		i++
+		return true
+	})
+}
 
+// rules checks the rules of a line's type, by one method per type.
+func (c *checker) rules(typ string, r gjson.Result, n int) {
 	id := r.Get("call_id").Str
 	switch typ {
 	case "session_started":
-		if v := r.Get("protocol_version"); v.Type == gjson.Number && v.Raw != strconv.Itoa(ProtocolVersion) {
-			errf("/protocol_version", RuleProtocolVersion, "protocol_version %s is not 1, the only mermaid run-event protocol", v.Raw)
-		}
-		c.session = r.Get("session_id").Str
+		c.sessionStarted(r)
 	case "tool_started":
-		if v, closed := c.done.Get(id); closed {
-			// A call may finish before it starts (an error says so); it
-			// may then still start, once.
-			started, finished := unpack(v)
-			if started > 0 {
-				errf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, started)
-				return
-			}
-			c.done.Add(id, pack(n, finished))
-		} else {
-			k := c.open(id)
-			if k.started > 0 {
-				errf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, k.started)
-				return
-			}
-			k.started = n
-		}
-		delete(c.pending, id)
+		c.toolStarted(id, n)
 	case "tool_finished":
-		if k := c.calls[id]; k != nil {
-			if k.started == 0 {
-				errf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
-			}
-			delete(c.calls, id)
-			c.done.Add(id, pack(k.started, n))
-		} else if v, closed := c.done.Get(id); closed {
-			_, finished := unpack(v)
-			errf("/call_id", RuleToolFinished, "call %q already finished on line %d", id, finished)
-		} else {
-			errf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
-			c.done.Add(id, pack(0, n))
-		}
+		c.toolFinished(id, n)
 	case "approval_required":
-		started := false
-		if v, closed := c.done.Get(id); closed {
-			s, finished := unpack(v)
-			errf("/call_id", RuleApprovalFinished, "approval_required for call %q, which already finished on line %d", id, finished)
-			started = s > 0
-		} else {
-			started = c.open(id).started > 0
-		}
-		if !started {
-			if lines, ok := c.pending[id]; ok {
-				c.pending[id] = append(lines, n)
-			} else {
-				c.pending[strings.Clone(id)] = []int{n}
-			}
-		}
+		c.approvalRequired(id, n)
 	case "tasks_updated":
-		tasks := r.Get("tasks")
-		total, done := 0, 0
-		jsonobj.ForEach(tasks, func(_, t gjson.Result) bool {
-			total++
-			if t.Get("status").Str == "completed" {
-				done++
-			}
-			return true
-		})
-		if v := r.Get("total"); v.Type == gjson.Number && tasks.IsArray() && v.Raw != strconv.Itoa(total) {
-			warnf("/total", RuleTaskCounts, "total is %s but the list has %d tasks", v.Raw, total)
-		}
-		if v := r.Get("completed"); v.Type == gjson.Number && tasks.IsArray() && v.Raw != strconv.Itoa(done) {
-			warnf("/completed", RuleTaskCounts, "completed is %s but %d tasks are completed", v.Raw, done)
-		}
+		c.tasksUpdated(r)
 	case "result":
-		c.result = n
-		if v := r.Get("session_id"); v.Exists() && c.session != "" && v.Str != c.session {
-			warnf("/session_id", RuleSessionID, "result names session %q, session_started %q", v.Str, c.session)
+		c.resultLine(r, n)
+	}
+}
+
+func (c *checker) sessionStarted(r gjson.Result) {
+	if v := r.Get("protocol_version"); v.Type == gjson.Number && v.Raw != strconv.Itoa(ProtocolVersion) {
+		c.rep.Errorf("/protocol_version", RuleProtocolVersion, "protocol_version %s is not 1, the only mermaid run-event protocol", v.Raw)
+	}
+	c.session = r.Get("session_id").Str
+}
+
+func (c *checker) toolStarted(id string, n int) {
+	if v, closed := c.done.Get(id); closed {
+		// A call may finish before it starts (an error says so); it may
+		// then still start, once.
+		started, finished := unpack(v)
+		if started > 0 {
+			c.rep.Errorf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, started)
+			return
 		}
+		c.done.Add(id, pack(n, finished))
+	} else {
+		k := c.open(id)
+		if k.started > 0 {
+			c.rep.Errorf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, k.started)
+			return
+		}
+		k.started = n
+	}
+	delete(c.pending, id)
+}
+
+func (c *checker) toolFinished(id string, n int) {
+	if k := c.calls[id]; k != nil {
+		if k.started == 0 {
+			c.rep.Errorf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
+		}
+		delete(c.calls, id)
+		c.done.Add(id, pack(k.started, n))
+	} else if v, closed := c.done.Get(id); closed {
+		_, finished := unpack(v)
+		c.rep.Errorf("/call_id", RuleToolFinished, "call %q already finished on line %d", id, finished)
+	} else {
+		c.rep.Errorf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
+		c.done.Add(id, pack(0, n))
+	}
+}
+
+// approvalRequired checks that an approval comes before its call
+// finishes; one made before the call's tool_started waits in pending for
+// it.
+func (c *checker) approvalRequired(id string, n int) {
+	started := false
+	if v, closed := c.done.Get(id); closed {
+		s, finished := unpack(v)
+		c.rep.Errorf("/call_id", RuleApprovalFinished, "approval_required for call %q, which already finished on line %d", id, finished)
+		started = s > 0
+	} else {
+		started = c.open(id).started > 0
+	}
+	if started {
+		return
+	}
+	if lines, ok := c.pending[id]; ok {
+		c.pending[id] = append(lines, n)
+	} else {
+		c.pending[strings.Clone(id)] = []int{n}
+	}
+}
+
+// tasksUpdated checks that total and completed count the list.
+func (c *checker) tasksUpdated(r gjson.Result) {
+	tasks := r.Get("tasks")
+	total, done := 0, 0
+	jsonobj.ForEach(tasks, func(_, t gjson.Result) bool {
+		total++
+		if t.Get("status").Str == "completed" {
+			done++
+		}
+		return true
+	})
+	if v := r.Get("total"); v.Type == gjson.Number && tasks.IsArray() && v.Raw != strconv.Itoa(total) {
+		c.rep.Warnf("/total", RuleTaskCounts, "total is %s but the list has %d tasks", v.Raw, total)
+	}
+	if v := r.Get("completed"); v.Type == gjson.Number && tasks.IsArray() && v.Raw != strconv.Itoa(done) {
+		c.rep.Warnf("/completed", RuleTaskCounts, "completed is %s but %d tasks are completed", v.Raw, done)
+	}
+}
+
+func (c *checker) resultLine(r gjson.Result, n int) {
+	c.result = n
+	if v := r.Get("session_id"); v.Exists() && c.session != "" && v.Str != c.session {
+		c.rep.Warnf("/session_id", RuleSessionID, "result names session %q, session_started %q", v.Str, c.session)
 	}
 }
 

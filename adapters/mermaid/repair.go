@@ -1,0 +1,78 @@
+package mermaid
+
+import "github.com/evtool/evtool/event"
+
+// repair keeps a stream built from another dialect within mermaid's rules:
+// one session_started, nothing after result, each call finished once and
+// asked about only before it finished, and every call the run leaves open
+// finished when the run ends. It reports whether ev must be left out. A
+// mermaid source is written back as it was.
+func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
+	loss := e.opts.Losses
+	if e.ended {
+		if u, ok := ev.Body.(*event.Unknown); !ok || u.Dialect == Name {
+			loss.AddDetail(lossAfterRunFinished, string(ev.Type()))
+			return true, nil
+		}
+		return false, nil // dropped and counted as another dialect's unknown line
+	}
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		loss.Add(lossRepeatedSessionStart)
+		return true, nil
+	case *event.ToolStarted:
+		if e.finished[b.CallID] {
+			loss.Add(lossAfterToolFinished)
+			return true, nil
+		}
+	case *event.ToolFinished:
+		if e.finished[b.CallID] {
+			loss.Add(lossRepeatedToolFinish)
+			return true, nil
+		}
+	case *event.PermissionRequested:
+		if e.finished[b.CallID] {
+			loss.Add(lossPermissionRequestAfterFinish)
+			return true, nil
+		}
+	case *event.SessionFinished:
+		return false, e.closeOpen()
+	}
+	return false, nil
+}
+
+// closeOpen finishes, as cancelled, the calls a run leaves open: the run's
+// end ends them. A call that was asked about but never started is started
+// first, since mermaid's approval names a started call.
+func (e *Encoder) closeOpen() error {
+	for _, id := range e.approved {
+		if !e.finished[id] {
+			if err := e.toolStarted(id, nil, true); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range e.order {
+		if e.finished[id] {
+			continue
+		}
+		e.finished[id] = true
+		e.opts.Losses.Add(lossSynthesizedToolFinished)
+		name := e.names[id]
+		if name == "" {
+			name = "tool"
+		}
+		l := &e.l
+		l.Begin(nil)
+		l.Str("type", "tool_finished")
+		l.Str("call_id", id)
+		l.Str("name", name)
+		l.Str("status", "cancelled")
+		l.Str("summary", "the run ended before the call finished")
+		l.NullStr("error", "")
+		if err := e.write(l.End()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
