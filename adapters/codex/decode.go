@@ -237,7 +237,6 @@ func (d *Decoder) header(thread string) *event.SessionStarted {
 // writes it back (-1 for none).
 func (d *Decoder) events(root gjson.Result, typ string, line []byte) (evs []*event.Event, writer int, err error) {
 	r := &reader{}
-	at := func(b event.Body) *event.Event { return &event.Event{TurnID: d.turn, Body: b} }
 	switch typ {
 	case "thread.started":
 		s := d.header(r.str(root.Get("thread_id"), "/thread_id"))
@@ -250,57 +249,17 @@ func (d *Decoder) events(root gjson.Result, typ string, line []byte) (evs []*eve
 		d.turns++
 		d.turn = "turn-" + strconv.Itoa(d.turns)
 		d.ended, d.answer = false, nil
-		evs = append(evs, at(&event.TurnStarted{}))
+		evs = append(evs, d.at(&event.TurnStarted{}))
 	case "turn.completed", "turn.failed":
-		if d.turn == "" {
-			// A turn that ends without a start still ends a turn.
-			d.turns++
-			d.turn = "turn-" + strconv.Itoa(d.turns)
-			evs = append(evs, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{}})
+		if evs, err = d.turnEnded(r, root, typ); err != nil {
+			return nil, -1, err
 		}
-		b := &event.TurnFinished{Status: event.StatusOK}
-		if typ == "turn.completed" {
-			u := root.Get("usage")
-			if u.Exists() && !u.IsObject() {
-				r.fail("/usage", "got "+jsonobj.TypeName(u)+", want an object")
-			} else if u.Exists() {
-				c, err := readCounts(u)
-				if err != nil {
-					return nil, -1, err
-				}
-				// The turn's own usage; the thread's total ends the run.
-				b.Usage, d.usage = c.since(d.enc.st.usage).canonical(), c.canonical()
-			}
-		} else {
-			b.Status = event.StatusError
-			if e := root.Get("error"); e.IsObject() {
-				b.Reason = r.str(e.Get("message"), "/error/message")
-			} else if e.Exists() {
-				r.fail("/error", "got "+jsonobj.TypeName(e)+", want an object")
-			}
-		}
-		evs = append(evs, at(b))
-		d.turn, d.ended, d.status, d.reason = "", true, b.Status, b.Reason
 	case "error":
-		evs = append(evs, at(&event.Error{Message: r.str(root.Get("message"), "/message")}))
+		evs = append(evs, d.at(&event.Error{Message: r.str(root.Get("message"), "/message")}))
 	case "item.plan.delta":
-		evs = append(evs, at(&event.MessageDelta{Text: r.str(root.Get("delta"), "/delta"), MessageID: r.str(root.Get("item_id"), "/item_id")}))
+		evs = append(evs, d.at(&event.MessageDelta{Text: r.str(root.Get("delta"), "/delta"), MessageID: r.str(root.Get("item_id"), "/item_id")}))
 	case "request_user_input":
-		b := &event.PermissionRequested{RequestID: r.str(root.Get("id"), "/id"), CallID: r.str(root.Get("call_id"), "/call_id"), Tool: "request_user_input"}
-		if q := root.Get("questions"); q.IsArray() {
-			b.Preview = json.RawMessage(q.Raw)
-			var texts []string
-			jsonobj.ForEach(q, func(_, v gjson.Result) bool {
-				if t := v.Get("question"); t.Type == gjson.String {
-					texts = append(texts, t.Str)
-				}
-				return true
-			})
-			b.Description = strings.Join(texts, "\n")
-		} else if q.Exists() {
-			r.fail("/questions", "got "+jsonobj.TypeName(q)+", want an array")
-		}
-		evs = append(evs, at(b))
+		evs = append(evs, d.at(userInput(r, root)))
 	case "item.started", "item.updated", "item.completed":
 		item := root.Get("item")
 		if !item.IsObject() {
@@ -327,6 +286,62 @@ func (d *Decoder) events(root gjson.Result, typ string, line []byte) (evs []*eve
 	return evs, len(evs) - 1, nil
 }
 
+// turnEnded returns the events of turn.completed and turn.failed: the
+// turn's end, after a start if the turn had none.
+func (d *Decoder) turnEnded(r *reader, root gjson.Result, typ string) ([]*event.Event, error) {
+	var evs []*event.Event
+	if d.turn == "" {
+		// A turn that ends without a start still ends a turn.
+		d.turns++
+		d.turn = "turn-" + strconv.Itoa(d.turns)
+		evs = append(evs, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{}})
+	}
+	b := &event.TurnFinished{Status: event.StatusOK}
+	if typ == "turn.completed" {
+		u := root.Get("usage")
+		if u.Exists() && !u.IsObject() {
+			r.fail("/usage", "got "+jsonobj.TypeName(u)+", want an object")
+		} else if u.Exists() {
+			c, err := readCounts(u)
+			if err != nil {
+				return nil, err
+			}
+			// The turn's own usage; the thread's total ends the run.
+			b.Usage, d.usage = c.since(d.enc.st.usage).canonical(), c.canonical()
+		}
+	} else {
+		b.Status = event.StatusError
+		if e := root.Get("error"); e.IsObject() {
+			b.Reason = r.str(e.Get("message"), "/error/message")
+		} else if e.Exists() {
+			r.fail("/error", "got "+jsonobj.TypeName(e)+", want an object")
+		}
+	}
+	evs = append(evs, d.at(b))
+	d.turn, d.ended, d.status, d.reason = "", true, b.Status, b.Reason
+	return evs, nil
+}
+
+// userInput reads request_user_input: a permission request whose
+// questions are its description.
+func userInput(r *reader, root gjson.Result) *event.PermissionRequested {
+	b := &event.PermissionRequested{RequestID: r.str(root.Get("id"), "/id"), CallID: r.str(root.Get("call_id"), "/call_id"), Tool: "request_user_input"}
+	if q := root.Get("questions"); q.IsArray() {
+		b.Preview = json.RawMessage(q.Raw)
+		var texts []string
+		jsonobj.ForEach(q, func(_, v gjson.Result) bool {
+			if t := v.Get("question"); t.Type == gjson.String {
+				texts = append(texts, t.Str)
+			}
+			return true
+		})
+		b.Description = strings.Join(texts, "\n")
+	} else if q.Exists() {
+		r.fail("/questions", "got "+jsonobj.TypeName(q)+", want an array")
+	}
+	return b
+}
+
 // itemTypeField returns an item's type; items of Codex before 0.44 named
 // it item_type, and called an agent message assistant_message.
 func itemTypeField(item gjson.Result) string {
@@ -345,215 +360,279 @@ func (d *Decoder) unknown(typ string, line []byte) []*event.Event {
 	return []*event.Event{{TurnID: d.turn, Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}}}
 }
 
-// item returns the events of an item line.
+// itemLine reads the fields of one item line, keeping the first error.
+type itemLine struct {
+	r    *reader
+	item gjson.Result
+}
+
+func (l itemLine) get(k string) gjson.Result { return jsonobj.Lookup(l.item, k) }
+func (l itemLine) str(k string) string       { return l.r.str(l.get(k), "/item/"+k) }
+
+// toolItem is what a tool item's line says of its call.
+type toolItem struct {
+	name, title string
+	kind        event.ToolKind
+	input       json.RawMessage
+	fin         *event.ToolFinished
+	tasks       []*event.Event // a collab item's agent states
+}
+
+// at returns an event of the open turn.
+func (d *Decoder) at(b event.Body) *event.Event { return &event.Event{TurnID: d.turn, Body: b} }
+
+// item returns the events of an item line: what an item of each type
+// says is read by one method per type.
 func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([]*event.Event, error) {
 	id, id2, has2 := itemID(item)
 	if v := item.Get("id"); v.Exists() && v.Type != gjson.String {
 		r.fail("/item/id", "got "+jsonobj.TypeName(v)+", want a string")
 	}
-	at := func(b event.Body) *event.Event { return &event.Event{TurnID: d.turn, Body: b} }
-	get := func(k string) gjson.Result { return jsonobj.Lookup(item, k) }
-	str := func(k string) string { return r.str(get(k), "/item/"+k) }
-	var evs []*event.Event
+	l := itemLine{r: r, item: item}
 	switch itemType {
 	case "agent_message", "plan":
-		text := str("text")
+		text := l.str("text")
 		if itemType == "agent_message" {
 			d.answer = &text
 		}
-		return append(evs, at(&event.Message{Text: text, MessageID: id})), r.err
+		return []*event.Event{d.at(&event.Message{Text: text, MessageID: id})}, r.err
 	case "reasoning":
-		return append(evs, at(&event.Reasoning{Text: str("text")})), r.err
+		return []*event.Event{d.at(&event.Reasoning{Text: l.str("text")})}, r.err
 	case "error":
-		return append(evs, at(&event.Notice{Severity: event.SeverityWarning, Message: str("message")})), r.err
+		return []*event.Event{d.at(&event.Notice{Severity: event.SeverityWarning, Message: l.str("message")})}, r.err
 	case "todo_list":
-		b := &event.PlanUpdated{Entries: []event.PlanEntry{}}
-		items := get("items")
-		if items.Exists() && !items.IsArray() {
-			r.fail("/item/items", "got "+jsonobj.TypeName(items)+", want an array")
-		}
-		i := 0
-		jsonobj.ForEach(items, func(_, t gjson.Result) bool {
-			ptr := "/item/items/" + strconv.Itoa(i)
-			p := event.PlanEntry{Content: r.str(t.Get("text"), ptr+"/text"), Status: "pending"}
-			if c := t.Get("completed"); c.Exists() && !c.IsBool() {
-				r.fail(ptr+"/completed", "got "+jsonobj.TypeName(c)+", want a boolean")
-			} else if c.Bool() {
-				p.Status = "completed"
-			}
-			b.Entries = append(b.Entries, p)
-			i++
-			return true
-		})
-		return append(evs, at(b)), r.err
+		return []*event.Event{d.at(todoItem(l))}, r.err
 	}
 
 	// A tool item. Its call id names it in the whole session (see
 	// state.callID).
 	cid := d.enc.st.callID(id)
-	var name, title string
-	var kind event.ToolKind
-	var input json.RawMessage
-	fin := &event.ToolFinished{CallID: cid}
-	var tasks []*event.Event
+	t := toolItem{fin: &event.ToolFinished{CallID: cid}}
 	switch itemType {
 	case "command_execution":
-		cmd := str("command")
-		name, title, kind = toolShell, cmd, event.KindExecute
-		input = jsonenc.String([]byte(`{"command":`), cmd)
-		input = append(input, '}')
-		out := str("aggregated_output")
-		fin.Output, fin.Command = &out, cmd
-		if v := get("exit_code"); v.Exists() && v.Type != gjson.Null {
-			n, msg := jsonobj.ParseInt(v, jsonobj.I32)
-			if msg != "" {
-				return nil, &DecodeError{Pointer: "/item/exit_code", Msg: msg}
-			}
-			fin.ExitCode = &n
+		if err := commandItem(l, &t); err != nil {
+			return nil, err
 		}
 	case "file_change":
-		changes := get("changes")
-		var paths, kinds []string
-		if changes.Exists() && !changes.IsArray() {
-			r.fail("/item/changes", "got "+jsonobj.TypeName(changes)+", want an array")
-		}
-		i := 0
-		jsonobj.ForEach(changes, func(_, c gjson.Result) bool {
-			ptr := "/item/changes/" + strconv.Itoa(i)
-			paths = append(paths, r.str(c.Get("path"), ptr+"/path"))
-			kinds = append(kinds, r.str(c.Get("kind"), ptr+"/kind"))
-			i++
-			return true
-		})
-		name, title, kind = toolPatch, strings.Join(paths, ", "), changeKind(kinds)
-		raw := changes.Raw
-		if raw == "" {
-			raw = "[]"
-		}
-		input = json.RawMessage(`{"changes":` + raw + `}`)
-		fin.Edit = input
+		fileChangeItem(l, &t)
 	case "mcp_tool_call":
-		server, tool := str("server"), str("tool")
-		name, title, kind = tool, server+"/"+tool, mcpKind(tool)
-		if a := get("arguments"); a.Exists() && a.Type != gjson.Null {
-			input = json.RawMessage(a.Raw)
-		}
-		if res := get("result"); res.IsObject() {
-			var texts []string
-			any := false
-			jsonobj.ForEach(res.Get("content"), func(_, c gjson.Result) bool {
-				if c.Get("type").Str == "text" && c.Get("text").Type == gjson.String {
-					texts = append(texts, c.Get("text").Str)
-					any = true
-				}
-				return true
-			})
-			if any {
-				s := strings.Join(texts, "\n")
-				fin.Output = &s
-			}
-		} else if res.Exists() && res.Type != gjson.Null {
-			r.fail("/item/result", "got "+jsonobj.TypeName(res)+", want an object or null")
-		}
-		if e := get("error"); e.IsObject() {
-			fin.Error = r.str(e.Get("message"), "/item/error/message")
-		} else if e.Exists() && e.Type != gjson.Null {
-			r.fail("/item/error", "got "+jsonobj.TypeName(e)+", want an object or null")
-		}
+		mcpItem(l, &t)
 	case "web_search":
-		query := str("query")
-		action := get("action")
-		name, title, kind = toolWebSearch, query, webKind(action.Get("type").Str)
-		if title == "" {
-			title = action.Get("url").Str
-		}
-		in := []byte{'{'}
-		first := true
-		if has2 {
-			in = jsonenc.Key(in, &first, "id")
-			in = append(in, id2...)
-		}
-		if q := get("query"); q.Exists() {
-			in = jsonenc.Key(in, &first, "query")
-			in = append(in, q.Raw...)
-		}
-		if action.Exists() {
-			in = jsonenc.Key(in, &first, "action")
-			in = append(in, action.Raw...)
-		}
-		input = append(in, '}')
-		fin.Web, fin.Status = input, event.ToolSuccess
-		if res := get("results"); res.Exists() {
-			// The search's results (0.157) are the web details of its
-			// end, not its input.
-			if !res.IsArray() && res.Type != gjson.Null {
-				r.fail("/item/results", "got "+jsonobj.TypeName(res)+", want an array or null")
-			}
-			web := append([]byte(nil), in...)
-			web = jsonenc.Key(web, &first, "results")
-			web = append(web, res.Raw...)
-			fin.Web = append(web, '}')
-		}
+		webSearchItem(l, &t, id2, has2)
 	case "collab_tool_call":
-		tool := str("tool")
-		name, title, kind = tool, tool, event.KindOther
-		in := []byte{'{'}
-		first := true
-		for _, k := range []string{"sender_thread_id", "receiver_thread_ids", "prompt"} {
-			if v := get(k); v.Exists() {
-				in = jsonenc.Key(in, &first, k)
-				in = append(in, v.Raw...)
-			}
-		}
-		input = append(in, '}')
-		prompt, _ := r.optStr(get("prompt"), "/item/prompt")
-		states := get("agents_states")
-		if states.Exists() && !states.IsObject() {
-			r.fail("/item/agents_states", "got "+jsonobj.TypeName(states)+", want an object")
-		}
-		jsonobj.ForEach(states, func(k, v gjson.Result) bool {
-			ptr := "/item/agents_states/" + k.Str
-			t := &event.TaskUpdated{TaskID: k.Str, Kind: event.TaskSubagent, Status: event.TaskRunning, Title: prompt, ParentTaskID: cid}
-			if s, ok := agentStatuses[r.str(v.Get("status"), ptr+"/status")]; ok {
-				t.Status = s
-			}
-			t.Detail, _ = r.optStr(v.Get("message"), ptr+"/message")
-			tasks = append(tasks, at(t))
-			return true
-		})
+		d.collabItem(l, &t, cid)
 	}
-	if st := get("status"); st.Exists() && itemType != "web_search" {
+	if st := l.get("status"); st.Exists() && itemType != "web_search" {
 		w := r.str(st, "/item/status")
 		if s, ok := finalStatuses[w]; ok {
-			fin.Status = s
+			t.fin.Status = s
 		} else {
-			fin.Status = event.ToolError // a newer word; the residue keeps it
+			t.fin.Status = event.ToolError // a newer word; the residue keeps it
 		}
 	}
-	if fin.Status == "" {
-		fin.Status = event.ToolSuccess
+	if t.fin.Status == "" {
+		t.fin.Status = event.ToolSuccess
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
+	return d.toolEvents(evType, itemType, cid, &t), nil
+}
+
+// toolEvents returns the events of a tool item's line: its tool_call when
+// it is first seen, its subagents' states, then the event of the line's
+// type.
+func (d *Decoder) toolEvents(evType, itemType, cid string, t *toolItem) []*event.Event {
+	var evs []*event.Event
 	if !d.calls[cid] {
 		d.calls[strings.Clone(cid)] = true
-		evs = append(evs, at(&event.ToolCall{CallID: cid, Name: name, Title: title, Kind: kind, Input: input}))
-	} else if itemType == "web_search" && evType == "item.completed" && kind != d.enc.callKind(cid) {
-		fin.Kind = kind // the search's action is known only now
+		evs = append(evs, d.at(&event.ToolCall{CallID: cid, Name: t.name, Title: t.title, Kind: t.kind, Input: t.input}))
+	} else if itemType == "web_search" && evType == "item.completed" && t.kind != d.enc.callKind(cid) {
+		t.fin.Kind = t.kind // the search's action is known only now
 	}
-	evs = append(evs, tasks...)
+	evs = append(evs, t.tasks...)
 	switch evType {
 	case "item.started":
-		evs = append(evs, at(&event.ToolStarted{CallID: cid, Name: name}))
+		evs = append(evs, d.at(&event.ToolStarted{CallID: cid, Name: t.name}))
 	case "item.updated":
-		evs = append(evs, at(&event.ToolProgress{CallID: cid, Name: name, Message: title}))
+		evs = append(evs, d.at(&event.ToolProgress{CallID: cid, Name: t.name, Message: t.title}))
 	default:
 		delete(d.calls, cid)
-		fin.Name = name
-		evs = append(evs, at(fin))
+		t.fin.Name = t.name
+		evs = append(evs, d.at(t.fin))
 	}
-	return evs, nil
+	return evs
+}
+
+// todoItem reads a todo_list item as a plan.
+func todoItem(l itemLine) *event.PlanUpdated {
+	r := l.r
+	b := &event.PlanUpdated{Entries: []event.PlanEntry{}}
+	items := l.get("items")
+	if items.Exists() && !items.IsArray() {
+		r.fail("/item/items", "got "+jsonobj.TypeName(items)+", want an array")
+	}
+	i := 0
+	jsonobj.ForEach(items, func(_, t gjson.Result) bool {
+		ptr := "/item/items/" + strconv.Itoa(i)
+		p := event.PlanEntry{Content: r.str(t.Get("text"), ptr+"/text"), Status: "pending"}
+		if c := t.Get("completed"); c.Exists() && !c.IsBool() {
+			r.fail(ptr+"/completed", "got "+jsonobj.TypeName(c)+", want a boolean")
+		} else if c.Bool() {
+			p.Status = "completed"
+		}
+		b.Entries = append(b.Entries, p)
+		i++
+		return true
+	})
+	return b
+}
+
+// commandItem reads a command_execution item: a shell call.
+func commandItem(l itemLine, t *toolItem) error {
+	cmd := l.str("command")
+	t.name, t.title, t.kind = toolShell, cmd, event.KindExecute
+	t.input = jsonenc.String([]byte(`{"command":`), cmd)
+	t.input = append(t.input, '}')
+	out := l.str("aggregated_output")
+	t.fin.Output, t.fin.Command = &out, cmd
+	if v := l.get("exit_code"); v.Exists() && v.Type != gjson.Null {
+		n, msg := jsonobj.ParseInt(v, jsonobj.I32)
+		if msg != "" {
+			return &DecodeError{Pointer: "/item/exit_code", Msg: msg}
+		}
+		t.fin.ExitCode = &n
+	}
+	return nil
+}
+
+// fileChangeItem reads a file_change item: a patch call, whose changes
+// are its input and its edit.
+func fileChangeItem(l itemLine, t *toolItem) {
+	r := l.r
+	changes := l.get("changes")
+	var paths, kinds []string
+	if changes.Exists() && !changes.IsArray() {
+		r.fail("/item/changes", "got "+jsonobj.TypeName(changes)+", want an array")
+	}
+	i := 0
+	jsonobj.ForEach(changes, func(_, c gjson.Result) bool {
+		ptr := "/item/changes/" + strconv.Itoa(i)
+		paths = append(paths, r.str(c.Get("path"), ptr+"/path"))
+		kinds = append(kinds, r.str(c.Get("kind"), ptr+"/kind"))
+		i++
+		return true
+	})
+	t.name, t.title, t.kind = toolPatch, strings.Join(paths, ", "), changeKind(kinds)
+	raw := changes.Raw
+	if raw == "" {
+		raw = "[]"
+	}
+	t.input = json.RawMessage(`{"changes":` + raw + `}`)
+	t.fin.Edit = t.input
+}
+
+// mcpItem reads an mcp_tool_call item: its result's text is the call's
+// output.
+func mcpItem(l itemLine, t *toolItem) {
+	r := l.r
+	server, tool := l.str("server"), l.str("tool")
+	t.name, t.title, t.kind = tool, server+"/"+tool, mcpKind(tool)
+	if a := l.get("arguments"); a.Exists() && a.Type != gjson.Null {
+		t.input = json.RawMessage(a.Raw)
+	}
+	if res := l.get("result"); res.IsObject() {
+		var texts []string
+		any := false
+		jsonobj.ForEach(res.Get("content"), func(_, c gjson.Result) bool {
+			if c.Get("type").Str == "text" && c.Get("text").Type == gjson.String {
+				texts = append(texts, c.Get("text").Str)
+				any = true
+			}
+			return true
+		})
+		if any {
+			s := strings.Join(texts, "\n")
+			t.fin.Output = &s
+		}
+	} else if res.Exists() && res.Type != gjson.Null {
+		r.fail("/item/result", "got "+jsonobj.TypeName(res)+", want an object or null")
+	}
+	if e := l.get("error"); e.IsObject() {
+		t.fin.Error = r.str(e.Get("message"), "/item/error/message")
+	} else if e.Exists() && e.Type != gjson.Null {
+		r.fail("/item/error", "got "+jsonobj.TypeName(e)+", want an object or null")
+	}
+}
+
+// webSearchItem reads a web_search item: its id (when a second one names
+// the search), query and action are its input and its web details.
+func webSearchItem(l itemLine, t *toolItem, id2 string, has2 bool) {
+	query := l.str("query")
+	action := l.get("action")
+	t.name, t.title, t.kind = toolWebSearch, query, webKind(action.Get("type").Str)
+	if t.title == "" {
+		t.title = action.Get("url").Str
+	}
+	in := []byte{'{'}
+	first := true
+	if has2 {
+		in = jsonenc.Key(in, &first, "id")
+		in = append(in, id2...)
+	}
+	if q := l.get("query"); q.Exists() {
+		in = jsonenc.Key(in, &first, "query")
+		in = append(in, q.Raw...)
+	}
+	if action.Exists() {
+		in = jsonenc.Key(in, &first, "action")
+		in = append(in, action.Raw...)
+	}
+	t.input = append(in, '}')
+	t.fin.Web, t.fin.Status = t.input, event.ToolSuccess
+	if res := l.get("results"); res.Exists() {
+		// The search's results (0.157) are the web details of its
+		// end, not its input.
+		if !res.IsArray() && res.Type != gjson.Null {
+			l.r.fail("/item/results", "got "+jsonobj.TypeName(res)+", want an array or null")
+		}
+		web := append([]byte(nil), in...)
+		web = jsonenc.Key(web, &first, "results")
+		web = append(web, res.Raw...)
+		t.fin.Web = append(web, '}')
+	}
+}
+
+// collabItem reads a collab_tool_call item: its agents' states are
+// task_updated events of its subagents.
+func (d *Decoder) collabItem(l itemLine, t *toolItem, cid string) {
+	r := l.r
+	tool := l.str("tool")
+	t.name, t.title, t.kind = tool, tool, event.KindOther
+	in := []byte{'{'}
+	first := true
+	for _, k := range []string{"sender_thread_id", "receiver_thread_ids", "prompt"} {
+		if v := l.get(k); v.Exists() {
+			in = jsonenc.Key(in, &first, k)
+			in = append(in, v.Raw...)
+		}
+	}
+	t.input = append(in, '}')
+	prompt, _ := r.optStr(l.get("prompt"), "/item/prompt")
+	states := l.get("agents_states")
+	if states.Exists() && !states.IsObject() {
+		r.fail("/item/agents_states", "got "+jsonobj.TypeName(states)+", want an object")
+	}
+	jsonobj.ForEach(states, func(k, v gjson.Result) bool {
+		ptr := "/item/agents_states/" + k.Str
+		ts := &event.TaskUpdated{TaskID: k.Str, Kind: event.TaskSubagent, Status: event.TaskRunning, Title: prompt, ParentTaskID: cid}
+		if s, ok := agentStatuses[r.str(v.Get("status"), ptr+"/status")]; ok {
+			ts.Status = s
+		}
+		ts.Detail, _ = r.optStr(v.Get("message"), ptr+"/message")
+		t.tasks = append(t.tasks, d.at(ts))
+		return true
+	})
 }
 
 // End implements dialect.Decoder: a stream whose last turn ended finishes

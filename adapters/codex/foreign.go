@@ -2,11 +2,10 @@ package codex
 
 import (
 	"encoding/json"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -48,18 +47,63 @@ type foreign struct {
 // fit writes an event of another dialect's stream: it opens the thread
 // and a turn where Codex needs them, joins streamed text into whole
 // items, sums usage into Codex's running thread total, and counts what
-// Codex cannot say.
+// Codex cannot say. What every event needs is done here; what its type
+// needs, by one fitX method per type.
 func (e *Encoder) fit(ev *event.Event) error {
-	loss := e.opts.Losses
-	f := &e.f
 	ev = e.renamed(ev)
-	if f.ended {
+	if e.f.ended {
 		if u, ok := ev.Body.(*event.Unknown); !ok || u.Dialect == Name {
-			loss.AddDetail(lossAfterRun, string(ev.Type()))
+			e.opts.Losses.AddDetail(lossAfterRun, string(ev.Type()))
 			return nil
 		}
 	}
-	if f.failing != "" {
+	if err := e.prepare(ev); err != nil {
+		return err
+	}
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		return e.fitSessionStarted(ev)
+	case *event.TurnStarted:
+		return e.fitTurnStarted(ev, b)
+	case *event.TurnFinished:
+		return e.fitTurnFinished(b)
+	case *event.SessionFinished:
+		return e.finish(b)
+	case *event.MessageDelta, *event.Message, *event.ReasoningDelta, *event.Reasoning:
+		return e.fitText(ev.Body)
+	case *event.ToolCall, *event.ToolStarted, *event.ToolOutput, *event.ToolFinished:
+		return e.fitTool(ev.Body)
+	case *event.PlanUpdated:
+		return e.fitPlan(b)
+	case *event.Notice:
+		return e.fitNotice(b)
+	case *event.Error:
+		return e.fitError(b)
+	case *event.Usage:
+		e.addRound(b)
+		e.opts.Losses.Add(lossUsage)
+		return nil
+	case *event.RoundFinished:
+		return e.fitRound(b)
+	case *event.ToolProgress, *event.UserMessage, *event.PermissionRequested, *event.PermissionResolved,
+		*event.TaskUpdated, *event.ModelConfigured:
+		e.opts.Losses.Add(unwritten(ev.Body))
+		return nil
+	case *event.Unknown:
+		if b.Dialect == Name {
+			return e.line(ev)
+		}
+	}
+	return e.line(plain(ev)) // counts what has no codex line
+}
+
+// prepare does what every event of another dialect's stream needs before
+// its own line: the failed turn waiting for its message is written, the
+// facts no codex line carries are counted, streamed text ends, and the
+// thread starts.
+func (e *Encoder) prepare(ev *event.Event) error {
+	loss := e.opts.Losses
+	if e.f.failing != "" {
 		// A failed turn without its message: the run's end may say it.
 		var reason string
 		if b, ok := ev.Body.(*event.SessionFinished); ok {
@@ -78,20 +122,8 @@ func (e *Encoder) fit(ev *event.Event) error {
 	if ev.Time != "" && ev.Type() != event.TypeSessionStarted {
 		loss.Add(lossTime)
 	}
-	// Streamed text is written as one item when something else comes.
-	switch ev.Body.(type) {
-	case *event.MessageDelta, *event.Message:
-		if err := e.flushThought(); err != nil {
-			return err
-		}
-	case *event.ReasoningDelta, *event.Reasoning:
-		if err := e.flushMessage(); err != nil {
-			return err
-		}
-	default:
-		if err := e.flushText(); err != nil {
-			return err
-		}
+	if err := e.flushBefore(ev); err != nil {
+		return err
 	}
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.st.header {
 		if err := e.header(&event.Event{Synthetic: true, Body: &event.SessionStarted{}}); err != nil {
@@ -99,473 +131,281 @@ func (e *Encoder) fit(ev *event.Event) error {
 		}
 		loss.Add(lossHeaderDefaults)
 	}
-	plain := &event.Event{Body: ev.Body} // no residue: another dialect's means nothing here
-	switch b := ev.Body.(type) {
-	case *event.SessionStarted:
-		if e.st.header {
-			loss.Add(lossRepeatedSession)
-			return nil
-		}
-		return e.header(ev)
-	case *event.TurnStarted:
-		if e.st.turn {
-			if err := e.endTurn(event.StatusOK, "", nil, true); err != nil {
-				return err
-			}
-		}
-		if b.Prompt != nil && !ev.Synthetic {
-			loss.Add(lossTurnPrompt)
-		}
-		if b.CommandID != "" {
-			loss.Add(lossTurnCommandID)
-		}
-		return e.startTurn(false)
-	case *event.TurnFinished:
-		if !e.st.turn {
-			if err := e.startTurn(true); err != nil {
-				return err
-			}
-		}
-		if b.Text != nil && *b.Text != "" && f.msgs == 0 {
-			// An answer that was never written as a message is one.
-			if err := e.message(*b.Text); err != nil {
-				return err
-			}
-		}
-		if b.StopReason != "" && b.StopReason != event.StopEndTurn {
-			loss.Add(lossStopReason)
-		}
-		if b.Status == event.StatusOK && b.Reason != "" {
-			loss.Add(lossTurnReason)
-		}
-		return e.endTurn(b.Status, b.Reason, b.Usage, false)
-	case *event.SessionFinished:
-		return e.finish(b)
-	case *event.MessageDelta:
-		if b.MessageID != "" {
-			loss.Add(lossMessageID)
-		}
-		f.text.WriteString(b.Text)
-		f.inText = true
-		loss.Add(lossMessageDelta)
-		return nil
-	case *event.Message:
-		if b.MessageID != "" {
-			loss.Add(lossMessageID)
-		}
-		if f.inText {
-			f.text.Reset() // the message repeats its deltas
-			f.inText = false
-		}
-		return e.message(b.Text)
-	case *event.ReasoningDelta:
-		f.thought.WriteString(b.Text)
-		f.inThink = true
-		loss.Add(lossReasoningDelta)
-		return nil
-	case *event.Reasoning:
-		if f.inThink {
-			f.thought.Reset()
-			f.inThink = false
-		}
-		return e.reasoning(b.Text)
-	case *event.ToolCall:
-		if e.calls[b.CallID] != nil || f.ids.Has(b.CallID) {
-			loss.Add(lossRepeatedToolCall)
-			return nil
-		}
-		c := &call{name: b.Name, title: b.Title, kind: b.Kind, input: b.Input}
-		c.itemType = itemTypeOf(c, false)
-		e.calls[b.CallID] = c
-		switch {
-		case c.itemType == "command_execution" && b.Title != "" && b.Title != c.commandOf():
-			loss.Add(lossCommandTitle)
-		case c.itemType == "mcp_tool_call" && b.Title != "":
-			loss.Add(lossMCPTitle)
-		}
-		if c.itemType == "mcp_tool_call" {
-			c.title = "" // its server is not known: written as ""
-			if b.Kind != "" && b.Kind != mcpKind(b.Name) {
-				loss.Add(lossToolKind)
-			}
-		}
-		if b.Mutability != "" {
-			loss.Add(lossMutability)
-		}
-		if c.itemType == "command_execution" && len(b.Input) > 0 && !onlyCommand(b.Input) {
-			loss.Add(lossCommandInput)
-		}
-		return nil
-	case *event.ToolStarted:
-		if f.ids.Has(b.CallID) {
-			loss.Add(lossAfterToolFinished)
-			return nil
-		}
-		c := e.calls[b.CallID]
-		if c != nil && c.started {
-			loss.Add(lossRepeatedToolStart)
-			return nil
-		}
-		if err := e.ensureTurn(); err != nil {
-			return err
-		}
-		if err := e.tool(plain, b.CallID, b.Name, "item.started", nil); err != nil {
-			return err
-		}
-		e.calls[b.CallID].started = true
-		f.order = append(f.order, b.CallID)
-		return nil
-	case *event.ToolProgress:
-		loss.Add(lossToolProgress)
-		return nil
-	case *event.ToolOutput:
-		c := e.calls[b.CallID]
-		if c == nil || f.ids.Has(b.CallID) {
-			loss.Add(lossOrphanChunk)
-			return nil
-		}
-		c.output.WriteString(b.Chunk)
-		loss.Add(lossOutputChunk)
-		return nil
-	case *event.ToolFinished:
-		if f.ids.Has(b.CallID) {
-			loss.Add(lossRepeatedToolFinish)
-			return nil
-		}
-		if err := e.ensureTurn(); err != nil {
-			return err
-		}
-		e.auditFinish(b)
-		if err := e.tool(plain, b.CallID, b.Name, "item.completed", b); err != nil {
-			return err
-		}
-		e.closed(b.CallID)
-		return nil
-	case *event.PlanUpdated:
-		if err := e.ensureTurn(); err != nil {
-			return err
-		}
-		for _, p := range b.Entries {
-			if p.Status != "completed" && p.Status != "pending" {
-				loss.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
-			}
-			if p.ID != "" || p.ActiveForm != "" || p.Priority != "" || p.Origin != "" || p.ElapsedSecs != nil || p.TokensSpent != nil {
-				loss.Add(lossPlanDetails)
-			}
-		}
-		if b.Completed != nil || b.Total != nil {
-			loss.Add(lossPlanCounts)
-		}
-		return e.generated(plain, e.st.todo == "")
-	case *event.Notice:
-		if err := e.ensureTurn(); err != nil {
-			return err
-		}
-		if b.Severity != event.SeverityWarning {
-			loss.Add(lossNoticeSeverity)
-		}
-		return e.generated(plain, true)
-	case *event.Error:
-		if b.Recoverable != nil {
-			loss.Add(lossRecoverable)
-		}
-		f.lastErr = b.Message
-		f.errs = append(f.errs, b.Message)
-		return e.line(plain)
-	case *event.Usage:
-		e.addRound(b)
-		loss.Add(lossUsage)
-		return nil
-	case *event.RoundFinished:
-		if b.Usage != nil {
-			e.addRound(b.Usage)
-		}
-		loss.Add(lossRound)
-		return nil
-	case *event.UserMessage:
-		loss.Add(lossUserMessage)
-		return nil
-	case *event.PermissionRequested:
-		loss.Add(lossPermissionRequest)
-		return nil
-	case *event.PermissionResolved:
-		loss.Add(lossPermissionOutcome)
-		return nil
-	case *event.TaskUpdated:
-		loss.Add(lossTask)
-		return nil
-	case *event.ModelConfigured:
-		loss.Add(lossModelConfigured)
-		return nil
-	case *event.Unknown:
-		if b.Dialect == Name {
-			return e.line(ev)
-		}
-	}
-	return e.line(plain) // counts what has no codex line
-}
-
-// header writes thread.started.
-func (e *Encoder) header(ev *event.Event) error {
-	b := ev.Body.(*event.SessionStarted)
-	loss := e.opts.Losses
-	id := b.SessionID
-	if id == "" {
-		id = e.opts.Defaults["session_id"]
-	}
-	if ev.Synthetic && b.Source.Dialect != "" {
-		loss.Add(lossHeader)
-	}
-	if b.Model != "" || b.Provider != "" {
-		loss.Add(lossModel)
-	}
-	if b.Agent != nil && b.Agent.Version != "" {
-		loss.Add(lossProducerVersion)
-	}
-	if b.TaskID != "" || b.Workspace != "" || b.ContextFiles != nil && len(*b.ContextFiles) > 0 || len(b.Skills) > 0 ||
-		len(b.SkillsDirs) > 0 || len(b.Commands) > 0 || len(b.CommandsDirs) > 0 || len(b.MCPServers) > 0 || len(b.MCPFiles) > 0 ||
-		len(b.A2AFiles) > 0 || len(b.A2AAgents) > 0 {
-		loss.Add(lossSessionFacts)
-	}
-	h := &event.Event{Time: ev.Time, Body: &event.SessionStarted{SessionID: id}}
-	return e.line(h)
-}
-
-// startTurn writes turn.started; synthetic says the source had none.
-func (e *Encoder) startTurn(synthetic bool) error {
-	if synthetic {
-		e.opts.Losses.Add(lossTurnStarted)
-	}
-	e.f.msgs, e.f.lastErr = 0, ""
-	e.f.round, e.f.haveRound = event.Usage{}, false
-	return e.line(&event.Event{Body: &event.TurnStarted{}})
-}
-
-// ensureTurn opens a turn for an item that comes outside one.
-func (e *Encoder) ensureTurn() error {
-	if e.st.turn {
-		return nil
-	}
-	return e.startTurn(true)
-}
-
-// endTurn closes the open turn: the calls and the to-do list it leaves
-// open complete first, as newer Codex processors do, then turn.completed
-// with the thread's usage so far, or turn.failed. synthetic says the
-// source did not end the turn here.
-func (e *Encoder) endTurn(status event.Status, reason string, u *event.Usage, synthetic bool) error {
-	loss := e.opts.Losses
-	f := &e.f
-	for _, id := range f.order {
-		if c := e.calls[id]; c != nil && c.started {
-			loss.Add(lossOpenCall)
-			fin := &event.ToolFinished{CallID: id, Status: event.ToolCancelled, Error: "the turn ended before the call finished"}
-			if c.itemType != "mcp_tool_call" {
-				fin.Error = ""
-			}
-			if err := e.tool(&event.Event{Body: fin}, id, c.name, "item.completed", fin); err != nil {
-				return err
-			}
-			e.closed(id)
-		}
-	}
-	f.order = f.order[:0]
-	if e.st.todo != "" {
-		loss.Add(lossOpenTodo)
-		if err := e.completeTodo(); err != nil {
-			return err
-		}
-	}
-	switch {
-	case synthetic && f.ending:
-		loss.Add(lossRunTurnEnd)
-	case synthetic:
-		loss.Add(lossTurnCompleted)
-	}
-	f.turns++
-	if status == event.StatusOK {
-		return e.line(&event.Event{Body: &event.TurnFinished{Status: event.StatusOK, Usage: e.turnUsage(u)}})
-	}
-	// Codex's own message of a failed turn falls back to the last error
-	// line's; without one, the run's end (session_finished, next) may
-	// say what failed, so the line waits for it.
-	f.failing, f.failUsed = status, u != nil || f.haveRound
-	if reason == "" {
-		reason = f.lastErr
-	}
-	if reason == "" && !f.ending {
-		return nil
-	}
-	return e.writeFailed(reason)
-}
-
-// writeFailed writes the turn.failed of the failed turn: reason, else
-// the literal Codex writes when it has none.
-func (e *Encoder) writeFailed(reason string) error {
-	loss := e.opts.Losses
-	f := &e.f
-	status := f.failing
-	f.failing = ""
-	if status != event.StatusError {
-		loss.AddDetail(lossTurnStatus, strconv.Quote(string(status)))
-	}
-	if f.failUsed {
-		loss.Add(lossFailedUsage)
-	}
-	if reason == "" {
-		reason = "turn " + string(status)
-		if status == event.StatusError {
-			reason = "turn failed"
-		}
-	}
-	return e.line(&event.Event{Body: &event.TurnFinished{Status: event.StatusError, Reason: reason}})
-}
-
-// runMessage returns what a run's end says failed: its message, else its
-// last error.
-func runMessage(b *event.SessionFinished) string {
-	if b.Message != "" || b.Errors == nil || len(*b.Errors) == 0 {
-		return b.Message
-	}
-	return (*b.Errors)[len(*b.Errors)-1]
-}
-
-// runErrors writes the run's errors that no error line said, as error
-// lines of the open turn (Codex writes a failure's error before the
-// turn's end); with no turn to carry them, they are lost.
-func (e *Encoder) runErrors(b *event.SessionFinished) error {
-	if b.Errors == nil {
-		return nil
-	}
-	f := &e.f
-	for _, msg := range *b.Errors {
-		if slices.Contains(f.errs, msg) {
-			continue
-		}
-		if !e.st.turn {
-			e.opts.Losses.Add(lossRunErrors)
-			continue
-		}
-		f.errs = append(f.errs, msg)
-		e.opts.Losses.Add(lossRunErrorLine)
-		if err := e.line(&event.Event{Body: &event.Error{Message: msg}}); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// turnUsage adds a turn's usage (stated, else summed from its rounds) to
-// the thread's total and returns the total as a canonical usage that
-// wireOf renders exactly.
-func (e *Encoder) turnUsage(u *event.Usage) *event.Usage {
-	loss := e.opts.Losses
-	f := &e.f
-	if u == nil && f.haveRound {
-		u = &f.round
+// flushBefore writes the streamed text that ev ends: streamed text is
+// written as one item when something else comes.
+func (e *Encoder) flushBefore(ev *event.Event) error {
+	switch ev.Body.(type) {
+	case *event.MessageDelta, *event.Message:
+		return e.flushThought()
+	case *event.ReasoningDelta, *event.Reasoning:
+		return e.flushMessage()
 	}
-	if u != nil {
-		if u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil && u.TotalTokens != nil {
-			loss.Add(lossTotalOnly)
-		}
-		if u.CostUSD != "" {
-			loss.Add(lossCost)
-		}
-		if u.ModelResponses != nil {
-			loss.Add(lossModelResponses)
-		}
-		f.total.add(wireOf(u))
-		f.haveTotal = true
-	} else if !f.haveTotal {
-		loss.Add(lossZeroUsage)
-	}
-	if f.total.over() {
-		loss.Add(lossBeyondI64)
-	}
-	w := f.total
-	cu := &event.Usage{}
-	in := min(w.in, math.MaxInt64)
-	cached := min(w.cached, in)
-	cw := min(w.cw, in-cached)
-	uncached := in - cached - cw
-	cu.InputTokens, cu.CacheReadTokens = &uncached, &cached
-	if w.hasCW {
-		cu.CacheCreationTokens = &cw
-	}
-	out := min(w.out, math.MaxInt64)
-	cu.OutputTokens = &out
-	if w.hasR {
-		r := min(w.reasoning, math.MaxInt64)
-		cu.ReasoningTokens = &r
-	}
-	f.last = cu
-	return cu
+	return e.flushText()
 }
 
-// addRound adds a round's usage to the open turn's.
-func (e *Encoder) addRound(u *event.Usage) {
-	r := &e.f.round
-	e.f.haveRound = true
-	for _, p := range []struct{ dst, src **uint64 }{
-		{&r.InputTokens, &u.InputTokens}, {&r.OutputTokens, &u.OutputTokens}, {&r.CacheReadTokens, &u.CacheReadTokens},
-		{&r.CacheCreationTokens, &u.CacheCreationTokens}, {&r.ReasoningTokens, &u.ReasoningTokens},
-		{&r.ThoughtsTokens, &u.ThoughtsTokens}, {&r.TotalTokens, &u.TotalTokens},
-	} {
-		if *p.src == nil {
-			continue
-		}
-		n := sat(val(*p.dst), **p.src)
-		*p.dst = &n
+// plain returns ev without its residue: another dialect's means nothing
+// here.
+func plain(ev *event.Event) *event.Event { return &event.Event{Body: ev.Body} }
+
+// unwritten returns the loss of an event codex has no line for.
+func unwritten(body event.Body) *dialect.LossKind {
+	switch body.(type) {
+	case *event.ToolProgress:
+		return lossToolProgress
+	case *event.UserMessage:
+		return lossUserMessage
+	case *event.PermissionRequested:
+		return lossPermissionRequest
+	case *event.PermissionResolved:
+		return lossPermissionOutcome
+	case *event.TaskUpdated:
+		return lossTask
 	}
+	return lossModelConfigured
 }
 
-// finish ends the run: the open turn ends with the run's status, and a
-// run that never had a turn gets one, since a codex stream without a
-// finished turn is incomplete.
-func (e *Encoder) finish(b *event.SessionFinished) error {
+func (e *Encoder) fitSessionStarted(ev *event.Event) error {
+	if e.st.header {
+		e.opts.Losses.Add(lossRepeatedSession)
+		return nil
+	}
+	return e.header(ev)
+}
+
+func (e *Encoder) fitTurnStarted(ev *event.Event, b *event.TurnStarted) error {
+	if e.st.turn {
+		if err := e.endTurn(event.StatusOK, "", nil, true); err != nil {
+			return err
+		}
+	}
+	if b.Prompt != nil && !ev.Synthetic {
+		e.opts.Losses.Add(lossTurnPrompt)
+	}
+	if b.CommandID != "" {
+		e.opts.Losses.Add(lossTurnCommandID)
+	}
+	return e.startTurn(false)
+}
+
+func (e *Encoder) fitTurnFinished(b *event.TurnFinished) error {
 	loss := e.opts.Losses
-	f := &e.f
-	if b.StoppedBy != "" {
-		loss.Add(lossRunBound)
-	}
-	if len(b.StructuredOutput) > 0 {
-		loss.Add(lossStructured)
-	}
-	if b.Reasoning != nil && *b.Reasoning != "" && !f.reasons {
-		loss.Add(lossFinalReasoning)
-	}
-	if !e.st.turn && f.turns == 0 {
+	if !e.st.turn {
 		if err := e.startTurn(true); err != nil {
 			return err
 		}
 	}
-	if err := e.runErrors(b); err != nil {
-		return err
-	}
-	if b.Text != nil && *b.Text != "" && *b.Text != f.lastMsg && *b.Text != f.said.String() {
-		// The run's answer, unless the messages written already say it.
-		if e.st.turn {
-			if err := e.message(*b.Text); err != nil {
-				return err
-			}
-		} else {
-			loss.Add(lossFinalAnswer)
-		}
-	}
-	if e.st.turn {
-		var u *event.Usage
-		if !f.haveTotal && !f.haveRound {
-			u = b.Usage // the run's usage is all the source says
-		}
-		f.ending = true
-		if err := e.endTurn(b.Status, runMessage(b), u, true); err != nil {
+	if b.Text != nil && *b.Text != "" && e.f.msgs == 0 {
+		// An answer that was never written as a message is one.
+		if err := e.message(*b.Text); err != nil {
 			return err
 		}
 	}
-	if b.Usage != nil && (f.last == nil || wireOf(b.Usage) != wireOf(f.last)) {
-		loss.Add(lossRunTotals)
+	if b.StopReason != "" && b.StopReason != event.StopEndTurn {
+		loss.Add(lossStopReason)
 	}
-	f.ended = true
+	if b.Status == event.StatusOK && b.Reason != "" {
+		loss.Add(lossTurnReason)
+	}
+	return e.endTurn(b.Status, b.Reason, b.Usage, false)
+}
+
+// fitText joins streamed text into whole message and reasoning items.
+func (e *Encoder) fitText(body event.Body) error {
+	switch b := body.(type) {
+	case *event.MessageDelta:
+		return e.fitMessageDelta(b)
+	case *event.Message:
+		return e.fitMessage(b)
+	case *event.ReasoningDelta:
+		return e.fitReasoningDelta(b)
+	}
+	return e.fitReasoning(body.(*event.Reasoning))
+}
+
+// fitMessageDelta keeps a message delta until the text ends.
+func (e *Encoder) fitMessageDelta(b *event.MessageDelta) error {
+	if b.MessageID != "" {
+		e.opts.Losses.Add(lossMessageID)
+	}
+	e.f.text.WriteString(b.Text)
+	e.f.inText = true
+	e.opts.Losses.Add(lossMessageDelta)
+	return nil
+}
+
+func (e *Encoder) fitMessage(b *event.Message) error {
+	if b.MessageID != "" {
+		e.opts.Losses.Add(lossMessageID)
+	}
+	if e.f.inText {
+		e.f.text.Reset() // the message repeats its deltas
+		e.f.inText = false
+	}
+	return e.message(b.Text)
+}
+
+// fitReasoningDelta keeps a reasoning delta until the text ends.
+func (e *Encoder) fitReasoningDelta(b *event.ReasoningDelta) error {
+	e.f.thought.WriteString(b.Text)
+	e.f.inThink = true
+	e.opts.Losses.Add(lossReasoningDelta)
+	return nil
+}
+
+func (e *Encoder) fitReasoning(b *event.Reasoning) error {
+	if e.f.inThink {
+		e.f.thought.Reset() // the reasoning repeats its deltas
+		e.f.inThink = false
+	}
+	return e.reasoning(b.Text)
+}
+
+// fitTool writes a call's events as the items of its type.
+func (e *Encoder) fitTool(body event.Body) error {
+	switch b := body.(type) {
+	case *event.ToolCall:
+		return e.fitToolCall(b)
+	case *event.ToolStarted:
+		return e.fitToolStarted(b)
+	case *event.ToolOutput:
+		return e.fitToolOutput(b)
+	}
+	return e.fitToolFinished(body.(*event.ToolFinished))
+}
+
+// fitToolCall records a call for its item, which its start writes.
+func (e *Encoder) fitToolCall(b *event.ToolCall) error {
+	loss := e.opts.Losses
+	if e.calls[b.CallID] != nil || e.f.ids.Has(b.CallID) {
+		loss.Add(lossRepeatedToolCall)
+		return nil
+	}
+	c := &call{name: b.Name, title: b.Title, kind: b.Kind, input: b.Input}
+	c.itemType = itemTypeOf(c, false)
+	e.calls[b.CallID] = c
+	switch {
+	case c.itemType == "command_execution" && b.Title != "" && b.Title != c.commandOf():
+		loss.Add(lossCommandTitle)
+	case c.itemType == "mcp_tool_call" && b.Title != "":
+		loss.Add(lossMCPTitle)
+	}
+	if c.itemType == "mcp_tool_call" {
+		c.title = "" // its server is not known: written as ""
+		if b.Kind != "" && b.Kind != mcpKind(b.Name) {
+			loss.Add(lossToolKind)
+		}
+	}
+	if b.Mutability != "" {
+		loss.Add(lossMutability)
+	}
+	if c.itemType == "command_execution" && len(b.Input) > 0 && !onlyCommand(b.Input) {
+		loss.Add(lossCommandInput)
+	}
+	return nil
+}
+
+// fitToolStarted writes a call's item.started.
+func (e *Encoder) fitToolStarted(b *event.ToolStarted) error {
+	if e.f.ids.Has(b.CallID) {
+		e.opts.Losses.Add(lossAfterToolFinished)
+		return nil
+	}
+	c := e.calls[b.CallID]
+	if c != nil && c.started {
+		e.opts.Losses.Add(lossRepeatedToolStart)
+		return nil
+	}
+	if err := e.ensureTurn(); err != nil {
+		return err
+	}
+	if err := e.tool(&event.Event{Body: b}, b.CallID, b.Name, "item.started", nil); err != nil {
+		return err
+	}
+	e.calls[b.CallID].started = true
+	e.f.order = append(e.f.order, b.CallID)
+	return nil
+}
+
+// fitToolOutput keeps a call's output chunk for its item.completed.
+func (e *Encoder) fitToolOutput(b *event.ToolOutput) error {
+	c := e.calls[b.CallID]
+	if c == nil || e.f.ids.Has(b.CallID) {
+		e.opts.Losses.Add(lossOrphanChunk)
+		return nil
+	}
+	c.output.WriteString(b.Chunk)
+	e.opts.Losses.Add(lossOutputChunk)
+	return nil
+}
+
+// fitToolFinished writes a call's item.completed.
+func (e *Encoder) fitToolFinished(b *event.ToolFinished) error {
+	if e.f.ids.Has(b.CallID) {
+		e.opts.Losses.Add(lossRepeatedToolFinish)
+		return nil
+	}
+	if err := e.ensureTurn(); err != nil {
+		return err
+	}
+	e.auditFinish(b)
+	if err := e.tool(&event.Event{Body: b}, b.CallID, b.Name, "item.completed", b); err != nil {
+		return err
+	}
+	e.closed(b.CallID)
+	return nil
+}
+
+// fitPlan writes a plan as the turn's todo_list item.
+func (e *Encoder) fitPlan(b *event.PlanUpdated) error {
+	loss := e.opts.Losses
+	if err := e.ensureTurn(); err != nil {
+		return err
+	}
+	for _, p := range b.Entries {
+		if p.Status != "completed" && p.Status != "pending" {
+			loss.AddDetail(lossPlanStatus, strconv.Quote(p.Status))
+		}
+		if p.ID != "" || p.ActiveForm != "" || p.Priority != "" || p.Origin != "" || p.ElapsedSecs != nil || p.TokensSpent != nil {
+			loss.Add(lossPlanDetails)
+		}
+	}
+	if b.Completed != nil || b.Total != nil {
+		loss.Add(lossPlanCounts)
+	}
+	return e.generated(&event.Event{Body: b}, e.st.todo == "")
+}
+
+// fitNotice writes a notice as an error item of the turn.
+func (e *Encoder) fitNotice(b *event.Notice) error {
+	if err := e.ensureTurn(); err != nil {
+		return err
+	}
+	if b.Severity != event.SeverityWarning {
+		e.opts.Losses.Add(lossNoticeSeverity)
+	}
+	return e.generated(&event.Event{Body: b}, true)
+}
+
+// fitError writes an error line and remembers its message for the turn's
+// and the run's end.
+func (e *Encoder) fitError(b *event.Error) error {
+	if b.Recoverable != nil {
+		e.opts.Losses.Add(lossRecoverable)
+	}
+	e.f.lastErr = b.Message
+	e.f.errs = append(e.f.errs, b.Message)
+	return e.line(&event.Event{Body: b})
+}
+
+// fitRound adds a round's usage to the turn's.
+func (e *Encoder) fitRound(b *event.RoundFinished) error {
+	if b.Usage != nil {
+		e.addRound(b.Usage)
+	}
+	e.opts.Losses.Add(lossRound)
 	return nil
 }
 

@@ -47,7 +47,9 @@ type Decoder struct {
 	said     bool            // answer holds text that was said
 }
 
-// Decode implements dialect.Decoder.
+// Decode implements dialect.Decoder. A line is read whole first, by one
+// method per line type (read), and only then placed in the stream
+// (place): a line that does not fit gives no events.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
 	if !root.IsObject() {
@@ -90,7 +92,24 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 
 	// Read the line whole before emitting anything: a line that does not
 	// fit gives no events, and the reader keeps it as an unknown event.
-	res := &d.res
+	d.residue(typ, hasTS, exact)
+	var l lineFacts
+	body := d.read(typ, &l)
+	if o.Err() != nil {
+		return out, o.Err()
+	}
+	ev := &event.Event{Body: body}
+	if !d.res.Empty() {
+		ev.Ext = event.ExtOf(Name, d.res.Bytes())
+	}
+	d.place(ev, &l, t, emit)
+	return out, nil
+}
+
+// residue keeps what the line says beyond its canonical event: unknown
+// keys, required keys it lacks, and a timestamp canonical cannot hold.
+func (d *Decoder) residue(typ string, hasTS, exact bool) {
+	o, res := &d.o, &d.res
 	res.Reset()
 	for i := 0; i < o.Len(); i++ {
 		if k, raw := o.Member(i); !knownField(typ, k) {
@@ -108,177 +127,230 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		v, _ := o.Get("timestamp")
 		res.Add("timestamp", []byte(v.Raw))
 	}
-	var (
-		body Body
-		l    lineFacts
-	)
+}
+
+// read returns the canonical event of a line of a known type, and in l
+// what the line says beyond it.
+func (d *Decoder) read(typ string, l *lineFacts) Body {
 	switch typ {
 	case "init":
-		b := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}
-		b.SessionID, _ = o.Str("session_id")
-		b.Model, _ = o.Str("model")
-		body = b
+		return d.readInit()
 	case "message":
-		role, _ := o.Str("role")
-		content, _ := o.Str("content")
-		delta := o.Bool("delta")
-		if v, ok := o.Get("delta"); ok && delta != nil && (role != "assistant" || !*delta) {
-			res.Add("delta", []byte(v.Raw)) // only an assistant's delta:true is implied
-		}
-		switch {
-		case o.Err() != nil:
-		case role == "user":
-			body, l.user = &event.UserMessage{Text: content}, true
-		case role == "assistant" && delta != nil && *delta:
-			body, l.delta = &event.MessageDelta{Text: content}, true
-		case role == "assistant":
-			body, l.said = &event.Message{Text: content}, true
-		default:
-			o.Fail("/role", "got %s, want \"user\" or \"assistant\"", strconv.Quote(role))
-		}
+		return d.readMessage(l)
 	case "tool_use":
-		b := &event.ToolCall{}
-		b.Name, _ = o.Str("tool_name")
-		b.CallID, _ = o.Str("tool_id")
-		b.Kind = toolKind(b.Name)
-		if v, ok := o.Get("parameters"); ok {
-			if !v.IsObject() {
-				o.Fail("/parameters", "got %s, want an object", jsonobj.TypeName(v))
-			}
-			b.Input = json.RawMessage(v.Raw)
-		} else {
-			res.Absent("parameters")
-		}
-		body, l.said = b, true
+		return d.readToolUse()
 	case "tool_result":
-		b := &event.ToolFinished{}
-		b.CallID, _ = o.Str("tool_id")
-		b.Status = jsonobj.Word(o, "status", toolStatuses, event.ToolError, res)
-		if b.Status == "" {
-			b.Status = event.ToolError
-			res.Absent("status")
-		}
-		if s, ok := o.Str("output"); ok {
-			b.Output = &s
-		}
-		b.Error, _ = errorObject(o, res)
-		body = b
+		return d.readToolResult()
 	case "error":
-		msg, _ := o.Str("message")
-		sev, _ := o.Str("severity")
-		switch sev {
-		case "error":
-			body = &event.Error{Message: msg}
-		case "warning":
-			body = &event.Notice{Severity: event.SeverityWarning, Message: msg}
-		default:
-			// A newer severity: a notice, the word kept to be written back.
-			if _, ok := o.Get("severity"); ok {
-				res.Add("severity", jsonenc.String(nil, sev))
-			} else {
-				res.Absent("severity")
-			}
-			body = &event.Notice{Message: msg}
-		}
+		return d.readError()
 	case "result":
-		b := &event.SessionFinished{}
-		b.Status = jsonobj.Word(o, "status", runStatuses, event.StatusError, res)
-		if b.Status == "" {
-			b.Status = event.StatusError
-			res.Absent("status")
-		}
-		msg, errType := errorObject(o, res)
-		b.Message = msg
-		b.Usage = d.stats(o, res)
-		l.status, l.stop = runOutcome(b.Status, errType)
-		b.Status = l.status
-		body = b
+		return d.readResult(l)
 	}
-	if o.Err() != nil {
-		return out, o.Err()
-	}
+	return nil
+}
 
-	ev := &event.Event{Body: body}
-	if !res.Empty() {
-		ev.Ext = event.ExtOf(Name, res.Bytes())
+func (d *Decoder) readInit() Body {
+	b := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}
+	b.SessionID, _ = d.o.Str("session_id")
+	b.Model, _ = d.o.Str("model")
+	return b
+}
+
+// readMessage reads a message line: the user's, or the assistant's
+// delta or whole message.
+func (d *Decoder) readMessage(l *lineFacts) Body {
+	o := &d.o
+	role, _ := o.Str("role")
+	content, _ := o.Str("content")
+	delta := o.Bool("delta")
+	if v, ok := o.Get("delta"); ok && delta != nil && (role != "assistant" || !*delta) {
+		d.res.Add("delta", []byte(v.Raw)) // only an assistant's delta:true is implied
 	}
-	if _, ok := body.(*event.SessionStarted); ok {
+	switch {
+	case o.Err() != nil:
+	case role == "user":
+		return &event.UserMessage{Text: content}
+	case role == "assistant" && delta != nil && *delta:
+		l.delta = true
+		return &event.MessageDelta{Text: content}
+	case role == "assistant":
+		return &event.Message{Text: content}
+	default:
+		o.Fail("/role", "got %s, want \"user\" or \"assistant\"", strconv.Quote(role))
+	}
+	return nil
+}
+
+func (d *Decoder) readToolUse() Body {
+	o := &d.o
+	b := &event.ToolCall{}
+	b.Name, _ = o.Str("tool_name")
+	b.CallID, _ = o.Str("tool_id")
+	b.Kind = toolKind(b.Name)
+	if v, ok := o.Get("parameters"); ok {
+		if !v.IsObject() {
+			o.Fail("/parameters", "got %s, want an object", jsonobj.TypeName(v))
+		}
+		b.Input = json.RawMessage(v.Raw)
+	} else {
+		d.res.Absent("parameters")
+	}
+	return b
+}
+
+func (d *Decoder) readToolResult() Body {
+	o, res := &d.o, &d.res
+	b := &event.ToolFinished{}
+	b.CallID, _ = o.Str("tool_id")
+	b.Status = jsonobj.Word(o, "status", toolStatuses, event.ToolError, res)
+	if b.Status == "" {
+		b.Status = event.ToolError
+		res.Absent("status")
+	}
+	if s, ok := o.Str("output"); ok {
+		b.Output = &s
+	}
+	b.Error, _ = errorObject(o, res)
+	return b
+}
+
+// readError reads an error line: an error, or a notice of its severity.
+func (d *Decoder) readError() Body {
+	o := &d.o
+	msg, _ := o.Str("message")
+	sev, _ := o.Str("severity")
+	switch sev {
+	case "error":
+		return &event.Error{Message: msg}
+	case "warning":
+		return &event.Notice{Severity: event.SeverityWarning, Message: msg}
+	}
+	// A newer severity: a notice, the word kept to be written back.
+	if _, ok := o.Get("severity"); ok {
+		d.res.Add("severity", jsonenc.String(nil, sev))
+	} else {
+		d.res.Absent("severity")
+	}
+	return &event.Notice{Message: msg}
+}
+
+// readResult reads result: the run's end, and in l its outcome as the
+// last turn's.
+func (d *Decoder) readResult(l *lineFacts) Body {
+	o, res := &d.o, &d.res
+	b := &event.SessionFinished{}
+	b.Status = jsonobj.Word(o, "status", runStatuses, event.StatusError, res)
+	if b.Status == "" {
+		b.Status = event.StatusError
+		res.Absent("status")
+	}
+	msg, errType := errorObject(o, res)
+	b.Message = msg
+	b.Usage = d.stats(o, res)
+	l.status, l.stop = runOutcome(b.Status, errType)
+	b.Status = l.status
+	return b
+}
+
+// place emits the event of a line read whole, with the events the stream
+// implies around it: the session's start, the assembled deltas, the turn
+// and round boundaries.
+func (d *Decoder) place(ev *event.Event, l *lineFacts, t string, emit func(*event.Event)) {
+	if _, ok := ev.Body.(*event.SessionStarted); ok {
 		d.started = true
 		emit(ev)
-		return out, nil
+		return
 	}
 	d.header(emit)
 	if !l.delta {
 		d.flushText(emit)
 	}
-	switch b := body.(type) {
+	switch b := ev.Body.(type) {
 	case *event.UserMessage:
 		if d.turn == "" {
 			prompt := b.Text
 			d.beginTurn(&prompt, emit)
 		}
 	case *event.ToolFinished:
-		d.beginTurn(nil, emit)
-		if d.roundOpen {
-			d.roundOpen = false
-			emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.RoundFinished{StopReason: event.StopToolUse}})
-		}
-		if !d.open[b.CallID] {
-			// A result for a call the stream never announced: the call
-			// becomes known here, with no name.
-			emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: b.CallID}})
-		}
-		delete(d.open, b.CallID)
-		d.answer.Reset()
-		d.said = false
+		d.toolResult(b, emit)
 	case *event.SessionFinished:
-		d.beginTurn(nil, emit)
-		if d.roundOpen {
-			d.roundOpen = false
-			// The last round ended the turn, for the turn's reason.
-			emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.RoundFinished{StopReason: l.stop}})
-		}
-		var usage *event.Usage
-		if b.Usage != nil {
-			u := *b.Usage
-			usage = &u
-		}
-		// The error's text (result.error.message, e.g. "[API Error: …]")
-		// is the turn's reason as well as the session's message: writers
-		// that end a turn with its failure find it there.
-		emit(&event.Event{TurnID: d.turn, Body: &event.TurnFinished{Status: l.status, StopReason: l.stop, Reason: b.Message, Usage: usage}})
-		if d.said {
-			s := d.answer.String()
-			b.Text = &s
-		}
-		d.turn = ""
-		clear(d.open)
-		emit(ev)
-		return out, nil
-	default:
-		d.beginTurn(nil, emit)
-	}
-	switch b := body.(type) {
+		d.result(ev, b, l, emit)
+		return
 	case *event.MessageDelta:
+		d.beginTurn(nil, emit)
 		d.text.WriteString(b.Text)
 		d.inText, d.textTime = true, t
-		d.answer.WriteString(b.Text)
 		d.said, d.roundOpen = true, true
+		d.answer.WriteString(b.Text)
 	case *event.Message:
+		d.beginTurn(nil, emit)
 		d.answer.WriteString(b.Text)
 		d.said, d.roundOpen = true, true
 	case *event.ToolCall:
-		d.roundOpen = true
-		d.open[strings.Clone(b.CallID)] = true
+		d.toolUse(ev, b, emit)
+		return
+	default:
+		d.beginTurn(nil, emit)
 	}
 	ev.TurnID = d.turn
 	emit(ev)
-	if c, ok := body.(*event.ToolCall); ok {
-		// A tool_use is both the call and its start: the CLI runs the
-		// calls of a response as soon as the response ends.
-		emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolStarted{CallID: c.CallID, Name: c.Name}})
+}
+
+// toolUse emits a tool_use's call and its start: the CLI runs the calls
+// of a response as soon as the response ends.
+func (d *Decoder) toolUse(ev *event.Event, b *event.ToolCall, emit func(*event.Event)) {
+	d.beginTurn(nil, emit)
+	d.roundOpen = true
+	d.open[strings.Clone(b.CallID)] = true
+	ev.TurnID = d.turn
+	emit(ev)
+	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolStarted{CallID: b.CallID, Name: b.Name}})
+}
+
+// toolResult emits what a tool_result implies before its event: the
+// round that ended to call tools, and the call, if the stream never
+// announced it.
+func (d *Decoder) toolResult(b *event.ToolFinished, emit func(*event.Event)) {
+	d.beginTurn(nil, emit)
+	if d.roundOpen {
+		d.roundOpen = false
+		emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.RoundFinished{StopReason: event.StopToolUse}})
 	}
-	return out, nil
+	if !d.open[b.CallID] {
+		// A result for a call the stream never announced: the call
+		// becomes known here, with no name.
+		emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: b.CallID}})
+	}
+	delete(d.open, b.CallID)
+	d.answer.Reset()
+	d.said = false
+}
+
+// result emits the run's end: its last round's and its turn's end, then
+// session_finished with the final answer.
+func (d *Decoder) result(ev *event.Event, b *event.SessionFinished, l *lineFacts, emit func(*event.Event)) {
+	d.beginTurn(nil, emit)
+	if d.roundOpen {
+		d.roundOpen = false
+		// The last round ended the turn, for the turn's reason.
+		emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.RoundFinished{StopReason: l.stop}})
+	}
+	var usage *event.Usage
+	if b.Usage != nil {
+		u := *b.Usage
+		usage = &u
+	}
+	// The error's text (result.error.message, e.g. "[API Error: …]") is
+	// the turn's reason as well as the session's message: writers that
+	// end a turn with its failure find it there.
+	emit(&event.Event{TurnID: d.turn, Body: &event.TurnFinished{Status: l.status, StopReason: l.stop, Reason: b.Message, Usage: usage}})
+	if d.said {
+		s := d.answer.String()
+		b.Text = &s
+	}
+	d.turn = ""
+	clear(d.open)
+	emit(ev)
 }
 
 // Body is the type-specific part of an event.
@@ -297,9 +369,9 @@ var required = map[string][]string{
 
 // lineFacts are what one line says beyond its main event.
 type lineFacts struct {
-	user, delta, said bool
-	status            event.Status
-	stop              event.StopReason
+	delta  bool // an assistant delta: the deltas before it go on
+	status event.Status
+	stop   event.StopReason
 }
 
 // header synthesises the session_started of a stream whose first JSON line

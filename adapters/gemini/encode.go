@@ -58,51 +58,65 @@ type call struct {
 	chunky bool
 }
 
-// usageSum adds up usage that a Gemini stream states only as a run total.
-type usageSum struct {
-	u    event.Usage
-	n    int // usages added
-	have bool
-}
-
-func (s *usageSum) add(u *event.Usage) {
-	if u == nil {
-		return
-	}
-	s.n++
-	s.have = true
-	for _, p := range []struct{ dst, v **uint64 }{
-		{&s.u.InputTokens, &u.InputTokens}, {&s.u.OutputTokens, &u.OutputTokens},
-		{&s.u.CacheReadTokens, &u.CacheReadTokens}, {&s.u.CacheCreationTokens, &u.CacheCreationTokens},
-		{&s.u.ReasoningTokens, &u.ReasoningTokens}, {&s.u.ThoughtsTokens, &u.ThoughtsTokens},
-		{&s.u.TotalTokens, &u.TotalTokens}, {&s.u.ModelResponses, &u.ModelResponses},
-	} {
-		if *p.v == nil {
-			continue
-		}
-		if *p.dst == nil {
-			*p.dst = new(uint64)
-		}
-		**p.dst = addSat(**p.dst, **p.v)
-	}
-}
-
-// addSat adds two counts, saturating at the largest u64.
-func addSat(a, b uint64) uint64 {
-	if a > ^uint64(0)-b {
-		return ^uint64(0)
-	}
-	return a + b
-}
-
-// Encode implements dialect.Encoder.
+// Encode implements dialect.Encoder. What every event needs is done
+// here; what its type needs, by one method per type (or group of types).
 func (e *Encoder) Encode(ev *event.Event) error {
+	if done, err := e.prepare(ev); done || err != nil {
+		return err
+	}
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		return e.sessionStarted(b, ev)
+	case *event.Unknown:
+		// Another dialect's was counted by prepare.
+		return e.write(append(append([]byte(nil), b.Raw...), '\n'))
+	case *event.TurnStarted:
+		return e.turnStarted(b, ev)
+	case *event.UserMessage:
+		return e.userMessage(b, ev)
+	case *event.MessageDelta:
+		return e.messageDelta(b, ev)
+	case *event.Message:
+		return e.message(b, ev)
+	case *event.ToolCall:
+		return e.toolCall(b, ev)
+	case *event.ToolStarted:
+		return e.toolStarted(b, ev)
+	case *event.ToolOutput:
+		return e.toolOutput(b, ev)
+	case *event.ToolFinished:
+		return e.toolResult(b, ev)
+	case *event.Notice:
+		return e.notice(b, ev)
+	case *event.Error:
+		return e.errorEvent(b, ev)
+	case *event.Usage:
+		e.roundUsage.add(b)
+		e.opts.Losses.Add(lossUsage)
+		return nil
+	case *event.RoundFinished:
+		e.roundFinished(b)
+		return nil
+	case *event.TurnFinished:
+		return e.turnFinished(b, ev)
+	case *event.SessionFinished:
+		return e.sessionFinished(b, ev)
+	}
+	e.unwritten(ev)
+	return nil
+}
+
+// prepare does what every event needs before its own line: the first
+// time is kept, an event Gemini's rules leave out is skipped, another
+// dialect's unknown line is counted, and a stream without init gets
+// one. It reports whether ev is done with.
+func (e *Encoder) prepare(ev *event.Event) (bool, error) {
 	loss := e.opts.Losses
 	if e.started == "" && ev.Time != "" {
 		e.started = ev.Time
 	}
 	if !e.native && e.header && e.skip(ev) {
-		return nil
+		return true, nil
 	}
 	loss.Foreign(ev.Ext, Name)
 	if u, ok := ev.Body.(*event.Unknown); ok && u.Dialect != Name {
@@ -110,156 +124,186 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		// Gemini CLI printed before its init (kept by the conversion as an
 		// unreadable line) must not make the real init a repeated one.
 		loss.AddDetail(lossUnknownEvent, u.Dialect)
-		return nil
+		return true, nil
 	}
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.init(&event.SessionStarted{}, nil); err != nil {
-			return err
+			return true, err
 		}
 		loss.Add(lossSynthesizedInitDefaults)
 	}
-	switch b := ev.Body.(type) {
-	case *event.SessionStarted:
-		if ev.Synthetic {
-			loss.Add(lossSynthesizedInit)
-		}
-		return e.init(b, ev)
-	case *event.Unknown:
-		// Another dialect's was counted above.
-		return e.write(append(append([]byte(nil), b.Raw...), '\n'))
-	case *event.TurnStarted:
-		e.turns++
-		if e.turns > 1 && !e.native {
-			loss.Add(lossLaterTurn)
-		}
-		e.said, e.prompt, e.promptT = false, b.Prompt, ev.Time
-		if b.CommandID != "" {
-			loss.Add(lossTurnCommandId)
-		}
-		return nil
-	case *event.UserMessage:
-		e.prompt = nil
-		if b.ImageCount != nil {
-			loss.Add(lossImageCount)
-		}
-		return e.user(b.Text, ev)
-	case *event.MessageDelta:
-		if b.MessageID != "" {
-			loss.Add(lossMessageId)
-		}
-		e.inDelta = true
-		return e.assistant(b.Text, true, ev)
-	case *event.Message:
-		// An assembled message repeats its deltas; only an undelivered
-		// one is written.
-		if e.inDelta {
-			e.inDelta = false
-			return nil
-		}
-		if b.MessageID != "" {
-			loss.Add(lossMessageId)
-		}
-		// Gemini CLI streams every answer as deltas; a complete message
-		// of another dialect is written as one delta.
-		return e.assistant(b.Text, !e.native, ev)
-	case *event.ToolCall:
-		if e.open[b.CallID] != nil || e.done.Has(b.CallID) {
-			loss.Add(lossRepeatedToolCall)
-			return nil
-		}
-		if e.native && ev.Synthetic {
-			// The decoder's call for a result the stream never announced.
-			e.open[b.CallID] = &call{}
-			return nil
-		}
-		if b.Title != "" {
-			loss.Add(lossToolTitle)
-		}
-		if b.Mutability != "" {
-			loss.Add(lossToolMutability)
-		}
-		if b.Kind != "" && b.Kind != toolKind(b.Name) {
-			loss.Add(lossToolKind)
-		}
-		return e.toolUse(b.CallID, b.Name, b.Input, ev, false)
-	case *event.ToolStarted:
-		if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
-			return e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true)
-		}
-		return nil // a tool_use is the call's start
-	case *event.ToolOutput:
-		if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
-			if err := e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true); err != nil {
-				return err
-			}
-		}
-		if c := e.open[b.CallID]; c != nil {
-			c.chunks.WriteString(b.Chunk)
-			c.chunky = true
-			return nil
-		}
-		loss.Add(lossAfterToolResult)
-		return nil
-	case *event.ToolFinished:
-		return e.toolResult(b, ev)
-	case *event.Notice:
-		sev := "warning"
-		switch b.Severity {
-		case event.SeverityError:
-			sev = "error"
-		case event.SeverityWarning:
-		default:
-			if !e.native {
-				loss.Add(lossNoticeSeverityInfo)
-			}
-		}
-		return e.errorLine(sev, b.Message, ev)
-	case *event.Error:
-		if b.Recoverable != nil && !*b.Recoverable {
-			loss.Add(lossFatalError)
-		}
-		return e.errorLine("error", b.Message, ev)
-	case *event.Usage:
-		e.roundUsage.add(b)
-		loss.Add(lossUsage)
-		return nil
-	case *event.RoundFinished:
-		if b.Usage != nil {
-			e.roundUsage.add(b.Usage)
-			loss.Add(lossRoundUsage)
-		}
-		switch b.StopReason {
-		case "", event.StopToolUse, event.StopEndTurn, event.StopCancelled, event.StopMaxTurnRequests:
-			// a round ends to call tools, or with the run, as result says
-		default:
-			loss.Add(lossRoundStopReason)
-		}
-		return nil
-	case *event.TurnFinished:
-		return e.turnFinished(b, ev)
-	case *event.SessionFinished:
-		if ev.Synthetic {
-			loss.Add(lossSynthesizedResult)
-		}
-		return e.result(b, ev)
+	return false, nil
+}
+
+// sessionStarted writes init.
+func (e *Encoder) sessionStarted(b *event.SessionStarted, ev *event.Event) error {
+	if ev.Synthetic {
+		e.opts.Losses.Add(lossSynthesizedInit)
+	}
+	return e.init(b, ev)
+}
+
+// sessionFinished writes result.
+func (e *Encoder) sessionFinished(b *event.SessionFinished, ev *event.Event) error {
+	if ev.Synthetic {
+		e.opts.Losses.Add(lossSynthesizedResult)
+	}
+	return e.result(b, ev)
+}
+
+// unwritten counts an event that Gemini has no line for.
+func (e *Encoder) unwritten(ev *event.Event) {
+	loss := e.opts.Losses
+	switch ev.Body.(type) {
 	case *event.ReasoningDelta, *event.Reasoning:
 		loss.AddDetail(lossReasoning, string(ev.Type()))
-		return nil
 	case *event.ModelConfigured:
 		loss.Add(lossModelConfigured)
-		return nil
 	case *event.PermissionRequested, *event.PermissionResolved:
 		loss.AddDetail(lossPermission, string(ev.Type()))
-		return nil
 	case *event.PlanUpdated:
 		loss.Add(lossPlanUpdated)
-		return nil
 	case *event.TaskUpdated:
 		loss.Add(lossTaskUpdated)
+	default:
+		loss.AddDetail(lossNoSuchEvent, string(ev.Type()))
+	}
+}
+
+// turnStarted keeps a turn's prompt until its user message is written.
+func (e *Encoder) turnStarted(b *event.TurnStarted, ev *event.Event) error {
+	e.turns++
+	if e.turns > 1 && !e.native {
+		e.opts.Losses.Add(lossLaterTurn)
+	}
+	e.said, e.prompt, e.promptT = false, b.Prompt, ev.Time
+	if b.CommandID != "" {
+		e.opts.Losses.Add(lossTurnCommandId)
+	}
+	return nil
+}
+
+// userMessage writes the user's message; the turn's prompt is not
+// written again.
+func (e *Encoder) userMessage(b *event.UserMessage, ev *event.Event) error {
+	e.prompt = nil
+	if b.ImageCount != nil {
+		e.opts.Losses.Add(lossImageCount)
+	}
+	return e.user(b.Text, ev)
+}
+
+// messageDelta writes an assistant delta.
+func (e *Encoder) messageDelta(b *event.MessageDelta, ev *event.Event) error {
+	if b.MessageID != "" {
+		e.opts.Losses.Add(lossMessageId)
+	}
+	e.inDelta = true
+	return e.assistant(b.Text, true, ev)
+}
+
+// message writes an assembled message that its deltas did not deliver.
+func (e *Encoder) message(b *event.Message, ev *event.Event) error {
+	// An assembled message repeats its deltas; only an undelivered one
+	// is written.
+	if e.inDelta {
+		e.inDelta = false
 		return nil
 	}
-	loss.AddDetail(lossNoSuchEvent, string(ev.Type()))
+	if b.MessageID != "" {
+		e.opts.Losses.Add(lossMessageId)
+	}
+	// Gemini CLI streams every answer as deltas; a complete message of
+	// another dialect is written as one delta.
+	return e.assistant(b.Text, !e.native, ev)
+}
+
+// toolCall writes a call's tool_use.
+func (e *Encoder) toolCall(b *event.ToolCall, ev *event.Event) error {
+	loss := e.opts.Losses
+	if e.open[b.CallID] != nil || e.done.Has(b.CallID) {
+		loss.Add(lossRepeatedToolCall)
+		return nil
+	}
+	if e.native && ev.Synthetic {
+		// The decoder's call for a result the stream never announced.
+		e.open[b.CallID] = &call{}
+		return nil
+	}
+	if b.Title != "" {
+		loss.Add(lossToolTitle)
+	}
+	if b.Mutability != "" {
+		loss.Add(lossToolMutability)
+	}
+	if b.Kind != "" && b.Kind != toolKind(b.Name) {
+		loss.Add(lossToolKind)
+	}
+	return e.toolUse(b.CallID, b.Name, b.Input, ev, false)
+}
+
+// toolStarted writes the tool_use of a call that was not announced.
+func (e *Encoder) toolStarted(b *event.ToolStarted, ev *event.Event) error {
+	if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
+		return e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true)
+	}
+	return nil // a tool_use is the call's start
+}
+
+// toolOutput keeps a call's output chunk for its tool_result.
+func (e *Encoder) toolOutput(b *event.ToolOutput, ev *event.Event) error {
+	if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
+		if err := e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true); err != nil {
+			return err
+		}
+	}
+	if c := e.open[b.CallID]; c != nil {
+		c.chunks.WriteString(b.Chunk)
+		c.chunky = true
+		return nil
+	}
+	e.opts.Losses.Add(lossAfterToolResult)
 	return nil
+}
+
+// notice writes a notice as an error line of its severity; Gemini has
+// no info severity.
+func (e *Encoder) notice(b *event.Notice, ev *event.Event) error {
+	sev := "warning"
+	switch b.Severity {
+	case event.SeverityError:
+		sev = "error"
+	case event.SeverityWarning:
+	default:
+		if !e.native {
+			e.opts.Losses.Add(lossNoticeSeverityInfo)
+		}
+	}
+	return e.errorLine(sev, b.Message, ev)
+}
+
+// errorEvent writes an error as an error line; Gemini's error lines
+// are all non-fatal.
+func (e *Encoder) errorEvent(b *event.Error, ev *event.Event) error {
+	if b.Recoverable != nil && !*b.Recoverable {
+		e.opts.Losses.Add(lossFatalError)
+	}
+	return e.errorLine("error", b.Message, ev)
+}
+
+// roundFinished adds a round's usage to the run's; Gemini states only
+// the run's.
+func (e *Encoder) roundFinished(b *event.RoundFinished) {
+	if b.Usage != nil {
+		e.roundUsage.add(b.Usage)
+		e.opts.Losses.Add(lossRoundUsage)
+	}
+	switch b.StopReason {
+	case "", event.StopToolUse, event.StopEndTurn, event.StopCancelled, event.StopMaxTurnRequests:
+		// a round ends to call tools, or with the run, as result says
+	default:
+		e.opts.Losses.Add(lossRoundStopReason)
+	}
 }
 
 // skip keeps a stream built from another dialect within Gemini's rules:
@@ -606,170 +650,6 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 		}
 	}
 	return e.write(l.End())
-}
-
-// stats writes result.stats. From a Gemini source, the usage and the
-// residue give back what was written; from another dialect the run's
-// usage is the session's, or the sum of its turns' or rounds', and
-// duration_ms and tool_calls are computed.
-func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
-	l, loss := &e.l, e.opts.Losses
-	res, hasRes := l.Residue("stats")
-	l.Use("stats")
-	u := b.Usage
-	if !e.native && u == nil {
-		switch {
-		case e.turnUsage.have:
-			u = &e.turnUsage.u
-			if e.turnUsage.n > 1 {
-				loss.Add(lossRunTokenTotalByTurn)
-			}
-		case e.roundUsage.have:
-			u = &e.roundUsage.u
-			loss.Add(lossRunTokenTotalByRound)
-		}
-	}
-	if u == nil && !hasRes {
-		return // no usage stated: stats is optional
-	}
-	if u == nil {
-		u = &event.Usage{}
-	}
-	r := gjson.Parse(res)
-	absent := map[string]bool{}
-	jsonobj.ForEach(jsonobj.Lookup(r, jsonobj.AbsentKey), func(_, k gjson.Result) bool {
-		absent[k.Str] = true
-		return true
-	})
-	first := true
-	out := append(l.B, `,"stats":{`...)
-	num := func(k string, n uint64) {
-		out = jsonenc.Key(out, &first, k)
-		out = jsonenc.Uint(out, n)
-	}
-	rawKey := func(k string) bool {
-		v := jsonobj.Lookup(r, k)
-		if !v.Exists() {
-			return false
-		}
-		out = jsonenc.Key(out, &first, k)
-		out = append(out, v.Raw...)
-		return true
-	}
-	in := wireInput(u)
-	if e.native {
-		// A count canonical could not hold (cached above input_tokens)
-		// comes back from the residue as written.
-		if v := jsonobj.Lookup(r, "input_tokens"); v.Exists() {
-			if n, msg := jsonobj.ParseUint(v, jsonobj.U64); msg == "" {
-				in = &n
-			}
-		}
-		for _, f := range []struct {
-			k string
-			v *uint64
-		}{{"total_tokens", u.TotalTokens}, {"input_tokens", in}, {"output_tokens", u.OutputTokens}, {"cached", u.CacheReadTokens}} {
-			if f.v != nil {
-				num(f.k, *f.v)
-			}
-		}
-		if !rawKey("input") && !absent["input"] {
-			if n, ok := derivedInput(in, u.CacheReadTokens); ok {
-				num("input", n)
-			}
-		}
-		rawKey("duration_ms")
-		rawKey("tool_calls")
-		rawKey("models")
-	} else {
-		if u.InputTokens == nil {
-			loss.AddDetail(lossTokenCountUnstated, "input")
-		}
-		if u.OutputTokens == nil {
-			loss.AddDetail(lossTokenCountUnstated, "output")
-		}
-		if _, over := sumCounts(u.InputTokens, u.CacheReadTokens, u.CacheCreationTokens); over {
-			loss.Add(lossTokenCountSaturated)
-		}
-		total := u.TotalTokens
-		if total == nil {
-			n, over := sumCounts(in, u.OutputTokens, u.ThoughtsTokens)
-			total = &n
-			loss.Add(lossRunTokenTotalByKind)
-			if over {
-				loss.Add(lossTokenCountSaturated)
-			}
-		}
-		num("total_tokens", *total)
-		num("input_tokens", val(in))
-		num("output_tokens", val(u.OutputTokens))
-		if u.CacheReadTokens != nil {
-			num("cached", *u.CacheReadTokens)
-			all := val(in)
-			n, _ := derivedInput(&all, u.CacheReadTokens)
-			num("input", n)
-		}
-		ms, ok := millisBetween(e.started, ev.Time)
-		if !ok {
-			loss.Add(lossRunDuration)
-		}
-		num("duration_ms", ms)
-		num("tool_calls", e.toolCalls)
-		for _, f := range []struct {
-			kind *dialect.LossKind
-			v    *uint64
-		}{{lossCacheCreationTokens, u.CacheCreationTokens}, {lossReasoningTokens, u.ReasoningTokens},
-			{lossThoughtsTokens, u.ThoughtsTokens}, {lossModelResponses, u.ModelResponses}} {
-			if f.v != nil {
-				loss.Add(f.kind)
-			}
-		}
-		if u.CostUSD != "" {
-			loss.Add(lossCost)
-		}
-	}
-	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
-		if !contains(statsFields, k.Str) && k.Str != jsonobj.AbsentKey {
-			out = jsonenc.Key(out, &first, k.Str)
-			out = append(out, v.Raw...)
-		}
-		return true
-	})
-	l.B = append(out, '}')
-}
-
-// wireInput is Gemini's input_tokens for a canonical usage, whose counts
-// are disjoint: all prompt tokens, that is the input, the cache reads and
-// the cache writes together. It is nil when none of them is stated.
-func wireInput(u *event.Usage) *uint64 {
-	if u.InputTokens == nil && u.CacheReadTokens == nil && u.CacheCreationTokens == nil {
-		return nil
-	}
-	n, _ := sumCounts(u.InputTokens, u.CacheReadTokens, u.CacheCreationTokens)
-	return &n
-}
-
-// sumCounts adds the stated counts, saturating at the largest u64; over
-// reports that the exact sum did not fit.
-func sumCounts(ns ...*uint64) (sum uint64, over bool) {
-	for _, p := range ns {
-		if p == nil {
-			continue
-		}
-		if sum > ^uint64(0)-*p {
-			sum, over = ^uint64(0), true
-			continue
-		}
-		sum += *p
-	}
-	return sum, over
-}
-
-func val(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func (e *Encoder) write(b []byte) error {
