@@ -167,6 +167,8 @@ func derive(kind string, group []*event.Event, st *wireState, h hints) obj {
 		return nil
 	}
 	first := group[0]
+	// Every line but a control message ends with these; where they go
+	// among the keys is each kind's own.
 	uuid := jsonStr(placeholderUUID(st.lines))
 	session := jsonStr(st.session)
 	var o obj
@@ -178,109 +180,159 @@ func derive(kind string, group []*event.Event, st *wireState, h hints) obj {
 	if sub != "" {
 		o.str("subtype", sub)
 	}
-	tail := func() {
-		o.set("uuid", uuid)
-		o.set("session_id", session)
-	}
 	switch kind {
 	case "system/init":
 		deriveInit(&o, first, st)
 		o.set("uuid", uuid)
 	case "assistant":
-		deriveAssistant(&o, group, st, h)
-		o.set("session_id", session)
-		o.set("uuid", uuid)
-		th := st.threads[first.AgentID]
-		if th != nil && th.reqID != "" && th.msgID == messageID(group, st, h) {
-			o.str("request_id", th.reqID)
-		}
-		for _, ev := range group {
-			if b, ok := ev.Body.(*event.Error); ok {
-				o.str("error", b.Message)
-			}
-		}
-		subagent(&o, first, st)
-		if t, ok := claudeTime(first.Time); ok && first.Time != "" {
-			o.str("timestamp", t)
-		}
+		deriveAssistantLine(&o, group, st, h, uuid, session)
 	case "user":
-		var blocks [][]byte
-		for _, ev := range group {
-			switch b := ev.Body.(type) {
-			case *event.UserMessage:
-				if b.Text == "" && b.ImageCount != nil && *b.ImageCount > 0 {
-					for i := uint64(0); i < *b.ImageCount && i < 1024; i++ {
-						blocks = append(blocks, []byte(`{"type":"image"}`))
-					}
-					continue
-				}
-				var blk obj
-				blk.str("type", "text")
-				blk.str("text", b.Text)
-				blocks = append(blocks, blk.bytes(nil))
-			case *event.ToolFinished:
-				var blk obj
-				blk.str("tool_use_id", b.CallID)
-				blk.str("type", "tool_result")
-				out := ""
-				if b.Output != nil {
-					out = *b.Output
-				}
-				blk.str("content", out)
-				blk.boolean("is_error", b.Status != event.ToolSuccess)
-				blocks = append(blocks, blk.bytes(nil))
-			}
-		}
-		var m obj
-		m.str("role", "user")
-		m.set("content", array(nil, blocks...))
-		o.sub("message", m)
-		o.set("parent_tool_use_id", parent(first.AgentID))
-		o.set("session_id", session)
-		o.set("uuid", uuid)
-		if t, ok := claudeTime(first.Time); ok && first.Time != "" {
-			o.str("timestamp", t)
-		}
-		subagent(&o, first, st)
+		deriveUser(&o, group, st, uuid, session)
 	case "stream_event":
-		delta := []byte(nil)
-		switch b := first.Body.(type) {
-		case *event.MessageDelta:
-			delta = []byte(`{"type":"text_delta","text":` + string(jsonStr(b.Text)) + `}`)
-		case *event.ReasoningDelta:
-			delta = []byte(`{"type":"thinking_delta","thinking":` + string(jsonStr(b.Text)) + `}`)
-		}
-		var e obj
-		e.str("type", "content_block_delta")
-		e.uint("index", 0)
-		if delta != nil {
-			e.set("delta", delta)
-		}
-		o.sub("event", e)
-		o.set("session_id", session)
-		o.set("parent_tool_use_id", parent(first.AgentID))
-		o.set("uuid", uuid)
+		deriveStreamEvent(&o, first, uuid, session)
 	case "result":
 		deriveResult(&o, first, st)
 		o.set("uuid", uuid)
+	case "control_request":
+		deriveControlRequest(&o, first)
+	case "control_response":
+		deriveControlResponse(&o, first)
+	default:
+		deriveSystem(&o, kind, first)
+		o.set("uuid", uuid)
+		o.set("session_id", session)
+	}
+	return o
+}
+
+// deriveAssistantLine renders an assistant line: its message, then the
+// line's own keys.
+func deriveAssistantLine(o *obj, group []*event.Event, st *wireState, h hints, uuid, session []byte) {
+	first := group[0]
+	deriveAssistant(o, group, st, h)
+	o.set("session_id", session)
+	o.set("uuid", uuid)
+	th := st.threads[first.AgentID]
+	if th != nil && th.reqID != "" && th.msgID == messageID(group, st, h) {
+		o.str("request_id", th.reqID)
+	}
+	for _, ev := range group {
+		if b, ok := ev.Body.(*event.Error); ok {
+			o.str("error", b.Message)
+		}
+	}
+	subagent(o, first, st)
+	if t, ok := claudeTime(first.Time); ok && first.Time != "" {
+		o.str("timestamp", t)
+	}
+}
+
+// deriveUser renders a user line: text, image and tool_result blocks.
+func deriveUser(o *obj, group []*event.Event, st *wireState, uuid, session []byte) {
+	first := group[0]
+	var blocks [][]byte
+	for _, ev := range group {
+		switch b := ev.Body.(type) {
+		case *event.UserMessage:
+			blocks = userBlocks(blocks, b)
+		case *event.ToolFinished:
+			var blk obj
+			blk.str("tool_use_id", b.CallID)
+			blk.str("type", "tool_result")
+			out := ""
+			if b.Output != nil {
+				out = *b.Output
+			}
+			blk.str("content", out)
+			blk.boolean("is_error", b.Status != event.ToolSuccess)
+			blocks = append(blocks, blk.bytes(nil))
+		}
+	}
+	var m obj
+	m.str("role", "user")
+	m.set("content", array(nil, blocks...))
+	o.sub("message", m)
+	o.set("parent_tool_use_id", parent(first.AgentID))
+	o.set("session_id", session)
+	o.set("uuid", uuid)
+	if t, ok := claudeTime(first.Time); ok && first.Time != "" {
+		o.str("timestamp", t)
+	}
+	subagent(o, first, st)
+}
+
+// userBlocks appends the blocks of a user message: its text, or the
+// images it only counts.
+func userBlocks(blocks [][]byte, b *event.UserMessage) [][]byte {
+	if b.Text == "" && b.ImageCount != nil && *b.ImageCount > 0 {
+		for i := uint64(0); i < *b.ImageCount && i < 1024; i++ {
+			blocks = append(blocks, []byte(`{"type":"image"}`))
+		}
+		return blocks
+	}
+	var blk obj
+	blk.str("type", "text")
+	blk.str("text", b.Text)
+	return append(blocks, blk.bytes(nil))
+}
+
+// deriveStreamEvent renders a text or thinking delta.
+func deriveStreamEvent(o *obj, first *event.Event, uuid, session []byte) {
+	delta := []byte(nil)
+	switch b := first.Body.(type) {
+	case *event.MessageDelta:
+		delta = []byte(`{"type":"text_delta","text":` + string(jsonStr(b.Text)) + `}`)
+	case *event.ReasoningDelta:
+		delta = []byte(`{"type":"thinking_delta","thinking":` + string(jsonStr(b.Text)) + `}`)
+	}
+	var e obj
+	e.str("type", "content_block_delta")
+	e.uint("index", 0)
+	if delta != nil {
+		e.set("delta", delta)
+	}
+	o.sub("event", e)
+	o.set("session_id", session)
+	o.set("parent_tool_use_id", parent(first.AgentID))
+	o.set("uuid", uuid)
+}
+
+// deriveControlRequest renders a permission request as can_use_tool.
+func deriveControlRequest(o *obj, first *event.Event) {
+	if b, ok := first.Body.(*event.PermissionRequested); ok {
+		o.str("request_id", b.RequestID)
+		var r obj
+		r.str("subtype", "can_use_tool")
+		r.str("tool_name", b.Tool)
+		r.set("input", inputObject(b.Preview))
+		r.str("tool_use_id", b.CallID)
+		o.sub("request", r)
+	}
+}
+
+// deriveControlResponse renders the answer to a permission request.
+func deriveControlResponse(o *obj, first *event.Event) {
+	if b, ok := first.Body.(*event.PermissionResolved); ok {
+		behavior := "allow"
+		if b.Outcome == event.Denied {
+			behavior = "deny"
+		}
+		o.set("response", []byte(`{"subtype":"success","request_id":`+string(jsonStr(b.RequestID))+`,"response":{"behavior":"`+behavior+`"}}`))
+	}
+}
+
+// deriveSystem renders the keys of the other lines (system lines, and
+// the notices Claude Code prints as lines of their own) before their
+// uuid and session_id.
+func deriveSystem(o *obj, kind string, first *event.Event) {
+	switch kind {
 	case "system/informational":
 		if b, ok := first.Body.(*event.Notice); ok {
 			o.str("content", b.Message)
 			o.str("level", levelWord(b.Severity))
 		}
-		tail()
 	case "rate_limit_event":
-		status := "allowed"
-		if b, ok := first.Body.(*event.Notice); ok {
-			switch b.Severity {
-			case event.SeverityWarning:
-				status = "allowed_warning"
-			case event.SeverityError:
-				status = "rejected"
-			}
-		}
-		o.set("rate_limit_info", []byte(`{"status":"`+status+`"}`))
-		tail()
+		deriveRateLimit(o, first)
 	case "system/api_retry":
 		if b, ok := first.Body.(*event.Retry); ok {
 			o.uint("attempt", val(b.Attempt))
@@ -289,7 +341,6 @@ func derive(kind string, group []*event.Event, st *wireState, h hints) obj {
 			o.null("error_status")
 			o.str("error", errorWord(b.Error))
 		}
-		tail()
 	case "tool_progress":
 		if b, ok := first.Body.(*event.ToolProgress); ok {
 			o.str("tool_use_id", b.CallID)
@@ -297,56 +348,43 @@ func derive(kind string, group []*event.Event, st *wireState, h hints) obj {
 			o.set("parent_tool_use_id", parent(first.AgentID))
 			o.uint("elapsed_time_seconds", 0)
 		}
-		tail()
 	case "tool_use_summary":
 		if b, ok := first.Body.(*event.Notice); ok {
 			o.str("summary", b.Message)
 		}
-		tail()
 	case "system/task_updated", "system/task_started", "system/task_progress", "system/task_notification":
 		if b, ok := first.Body.(*event.TaskUpdated); ok {
-			deriveTask(&o, kind, b)
+			deriveTask(o, kind, b)
 		}
-		tail()
 	case "system/status":
 		if _, ok := first.Body.(*event.CompactionStarted); ok {
 			o.str("status", "compacting")
 		} else {
 			o.null("status")
 		}
-		tail()
 	case "system/compact_boundary":
 		o.set("compact_metadata", []byte(`{"trigger":"auto","pre_tokens":0}`))
-		tail()
 	case "system/permission_denied":
 		if b, ok := first.Body.(*event.PermissionResolved); ok {
 			o.str("tool_name", b.Tool)
 			o.str("tool_use_id", b.CallID)
 			o.str("message", "")
 		}
-		tail()
-	case "control_request":
-		if b, ok := first.Body.(*event.PermissionRequested); ok {
-			o.str("request_id", b.RequestID)
-			var r obj
-			r.str("subtype", "can_use_tool")
-			r.str("tool_name", b.Tool)
-			r.set("input", inputObject(b.Preview))
-			r.str("tool_use_id", b.CallID)
-			o.sub("request", r)
-		}
-	case "control_response":
-		if b, ok := first.Body.(*event.PermissionResolved); ok {
-			behavior := "allow"
-			if b.Outcome == event.Denied {
-				behavior = "deny"
-			}
-			o.set("response", []byte(`{"subtype":"success","request_id":`+string(jsonStr(b.RequestID))+`,"response":{"behavior":"`+behavior+`"}}`))
-		}
-	default:
-		tail()
 	}
-	return o
+}
+
+// deriveRateLimit renders a notice's severity as a rate limit's status.
+func deriveRateLimit(o *obj, first *event.Event) {
+	status := "allowed"
+	if b, ok := first.Body.(*event.Notice); ok {
+		switch b.Severity {
+		case event.SeverityWarning:
+			status = "allowed_warning"
+		case event.SeverityError:
+			status = "rejected"
+		}
+	}
+	o.set("rate_limit_info", []byte(`{"status":"`+status+`"}`))
 }
 
 // messageID is the API message id of an assistant group: a message's own,

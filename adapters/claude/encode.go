@@ -215,85 +215,71 @@ func (e *Encoder) Close() error {
 	return nil
 }
 
-// foreign writes an event of another dialect's stream.
+// foreign writes an event of another dialect's stream: streamed text and
+// reasoning are assembled; any other event first writes what was being
+// assembled, then the line of its group (foreignRun, foreignTool,
+// foreignSystem).
 func (e *Encoder) foreign(ev *event.Event) error {
-	loss := e.loss
-	loss.Foreign(ev.Ext, Name)
-	switch ev.Body.(type) {
-	case *event.MessageDelta, *event.ReasoningDelta, *event.Message, *event.Reasoning:
-	default:
-		if err := e.flush(); err != nil {
-			return err
-		}
+	e.loss.Foreign(ev.Ext, Name)
+	switch b := ev.Body.(type) {
+	case *event.MessageDelta:
+		return e.messageDelta(ev, b)
+	case *event.Message:
+		return e.message(ev, b)
+	case *event.ReasoningDelta:
+		return e.reasoningDelta(ev, b)
+	case *event.Reasoning:
+		return e.reasoning(ev, b)
 	}
+	if err := e.flush(); err != nil {
+		return err
+	}
+	switch ev.Body.(type) {
+	case *event.ToolCall, *event.ToolStarted, *event.ToolProgress, *event.ToolOutput, *event.ToolFinished,
+		*event.PermissionRequested, *event.PermissionResolved:
+		return e.foreignTool(ev)
+	case *event.SessionStarted, *event.TurnStarted, *event.UserMessage, *event.Usage, *event.RoundFinished,
+		*event.TurnFinished, *event.SessionFinished, *event.ModelConfigured:
+		return e.foreignRun(ev)
+	}
+	return e.foreignSystem(ev)
+}
+
+// foreignRun writes the events of the run and its turns.
+func (e *Encoder) foreignRun(ev *event.Event) error {
+	loss := e.loss
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		loss.Add(lossRepeatedSessionStart)
-		return nil
 	case *event.TurnStarted:
 		e.prompt = b.Prompt != nil && *b.Prompt != ""
 		loss.Add(lossTurnStarted)
-		return nil
 	case *event.UserMessage:
-		e.prompt = false
-		c := *b
-		if c.ImageCount != nil && *c.ImageCount > 0 {
-			loss.Add(lossImageCount)
-			c.ImageCount = nil
+		return e.userMessage(ev, b)
+	case *event.Usage:
+		e.addUsage(b)
+		loss.Add(lossUsageEvent)
+	case *event.RoundFinished:
+		if b.Usage != nil {
+			e.addUsage(b.Usage)
 		}
-		return e.line("user", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &c})
-	case *event.MessageDelta:
-		if e.inThought {
-			if err := e.flush(); err != nil {
-				return err
-			}
-		}
-		if e.inText && e.textEv.AgentID != ev.AgentID {
-			if err := e.flush(); err != nil {
-				return err
-			}
-		}
-		if !e.inText {
-			e.inText, e.textEv = true, ev
-			e.text.Reset()
-		}
-		e.text.WriteString(b.Text)
-		loss.Add(lossMessageDelta)
-		return nil
-	case *event.Message:
-		if e.inThought {
-			if err := e.flush(); err != nil {
-				return err
-			}
-		}
-		e.inText = false // an assembled message repeats its deltas
-		t := b.Text
-		e.lastText = &t
-		return e.assistant(ev, &event.Message{Text: b.Text, MessageID: b.MessageID})
-	case *event.ReasoningDelta:
-		if e.inText {
-			if err := e.flush(); err != nil {
-				return err
-			}
-		}
-		if !e.inThought {
-			e.inThought, e.thoughtEv = true, ev
-			e.thought.Reset()
-		}
-		e.thought.WriteString(b.Text)
-		loss.Add(lossReasoningDelta)
-		return nil
-	case *event.Reasoning:
-		if e.inText {
-			if err := e.flush(); err != nil {
-				return err
-			}
-		}
-		e.inThought = false
-		return e.assistant(ev, b)
+		loss.Add(lossRoundFinished)
+	case *event.TurnFinished:
+		return e.result(ev, b)
+	case *event.SessionFinished:
+		return e.sessionFinished(ev, b)
+	case *event.ModelConfigured:
+		loss.Add(lossModelChange)
+	}
+	return nil
+}
+
+// foreignTool writes the events of tool calls and their permissions.
+func (e *Encoder) foreignTool(ev *event.Event) error {
+	switch b := ev.Body.(type) {
 	case *event.ToolCall:
 		if c := e.calls[b.CallID]; c != nil {
-			loss.Add(lossRepeatedToolCall)
+			e.loss.Add(lossRepeatedToolCall)
 			return nil
 		}
 		return e.toolUse(ev, b)
@@ -301,73 +287,25 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		if e.calls[b.CallID] == nil {
 			return e.toolUse(&event.Event{AgentID: ev.AgentID, Time: ev.Time}, &event.ToolCall{CallID: b.CallID, Name: b.Name})
 		}
-		return nil
 	case *event.ToolProgress:
-		if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
-			return err
-		}
-		if e.calls[b.CallID].finished {
-			loss.Add(lossProgressAfterResult)
-			return nil
-		}
-		if b.Message != "" {
-			loss.Add(lossToolProgressMessage)
-		}
-		return e.line("tool_progress", ev)
+		return e.toolProgress(ev, b)
 	case *event.ToolOutput:
-		if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
-			return err
-		}
-		c := e.calls[b.CallID]
-		c.output.WriteString(b.Chunk)
-		c.chunks = true
-		loss.Add(lossToolOutputChunk)
-		return nil
+		return e.toolOutput(ev, b)
 	case *event.ToolFinished:
 		return e.toolResult(ev, b)
 	case *event.PermissionRequested:
-		c := *b
-		for _, a := range e.asked {
-			if c.RequestID != "" && a.request == c.RequestID {
-				loss.Add(lossRepeatedPermissionRequest)
-				return nil
-			}
-		}
-		if c.RequestID == "" {
-			e.requests++
-			c.RequestID = "evtool-request-" + strconv.Itoa(e.requests)
-			loss.Add(lossPermissionRequestID)
-		}
-		if c.Description != "" || c.Risk != "" {
-			loss.Add(lossPermissionDescriptionRisk)
-		}
-		e.asked = append(e.asked, asked{c.RequestID, c.CallID})
-		if len(c.Preview) > 0 && !gjson.ParseBytes(c.Preview).IsObject() {
-			loss.Add(lossPermissionPreview)
-		}
-		return e.line("control_request", &event.Event{Time: ev.Time, Body: &c})
+		return e.permissionRequested(ev, b)
 	case *event.PermissionResolved:
-		if b.Scope != "" {
-			loss.Add(lossPermissionScope)
-		}
-		// An answer goes to its request, or to the call's latest open one.
-		i := -1
-		for j, a := range e.asked {
-			if (b.RequestID != "" && a.request == b.RequestID) || (b.RequestID == "" && a.call == b.CallID) {
-				i = j
-			}
-		}
-		if i < 0 {
-			if b.RequestID == "" && b.Outcome == event.Denied {
-				return e.line("system/permission_denied", ev)
-			}
-			loss.Add(lossPermissionOutcomeUnasked)
-			return nil
-		}
-		c := *b
-		c.RequestID = e.asked[i].request
-		e.asked = append(e.asked[:i], e.asked[i+1:]...)
-		return e.line("control_response", &event.Event{Time: ev.Time, Body: &c})
+		return e.permissionResolved(ev, b)
+	}
+	return nil
+}
+
+// foreignSystem writes the events Claude Code states in system lines, and
+// counts those it has no line for.
+func (e *Encoder) foreignSystem(ev *event.Event) error {
+	loss := e.loss
+	switch b := ev.Body.(type) {
 	case *event.PlanUpdated:
 		loss.Add(lossPlanUpdate)
 		return nil
@@ -376,40 +314,6 @@ func (e *Encoder) foreign(ev *event.Event) error {
 			loss.Add(lossTaskKindDetailParent)
 		}
 		return e.line("system/task_updated", ev)
-	case *event.Usage:
-		e.addUsage(b)
-		loss.Add(lossUsageEvent)
-		return nil
-	case *event.RoundFinished:
-		if b.Usage != nil {
-			e.addUsage(b.Usage)
-		}
-		loss.Add(lossRoundFinished)
-		return nil
-	case *event.TurnFinished:
-		return e.result(ev, b)
-	case *event.SessionFinished:
-		reason := b.Message
-		if b.Errors != nil && len(*b.Errors) > 0 {
-			reason = strings.Join(*b.Errors, "; ")
-		}
-		if !e.activity && e.results > 0 {
-			// The last result ended the run in Claude Code's terms; what
-			// the session's end says beyond it has no line.
-			if b.Status != e.lastStatus || (reason != "" && reason != e.lastReason) || b.StoppedBy != "" || len(b.StructuredOutput) > 0 {
-				loss.Add(lossRunOutcome)
-			}
-			return nil
-		}
-		t := &event.TurnFinished{Status: b.Status, Text: b.Text, Usage: b.Usage, Reason: reason}
-		if b.StoppedBy != "" {
-			loss.Add(lossRunBounds)
-		}
-		if len(b.StructuredOutput) > 0 {
-			loss.Add(lossStructuredOutput)
-		}
-		loss.Add(lossSynthesizedResult)
-		return e.result(&event.Event{Time: ev.Time, Body: t}, t)
 	case *event.Notice:
 		if b.Severity == event.SeverityError {
 			loss.Add(lossErrorNotice)
@@ -421,13 +325,7 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		}
 		return e.line("system/api_retry", ev)
 	case *event.Error:
-		if b.Recoverable != nil {
-			loss.Add(lossErrorRecoverable)
-		}
-		loss.Add(lossErrorAsText)
-		e.activity = true
-		return e.line("assistant", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &event.Message{Text: b.Message}},
-			&event.Event{Body: &event.Error{Message: "unknown"}})
+		return e.errorText(ev, b)
 	case *event.CompactionStarted:
 		return e.line("system/status", ev)
 	case *event.CompactionFinished:
@@ -436,9 +334,6 @@ func (e *Encoder) foreign(ev *event.Event) error {
 		}
 		loss.Add(lossCompactionTokens)
 		return e.line("system/compact_boundary", ev)
-	case *event.ModelConfigured:
-		loss.Add(lossModelChange)
-		return nil
 	case *event.Unknown:
 		if b.Dialect == Name {
 			return e.writeLine(b.Raw)
@@ -448,6 +343,197 @@ func (e *Encoder) foreign(ev *event.Event) error {
 	}
 	loss.AddDetail(lossNoSuchLine, string(ev.Type()))
 	return nil
+}
+
+// messageDelta assembles streamed text: a delta of another agent, or
+// after reasoning, begins a new block.
+func (e *Encoder) messageDelta(ev *event.Event, b *event.MessageDelta) error {
+	if e.inThought {
+		if err := e.flush(); err != nil {
+			return err
+		}
+	}
+	if e.inText && e.textEv.AgentID != ev.AgentID {
+		if err := e.flush(); err != nil {
+			return err
+		}
+	}
+	if !e.inText {
+		e.inText, e.textEv = true, ev
+		e.text.Reset()
+	}
+	e.text.WriteString(b.Text)
+	e.loss.Add(lossMessageDelta)
+	return nil
+}
+
+// message writes an assembled message as a text block.
+func (e *Encoder) message(ev *event.Event, b *event.Message) error {
+	if e.inThought {
+		if err := e.flush(); err != nil {
+			return err
+		}
+	}
+	e.inText = false // an assembled message repeats its deltas
+	t := b.Text
+	e.lastText = &t
+	return e.assistant(ev, &event.Message{Text: b.Text, MessageID: b.MessageID})
+}
+
+// reasoningDelta assembles streamed reasoning.
+func (e *Encoder) reasoningDelta(ev *event.Event, b *event.ReasoningDelta) error {
+	if e.inText {
+		if err := e.flush(); err != nil {
+			return err
+		}
+	}
+	if !e.inThought {
+		e.inThought, e.thoughtEv = true, ev
+		e.thought.Reset()
+	}
+	e.thought.WriteString(b.Text)
+	e.loss.Add(lossReasoningDelta)
+	return nil
+}
+
+// reasoning writes assembled reasoning as a thinking block.
+func (e *Encoder) reasoning(ev *event.Event, b *event.Reasoning) error {
+	if e.inText {
+		if err := e.flush(); err != nil {
+			return err
+		}
+	}
+	e.inThought = false
+	return e.assistant(ev, b)
+}
+
+// userMessage writes a user line; it answers the turn's prompt.
+func (e *Encoder) userMessage(ev *event.Event, b *event.UserMessage) error {
+	e.prompt = false
+	c := *b
+	if c.ImageCount != nil && *c.ImageCount > 0 {
+		e.loss.Add(lossImageCount)
+		c.ImageCount = nil
+	}
+	return e.line("user", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &c})
+}
+
+// sessionFinished writes the run's end as a result, unless the last
+// result already ended it.
+func (e *Encoder) sessionFinished(ev *event.Event, b *event.SessionFinished) error {
+	loss := e.loss
+	reason := b.Message
+	if b.Errors != nil && len(*b.Errors) > 0 {
+		reason = strings.Join(*b.Errors, "; ")
+	}
+	if !e.activity && e.results > 0 {
+		// The last result ended the run in Claude Code's terms; what
+		// the session's end says beyond it has no line.
+		if b.Status != e.lastStatus || (reason != "" && reason != e.lastReason) || b.StoppedBy != "" || len(b.StructuredOutput) > 0 {
+			loss.Add(lossRunOutcome)
+		}
+		return nil
+	}
+	t := &event.TurnFinished{Status: b.Status, Text: b.Text, Usage: b.Usage, Reason: reason}
+	if b.StoppedBy != "" {
+		loss.Add(lossRunBounds)
+	}
+	if len(b.StructuredOutput) > 0 {
+		loss.Add(lossStructuredOutput)
+	}
+	loss.Add(lossSynthesizedResult)
+	return e.result(&event.Event{Time: ev.Time, Body: t}, t)
+}
+
+// toolProgress writes a tool_progress line of a call still running.
+func (e *Encoder) toolProgress(ev *event.Event, b *event.ToolProgress) error {
+	if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
+		return err
+	}
+	if e.calls[b.CallID].finished {
+		e.loss.Add(lossProgressAfterResult)
+		return nil
+	}
+	if b.Message != "" {
+		e.loss.Add(lossToolProgressMessage)
+	}
+	return e.line("tool_progress", ev)
+}
+
+// toolOutput keeps a chunk of a call's output for its tool_result.
+func (e *Encoder) toolOutput(ev *event.Event, b *event.ToolOutput) error {
+	if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
+		return err
+	}
+	c := e.calls[b.CallID]
+	c.output.WriteString(b.Chunk)
+	c.chunks = true
+	e.loss.Add(lossToolOutputChunk)
+	return nil
+}
+
+// permissionRequested writes a can_use_tool control_request, with a
+// request id of its own when the source has none.
+func (e *Encoder) permissionRequested(ev *event.Event, b *event.PermissionRequested) error {
+	loss := e.loss
+	c := *b
+	for _, a := range e.asked {
+		if c.RequestID != "" && a.request == c.RequestID {
+			loss.Add(lossRepeatedPermissionRequest)
+			return nil
+		}
+	}
+	if c.RequestID == "" {
+		e.requests++
+		c.RequestID = "evtool-request-" + strconv.Itoa(e.requests)
+		loss.Add(lossPermissionRequestID)
+	}
+	if c.Description != "" || c.Risk != "" {
+		loss.Add(lossPermissionDescriptionRisk)
+	}
+	e.asked = append(e.asked, asked{c.RequestID, c.CallID})
+	if len(c.Preview) > 0 && !gjson.ParseBytes(c.Preview).IsObject() {
+		loss.Add(lossPermissionPreview)
+	}
+	return e.line("control_request", &event.Event{Time: ev.Time, Body: &c})
+}
+
+// permissionResolved writes the control_response to a request written
+// before; a denial of no request is system/permission_denied.
+func (e *Encoder) permissionResolved(ev *event.Event, b *event.PermissionResolved) error {
+	loss := e.loss
+	if b.Scope != "" {
+		loss.Add(lossPermissionScope)
+	}
+	// An answer goes to its request, or to the call's latest open one.
+	i := -1
+	for j, a := range e.asked {
+		if (b.RequestID != "" && a.request == b.RequestID) || (b.RequestID == "" && a.call == b.CallID) {
+			i = j
+		}
+	}
+	if i < 0 {
+		if b.RequestID == "" && b.Outcome == event.Denied {
+			return e.line("system/permission_denied", ev)
+		}
+		loss.Add(lossPermissionOutcomeUnasked)
+		return nil
+	}
+	c := *b
+	c.RequestID = e.asked[i].request
+	e.asked = append(e.asked[:i], e.asked[i+1:]...)
+	return e.line("control_response", &event.Event{Time: ev.Time, Body: &c})
+}
+
+// errorText writes an error as the assistant text Claude Code shows.
+func (e *Encoder) errorText(ev *event.Event, b *event.Error) error {
+	if b.Recoverable != nil {
+		e.loss.Add(lossErrorRecoverable)
+	}
+	e.loss.Add(lossErrorAsText)
+	e.activity = true
+	return e.line("assistant", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: &event.Message{Text: b.Message}},
+		&event.Event{Body: &event.Error{Message: "unknown"}})
 }
 
 // line writes a group of another dialect's events as a line of kind.

@@ -81,6 +81,8 @@ func newChecker() *checker {
 	return &checker{open: map[string]int{}, turnMsgs: map[string]counts{}, requests: map[string]int{}}
 }
 
+// Line checks one line: its type and fields, its place in the run (after
+// init, in its session, under a known parent), then what its kind says.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
 	r := gjson.ParseBytes(line)
@@ -103,6 +105,27 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return true
 	})
+	c.place(kind, r, n, rep)
+	switch kind {
+	case "assistant":
+		c.assistant(r, rep)
+	case "user":
+		c.user(r, rep)
+	case "result":
+		c.resultWords(r, rep)
+		c.result(r, n, rep)
+	case "control_request":
+		if r.Get("request.subtype").Str == "can_use_tool" {
+			c.requests[strings.Clone(r.Get("request_id").Str)] = n
+		}
+	case "control_response":
+		c.controlResponse(r, rep)
+	}
+}
+
+// place checks a line's place in the run: a turn's line after system/init,
+// the session's id, and a parent_tool_use_id that names a tool_use.
+func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter) {
 	if kind == "system/init" && c.init == 0 {
 		c.init = n
 		c.session = r.Get("session_id").Str
@@ -127,35 +150,30 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			rep.Warnf("/parent_tool_use_id", RuleSubagentUnknown, "parent_tool_use_id %q names no tool_use seen before", p.Str)
 		}
 	}
-	switch kind {
-	case "assistant":
-		c.assistant(r, rep)
-	case "user":
-		c.user(r, rep)
-	case "result":
-		if sub := r.Get("subtype").Str; !slices.Contains(resultSubtypes, sub) {
-			rep.Unknownf("/subtype", RuleUnknownValue, "unknown result subtype %q (read as an error, kept as written)", sub)
+}
+
+// resultWords reports a result's words Claude Code's SDK does not list.
+func (c *checker) resultWords(r gjson.Result, rep dialect.Reporter) {
+	if sub := r.Get("subtype").Str; !slices.Contains(resultSubtypes, sub) {
+		rep.Unknownf("/subtype", RuleUnknownValue, "unknown result subtype %q (read as an error, kept as written)", sub)
+	}
+	// result.stop_reason is string|null in the SDK: an API stop reason
+	// of a newer model API is kept, and read as "other".
+	if s := r.Get("stop_reason"); s.Type == gjson.String {
+		if _, ok := stopReasons[s.Str]; !ok {
+			rep.Unknownf("/stop_reason", RuleUnknownValue, "unknown stop_reason %q (read as other, kept as written)", s.Str)
 		}
-		// result.stop_reason is string|null in the SDK: an API stop reason
-		// of a newer model API is kept, and read as "other".
-		if s := r.Get("stop_reason"); s.Type == gjson.String {
-			if _, ok := stopReasons[s.Str]; !ok {
-				rep.Unknownf("/stop_reason", RuleUnknownValue, "unknown stop_reason %q (read as other, kept as written)", s.Str)
-			}
-		}
-		c.result(r, n, rep)
-	case "control_request":
-		if r.Get("request.subtype").Str == "can_use_tool" {
-			c.requests[strings.Clone(r.Get("request_id").Str)] = n
-		}
-	case "control_response":
-		id := r.Get("response.request_id").Str
-		if _, ok := c.requests[id]; ok {
-			delete(c.requests, id)
-			c.replied.Add(id, 0)
-		} else if c.replied.Has(id) {
-			rep.Errorf("/response/request_id", RulePermissionAnswer, "control_request %q was answered already", id)
-		}
+	}
+}
+
+// controlResponse checks that a permission request is answered once.
+func (c *checker) controlResponse(r gjson.Result, rep dialect.Reporter) {
+	id := r.Get("response.request_id").Str
+	if _, ok := c.requests[id]; ok {
+		delete(c.requests, id)
+		c.replied.Add(id, 0)
+	} else if c.replied.Has(id) {
+		rep.Errorf("/response/request_id", RulePermissionAnswer, "control_request %q was answered already", id)
 	}
 }
 

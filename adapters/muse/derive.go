@@ -214,118 +214,163 @@ func payloadTypeOf(ev *event.Event) string {
 // one). museKind is the source's task_kind of a proposed task, kept in
 // ext.muse; "" derives it from the canonical kind.
 func (s *state) derivePayload(ev *event.Event, pt, cause, task, museKind string, sorted bool) kvs {
-	run := streamRef(sorted, "run", cause)
-	head := func(kind string) kvs {
-		return kvs{{"kind", str(kind)}, {"command_id", str(cause)}, {"run_stream", run}}
-	}
-	lifecycle := func(task string, evKind string, fields ...kv) kvs {
-		e := append([]kv{{"kind", str(evKind)}, {"task_id", str(task)}}, fields...)
-		return append(head("task_lifecycle"),
-			kv{"task_stream", streamRef(sorted, "task", task)}, kv{"task_id", str(task)}, kv{"event", obj(sorted, e...)})
-	}
+	d := payloadDeriver{pt: pt, cause: cause, sorted: sorted, run: streamRef(sorted, "run", cause)}
 	switch pt {
 	case "runtime.command.accepted":
-		id := cause
-		if ev != nil {
-			if b, ok := ev.Body.(*event.TurnStarted); ok && b.CommandID != "" {
-				id = b.CommandID
-			}
-		}
-		return kvs{{"kind", str("command_accepted")}, {"command_id", str(id)}, {"client_id", "null"}, {"command_kind", str("turn.submit")}}
+		return d.commandAccepted(ev)
 	case "session.run.linked":
-		return head("session_run_linked")
+		return d.head("session_run_linked")
 	case "run.lifecycle.started":
-		return append(head("run_started"), kv{"prompt", str(s.prompt[cause])})
+		return append(d.head("run_started"), kv{"prompt", str(s.prompt[cause])})
 	case "task.stream.linked":
-		return append(head("task_stream_linked"), kv{"task_id", str(task)}, kv{"task_stream", streamRef(sorted, "task", task)})
+		return append(d.head("task_stream_linked"), kv{"task_id", str(task)}, kv{"task_stream", streamRef(sorted, "task", task)})
 	}
 	if ev == nil {
 		if kind, ok := strings.CutPrefix(pt, "task.lifecycle."); ok {
-			return lifecycle(task, kind)
+			return d.lifecycle(task, kind)
 		}
 		return nil
 	}
 	switch b := ev.Body.(type) {
 	case *event.UserMessage:
-		return append(head("turn_input_user"), kv{"prompt", str(b.Text)})
+		return append(d.head("turn_input_user"), kv{"prompt", str(b.Text)})
 	case *event.ModelConfigured:
-		// No profile is written as null, as Muse Code 1.0.1 writes it when
-		// no profile applies.
-		profile := "null"
-		if b.Profile != "" {
-			profile = str(b.Profile)
-		}
-		return append(head("run_model_configured"), kv{"model_id", str(b.Model)}, kv{"display_label", str(b.Label)},
-			kv{"profile_id", profile}, kv{"provider_id", str(b.Provider)}, kv{"source", str(b.Source)})
+		return d.modelConfigured(b)
 	case *event.MessageDelta:
-		return append(head("run_output_delta"), kv{"text", str(b.Text)})
+		return append(d.head("run_output_delta"), kv{"text", str(b.Text)})
 	case *event.TurnFinished:
-		p := append(head("run_terminal"), kv{"terminal", str(strings.TrimPrefix(pt, "run.terminal."))})
-		if b.Text != nil {
-			p = append(p, kv{"text", str(*b.Text)})
-		}
-		reason := "null"
-		if b.Reason != "" {
-			reason = str(b.Reason)
-		}
-		return append(p, kv{"reason", reason})
+		return d.terminal(b)
 	case *event.ToolCall:
-		return lifecycle(b.CallID, "proposed", kv{"task_kind", str("tool." + b.Name)})
+		return d.lifecycle(b.CallID, "proposed", kv{"task_kind", str("tool." + b.Name)})
 	case *event.PermissionResolved:
-		verb := "allow"
-		if b.Outcome == event.Denied {
-			verb = "deny"
-		}
-		return lifecycle(b.CallID, "side_effect_intent",
-			kv{"operation", str("tool:" + b.Tool)}, kv{"idempotency_key", str("tool:" + s.callID[b.CallID])},
-			kv{"policy_decision", str(verb + ":" + b.Scope)}, kv{"cancellation_handle", "null"}, kv{"parent_task_id", "null"})
+		return d.sideEffectIntent(b, s.callID[b.CallID])
 	case *event.ToolStarted:
-		return lifecycle(b.CallID, "started")
+		return d.lifecycle(b.CallID, "started")
 	case *event.ToolProgress:
-		return lifecycle(b.CallID, "status", kv{"message", str(b.Message)}, kv{"details", "{}"})
+		return d.lifecycle(b.CallID, "status", kv{"message", str(b.Message)}, kv{"details", "{}"})
 	case *event.ToolOutput:
-		return lifecycle(b.CallID, "output", kv{"chunk", str(b.Chunk)})
+		return d.lifecycle(b.CallID, "output", kv{"chunk", str(b.Chunk)})
 	case *event.ToolFinished:
-		if kind, ok := strings.CutPrefix(pt, "task.lifecycle."); ok {
-			var f []kv
-			if b.Error != "" {
-				f = append(f, kv{"reason", str(b.Error)})
-			}
-			return lifecycle(b.CallID, kind, f...)
-		}
-		call := s.callID[b.CallID]
-		if call == "" {
-			call = b.CallID
-		}
-		text := ""
-		if b.Output != nil {
-			text = *b.Output
-		}
-		p := append(head("tool_result"), kv{"call_id", str(call)}, kv{"text", str(text)})
-		outcome := "success"
-		if b.Status != event.ToolSuccess {
-			outcome = "failure"
-		}
-		p = append(p, kv{"correlation_facts", obj(sorted, kv{"tool_name", str(b.Name)}, kv{"outcome", str(outcome)})})
-		if len(b.Edit) > 0 {
-			p = append(p, kv{"edit_facts", string(b.Edit)})
-		}
-		return p
+		return d.toolFinished(b, s.callID)
 	case *event.TaskUpdated:
-		kind := strings.TrimPrefix(pt, "task.lifecycle.")
-		var f []kv
-		switch kind {
-		case "proposed":
-			if museKind == "" {
-				museKind = museTaskKind(b.Kind)
-			}
-			f = append(f, kv{"task_kind", str(museKind)})
-		case "status":
-			f = append(f, kv{"message", str(b.Detail)}, kv{"details", "{}"})
-		case "cancelled", "rejected", "failed":
-			f = append(f, kv{"reason", str(b.Reason)})
-		}
-		return lifecycle(b.TaskID, kind, f...)
+		return d.task(b, museKind)
 	}
 	return nil
+}
+
+// payloadDeriver derives the payload of one record of type pt in the turn
+// cause (its run stream run).
+type payloadDeriver struct {
+	pt, cause, run string
+	sorted         bool
+}
+
+// head is what every payload of a run begins with.
+func (d payloadDeriver) head(kind string) kvs {
+	return kvs{{"kind", str(kind)}, {"command_id", str(d.cause)}, {"run_stream", d.run}}
+}
+
+// lifecycle is a task.lifecycle payload: an event of kind evKind for task,
+// with its fields.
+func (d payloadDeriver) lifecycle(task string, evKind string, fields ...kv) kvs {
+	e := append([]kv{{"kind", str(evKind)}, {"task_id", str(task)}}, fields...)
+	return append(d.head("task_lifecycle"),
+		kv{"task_stream", streamRef(d.sorted, "task", task)}, kv{"task_id", str(task)}, kv{"event", obj(d.sorted, e...)})
+}
+
+// commandAccepted is the payload that begins a turn: the command id the
+// turn_started states, else the turn's.
+func (d payloadDeriver) commandAccepted(ev *event.Event) kvs {
+	id := d.cause
+	if ev != nil {
+		if b, ok := ev.Body.(*event.TurnStarted); ok && b.CommandID != "" {
+			id = b.CommandID
+		}
+	}
+	return kvs{{"kind", str("command_accepted")}, {"command_id", str(id)}, {"client_id", "null"}, {"command_kind", str("turn.submit")}}
+}
+
+func (d payloadDeriver) modelConfigured(b *event.ModelConfigured) kvs {
+	// No profile is written as null, as Muse Code 1.0.1 writes it when
+	// no profile applies.
+	profile := "null"
+	if b.Profile != "" {
+		profile = str(b.Profile)
+	}
+	return append(d.head("run_model_configured"), kv{"model_id", str(b.Model)}, kv{"display_label", str(b.Label)},
+		kv{"profile_id", profile}, kv{"provider_id", str(b.Provider)}, kv{"source", str(b.Source)})
+}
+
+func (d payloadDeriver) terminal(b *event.TurnFinished) kvs {
+	p := append(d.head("run_terminal"), kv{"terminal", str(strings.TrimPrefix(d.pt, "run.terminal."))})
+	if b.Text != nil {
+		p = append(p, kv{"text", str(*b.Text)})
+	}
+	reason := "null"
+	if b.Reason != "" {
+		reason = str(b.Reason)
+	}
+	return append(p, kv{"reason", reason})
+}
+
+// sideEffectIntent is a permission's outcome, for the tool task of
+// provider call id call.
+func (d payloadDeriver) sideEffectIntent(b *event.PermissionResolved, call string) kvs {
+	verb := "allow"
+	if b.Outcome == event.Denied {
+		verb = "deny"
+	}
+	return d.lifecycle(b.CallID, "side_effect_intent",
+		kv{"operation", str("tool:" + b.Tool)}, kv{"idempotency_key", str("tool:" + call)},
+		kv{"policy_decision", str(verb + ":" + b.Scope)}, kv{"cancellation_handle", "null"}, kv{"parent_task_id", "null"})
+}
+
+// toolFinished is a tool task's end (a task.lifecycle record) or its
+// tool.result, with the provider call id callIDs holds for the call (the
+// call's own when none).
+func (d payloadDeriver) toolFinished(b *event.ToolFinished, callIDs map[string]string) kvs {
+	if kind, ok := strings.CutPrefix(d.pt, "task.lifecycle."); ok {
+		var f []kv
+		if b.Error != "" {
+			f = append(f, kv{"reason", str(b.Error)})
+		}
+		return d.lifecycle(b.CallID, kind, f...)
+	}
+	call := callIDs[b.CallID]
+	if call == "" {
+		call = b.CallID
+	}
+	text := ""
+	if b.Output != nil {
+		text = *b.Output
+	}
+	p := append(d.head("tool_result"), kv{"call_id", str(call)}, kv{"text", str(text)})
+	outcome := "success"
+	if b.Status != event.ToolSuccess {
+		outcome = "failure"
+	}
+	p = append(p, kv{"correlation_facts", obj(d.sorted, kv{"tool_name", str(b.Name)}, kv{"outcome", str(outcome)})})
+	if len(b.Edit) > 0 {
+		p = append(p, kv{"edit_facts", string(b.Edit)})
+	}
+	return p
+}
+
+// task is a non-tool task's lifecycle step; museKind is the source's
+// task_kind of a proposed task.
+func (d payloadDeriver) task(b *event.TaskUpdated, museKind string) kvs {
+	kind := strings.TrimPrefix(d.pt, "task.lifecycle.")
+	var f []kv
+	switch kind {
+	case "proposed":
+		if museKind == "" {
+			museKind = museTaskKind(b.Kind)
+		}
+		f = append(f, kv{"task_kind", str(museKind)})
+	case "status":
+		f = append(f, kv{"message", str(b.Detail)}, kv{"details", "{}"})
+	case "cancelled", "rejected", "failed":
+		f = append(f, kv{"reason", str(b.Reason)})
+	}
+	return d.lifecycle(b.TaskID, kind, f...)
 }

@@ -214,153 +214,49 @@ func legal(from, to string) bool {
 	return false
 }
 
+// encode writes the records of one event of another dialect's stream.
 func (f *foreign) encode(ev *event.Event) error {
-	loss := f.e.opts.Losses
-	loss.Foreign(ev.Ext, Name)
+	f.e.opts.Losses.Foreign(ev.Ext, Name)
 	f.setClock(ev)
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
-		st := f.e.st
-		st.session = b.SessionID
-		if st.session == "" {
-			st.session = f.e.opts.Defaults["session_id"]
-		}
-		if b.Model != "" || b.Workspace != "" || b.ContextFiles != nil && len(*b.ContextFiles) > 0 {
-			f.loss(lossSessionFacts)
-		}
+		f.sessionStarted(b)
 		return nil
 	case *event.TurnStarted:
 		return f.beginTurn(ev.TurnID, ev)
 	case *event.UserMessage:
-		if err := f.ensureTurn(ev); err != nil {
-			return err
-		}
-		if err := f.record(f.at(ev), residue{}); err != nil {
-			return err
-		}
-		f.loss(lossSynthesizedRunStarted)
-		if b.ImageCount != nil && *b.ImageCount > 0 {
-			f.loss(lossImageCount)
-		}
-		return f.bare("run.lifecycle.started", "", nil)
+		return f.userMessage(ev, b)
 	case *event.ModelConfigured:
 		if err := f.ensureTurn(ev); err != nil {
 			return err
 		}
 		return f.record(f.at(ev), residue{})
-	case *event.MessageDelta, *event.Message:
-		text := ""
-		if d, ok := b.(*event.MessageDelta); ok {
-			text, f.inDelta = d.Text, true
-		} else {
-			if f.inDelta { // an assembled message repeats its deltas
-				f.inDelta = false
-				return nil
-			}
-			text = b.(*event.Message).Text
-		}
-		if err := f.ensureTurn(ev); err != nil {
-			return err
-		}
-		f.text.WriteString(text)
-		return f.record(f.at(&event.Event{Time: ev.Time, Body: &event.MessageDelta{Text: text}}), residue{})
-	case *event.TurnFinished:
-		if f.turn == "" || f.ended {
-			f.loss(lossTurnEndOutside)
+	case *event.MessageDelta:
+		f.inDelta = true
+		return f.message(ev, b.Text)
+	case *event.Message:
+		if f.inDelta { // an assembled message repeats its deltas
+			f.inDelta = false
 			return nil
 		}
-		if b.Usage != nil {
-			f.loss(lossTurnTokenCounts)
-		}
-		return f.endTurn(ev)
+		return f.message(ev, b.Text)
+	case *event.TurnFinished:
+		return f.turnFinished(ev, b)
 	case *event.SessionFinished:
-		if f.turn == "" {
-			// A run that ended before any turn (it failed before its
-			// prompt, say): muse journals every run as a turn, and a
-			// journal without one is empty, which muse's validator
-			// rejects. The turn is synthesised, and ended below with the
-			// session's outcome.
-			if err := f.beginTurn("", nil); err != nil {
-				return err
-			}
-		}
-		if f.turn != "" && !f.ended {
-			text := f.text.String()
-			if b.Text != nil {
-				text = *b.Text
-			}
-			fin := &event.Event{Time: ev.Time, Body: &event.TurnFinished{Status: b.Status, Text: &text, Reason: b.Message}}
-			f.loss(lossSynthesizedRunTerminal)
-			f.ended = true
-			if err := f.record(f.at(fin), residue{}); err != nil {
-				return err
-			}
-		}
-		if b.Usage != nil || b.StoppedBy != "" || b.Errors != nil && len(*b.Errors) > 0 || len(b.StructuredOutput) > 0 {
-			f.loss(lossRunOutcome)
-		}
-		return nil
+		return f.sessionFinished(ev, b)
 	case *event.ToolCall:
-		if err := f.ensureTurn(ev); err != nil {
-			return err
-		}
-		t := &ftask{tool: true, name: b.Name, state: "proposed"}
-		f.tasks[b.CallID] = t
-		f.loss(lossSynthesizedStreamLinked)
-		if err := f.bare("task.stream.linked", b.CallID, nil); err != nil {
-			return err
-		}
-		if len(b.Input) > 0 && string(b.Input) != "null" || b.Title != "" {
-			f.loss(lossToolInputTitle)
-		}
-		return f.record(f.at(ev), residue{})
+		return f.toolCall(ev, b)
 	case *event.PermissionRequested:
 		f.loss(lossPermissionRequest)
 		return nil
 	case *event.PermissionResolved:
-		t := f.tasks[b.CallID]
-		if t == nil || f.turn == "" {
-			f.loss(lossPermissionOutcomeUnknownTask)
-			return nil
-		}
-		ok, err := f.step(t, b.CallID, "side_effect_intent")
-		if err != nil || !ok {
-			if !ok {
-				f.loss(lossPermissionOutcomeLate)
-			}
-			return err
-		}
-		c := *b
-		if c.Tool == "" {
-			c.Tool = t.name
-		}
-		if c.Scope == "" {
-			c.Scope = "user"
-		}
-		return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
-	case *event.ToolStarted, *event.ToolProgress, *event.ToolOutput:
-		id, k := "", ""
-		switch x := b.(type) {
-		case *event.ToolStarted:
-			id, k = x.CallID, "started"
-		case *event.ToolProgress:
-			id, k = x.CallID, "status"
-		case *event.ToolOutput:
-			id, k = x.CallID, "output"
-		}
-		t := f.tasks[id]
-		if t == nil || f.turn == "" {
-			f.lossDetail(lossEventUnknownCall, string(ev.Type()))
-			return nil
-		}
-		ok, err := f.step(t, id, k)
-		if err != nil || !ok {
-			if !ok {
-				f.lossDetail(lossIllegalStep, string(ev.Type()))
-			}
-			return err
-		}
-		return f.record(f.at(ev), residue{})
+		return f.permissionResolved(ev, b)
+	case *event.ToolStarted:
+		return f.toolStep(ev, b.CallID, "started")
+	case *event.ToolProgress:
+		return f.toolStep(ev, b.CallID, "status")
+	case *event.ToolOutput:
+		return f.toolStep(ev, b.CallID, "output")
 	case *event.ToolFinished:
 		return f.toolFinished(ev, b)
 	case *event.TaskUpdated:
@@ -371,6 +267,148 @@ func (f *foreign) encode(ev *event.Event) error {
 	}
 	f.lossDetail(lossNoSuchRecord, string(ev.Type()))
 	return nil
+}
+
+// sessionStarted takes the session's id; muse's records hold none of its
+// other facts.
+func (f *foreign) sessionStarted(b *event.SessionStarted) {
+	st := f.e.st
+	st.session = b.SessionID
+	if st.session == "" {
+		st.session = f.e.opts.Defaults["session_id"]
+	}
+	if b.Model != "" || b.Workspace != "" || b.ContextFiles != nil && len(*b.ContextFiles) > 0 {
+		f.loss(lossSessionFacts)
+	}
+}
+
+// userMessage writes the user's message and the run.lifecycle.started
+// muse writes after it.
+func (f *foreign) userMessage(ev *event.Event, b *event.UserMessage) error {
+	if err := f.ensureTurn(ev); err != nil {
+		return err
+	}
+	if err := f.record(f.at(ev), residue{}); err != nil {
+		return err
+	}
+	f.loss(lossSynthesizedRunStarted)
+	if b.ImageCount != nil && *b.ImageCount > 0 {
+		f.loss(lossImageCount)
+	}
+	return f.bare("run.lifecycle.started", "", nil)
+}
+
+// message writes text of the answer as a delta, and keeps it for the
+// turn's run.terminal.
+func (f *foreign) message(ev *event.Event, text string) error {
+	if err := f.ensureTurn(ev); err != nil {
+		return err
+	}
+	f.text.WriteString(text)
+	return f.record(f.at(&event.Event{Time: ev.Time, Body: &event.MessageDelta{Text: text}}), residue{})
+}
+
+// turnFinished ends the open turn with its run.terminal.
+func (f *foreign) turnFinished(ev *event.Event, b *event.TurnFinished) error {
+	if f.turn == "" || f.ended {
+		f.loss(lossTurnEndOutside)
+		return nil
+	}
+	if b.Usage != nil {
+		f.loss(lossTurnTokenCounts)
+	}
+	return f.endTurn(ev)
+}
+
+// sessionFinished ends the open turn, if it has not ended, with the
+// session's outcome.
+func (f *foreign) sessionFinished(ev *event.Event, b *event.SessionFinished) error {
+	if f.turn == "" {
+		// A run that ended before any turn (it failed before its
+		// prompt, say): muse journals every run as a turn, and a
+		// journal without one is empty, which muse's validator
+		// rejects. The turn is synthesised, and ended below with the
+		// session's outcome.
+		if err := f.beginTurn("", nil); err != nil {
+			return err
+		}
+	}
+	if f.turn != "" && !f.ended {
+		text := f.text.String()
+		if b.Text != nil {
+			text = *b.Text
+		}
+		fin := &event.Event{Time: ev.Time, Body: &event.TurnFinished{Status: b.Status, Text: &text, Reason: b.Message}}
+		f.loss(lossSynthesizedRunTerminal)
+		f.ended = true
+		if err := f.record(f.at(fin), residue{}); err != nil {
+			return err
+		}
+	}
+	if b.Usage != nil || b.StoppedBy != "" || b.Errors != nil && len(*b.Errors) > 0 || len(b.StructuredOutput) > 0 {
+		f.loss(lossRunOutcome)
+	}
+	return nil
+}
+
+// toolCall proposes a tool task, linked to the stream first.
+func (f *foreign) toolCall(ev *event.Event, b *event.ToolCall) error {
+	if err := f.ensureTurn(ev); err != nil {
+		return err
+	}
+	t := &ftask{tool: true, name: b.Name, state: "proposed"}
+	f.tasks[b.CallID] = t
+	f.loss(lossSynthesizedStreamLinked)
+	if err := f.bare("task.stream.linked", b.CallID, nil); err != nil {
+		return err
+	}
+	if len(b.Input) > 0 && string(b.Input) != "null" || b.Title != "" {
+		f.loss(lossToolInputTitle)
+	}
+	return f.record(f.at(ev), residue{})
+}
+
+// permissionResolved writes a tool task's side_effect_intent with the
+// outcome.
+func (f *foreign) permissionResolved(ev *event.Event, b *event.PermissionResolved) error {
+	t := f.tasks[b.CallID]
+	if t == nil || f.turn == "" {
+		f.loss(lossPermissionOutcomeUnknownTask)
+		return nil
+	}
+	ok, err := f.step(t, b.CallID, "side_effect_intent")
+	if err != nil || !ok {
+		if !ok {
+			f.loss(lossPermissionOutcomeLate)
+		}
+		return err
+	}
+	c := *b
+	if c.Tool == "" {
+		c.Tool = t.name
+	}
+	if c.Scope == "" {
+		c.Scope = "user"
+	}
+	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
+}
+
+// toolStep moves a tool task to lifecycle kind k (started, status or
+// output) and writes the event's record.
+func (f *foreign) toolStep(ev *event.Event, id, k string) error {
+	t := f.tasks[id]
+	if t == nil || f.turn == "" {
+		f.lossDetail(lossEventUnknownCall, string(ev.Type()))
+		return nil
+	}
+	ok, err := f.step(t, id, k)
+	if err != nil || !ok {
+		if !ok {
+			f.lossDetail(lossIllegalStep, string(ev.Type()))
+		}
+		return err
+	}
+	return f.record(f.at(ev), residue{})
 }
 
 func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {

@@ -379,6 +379,8 @@ func (r *Record) Lift() (Payload, error) {
 	return liftPayload(r.PayloadType, gjson.ParseBytes(r.Payload))
 }
 
+// liftPayload decodes a payload of type pt: the fields every run payload
+// has (its Head), then those of its type, one function each.
 func liftPayload(pt string, pv gjson.Result) (Payload, error) {
 	known := pt == "runtime.command.accepted" || pt == "session.run.linked" || pt == "turn.input.user" ||
 		pt == "run.lifecycle.started" || pt == "run.model.configured" || pt == "run.output.delta" ||
@@ -392,29 +394,10 @@ func liftPayload(pt string, pv gjson.Result) (Payload, error) {
 		return nil, err
 	}
 	if pt == "runtime.command.accepted" {
-		p := &CommandAccepted{}
-		if p.Kind, err = o.str("kind"); err != nil {
-			return nil, err
-		}
-		if p.CommandID, err = o.str("command_id"); err != nil {
-			return nil, err
-		}
-		if p.CommandKind, err = o.str("command_kind"); err != nil {
-			return nil, err
-		}
-		if p.ClientID, err = o.optStr("client_id"); err != nil {
-			return nil, err
-		}
-		return p, nil
+		return liftCommandAccepted(o)
 	}
-	var h Head
-	if h.Kind, err = o.str("kind"); err != nil {
-		return nil, err
-	}
-	if h.CommandID, err = o.str("command_id"); err != nil {
-		return nil, err
-	}
-	if h.RunStream, err = o.stream("run_stream"); err != nil {
+	h, err := liftHead(o)
+	if err != nil {
 		return nil, err
 	}
 	switch {
@@ -429,17 +412,7 @@ func liftPayload(pt string, pv gjson.Result) (Payload, error) {
 		p.Prompt, err = o.str("prompt")
 		return p, err
 	case pt == "run.model.configured":
-		p := &RunModelConfigured{Head: h}
-		for _, f := range []struct {
-			k string
-			s *string
-		}{{"model_id", &p.ModelID}, {"display_label", &p.DisplayLabel}, {"provider_id", &p.ProviderID}, {"source", &p.Source}} {
-			if *f.s, err = o.str(f.k); err != nil {
-				return nil, err
-			}
-		}
-		p.ProfileID, err = o.optStr("profile_id")
-		return p, err
+		return liftModelConfigured(o, h)
 	case pt == "run.output.delta":
 		p := &RunOutputDelta{Head: h}
 		p.Text, err = o.str("text")
@@ -447,17 +420,7 @@ func liftPayload(pt string, pv gjson.Result) (Payload, error) {
 	case pt == "tool.result":
 		return liftToolResult(o, h)
 	case strings.HasPrefix(pt, "run.terminal."):
-		p := &RunTerminal{Head: h}
-		if p.Terminal, err = o.str("terminal"); err != nil {
-			return nil, err
-		}
-		if p.Reason, err = o.optStr("reason"); err != nil {
-			return nil, err
-		}
-		if p.Text, err = o.optStr("text"); err != nil {
-			return nil, err
-		}
-		return p, nil
+		return liftTerminal(o, h)
 	case pt == "task.stream.linked":
 		p := &TaskStreamLinked{Head: h}
 		if p.TaskID, err = o.str("task_id"); err != nil {
@@ -466,8 +429,76 @@ func liftPayload(pt string, pv gjson.Result) (Payload, error) {
 		p.TaskStream, err = o.stream("task_stream")
 		return p, err
 	}
-	// task.lifecycle.*
+	return liftLifecycle(o, h) // task.lifecycle.*
+}
+
+func liftCommandAccepted(o *fields) (Payload, error) {
+	p := &CommandAccepted{}
+	var err error
+	if p.Kind, err = o.str("kind"); err != nil {
+		return nil, err
+	}
+	if p.CommandID, err = o.str("command_id"); err != nil {
+		return nil, err
+	}
+	if p.CommandKind, err = o.str("command_kind"); err != nil {
+		return nil, err
+	}
+	if p.ClientID, err = o.optStr("client_id"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// liftHead reads the fields every payload of a run has.
+func liftHead(o *fields) (Head, error) {
+	var h Head
+	var err error
+	if h.Kind, err = o.str("kind"); err != nil {
+		return h, err
+	}
+	if h.CommandID, err = o.str("command_id"); err != nil {
+		return h, err
+	}
+	h.RunStream, err = o.stream("run_stream")
+	return h, err
+}
+
+func liftModelConfigured(o *fields, h Head) (Payload, error) {
+	p := &RunModelConfigured{Head: h}
+	var err error
+	for _, f := range []struct {
+		k string
+		s *string
+	}{{"model_id", &p.ModelID}, {"display_label", &p.DisplayLabel}, {"provider_id", &p.ProviderID}, {"source", &p.Source}} {
+		if *f.s, err = o.str(f.k); err != nil {
+			return nil, err
+		}
+	}
+	p.ProfileID, err = o.optStr("profile_id")
+	return p, err
+}
+
+func liftTerminal(o *fields, h Head) (Payload, error) {
+	p := &RunTerminal{Head: h}
+	var err error
+	if p.Terminal, err = o.str("terminal"); err != nil {
+		return nil, err
+	}
+	if p.Reason, err = o.optStr("reason"); err != nil {
+		return nil, err
+	}
+	if p.Text, err = o.optStr("text"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// liftLifecycle reads a task.lifecycle.* payload; an event that fits no
+// known kind makes it unknown.
+func liftLifecycle(o *fields, h Head) (Payload, error) {
 	p := &TaskLifecycle{Head: h}
+	var err error
 	if p.TaskID, err = o.str("task_id"); err != nil {
 		return nil, err
 	}

@@ -194,6 +194,8 @@ func (c *checker) leave(turn string) {
 	}
 }
 
+// Line checks one record: its envelope, its place in its turn (the turn it
+// begins or continues, its sequence), then its payload.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
 	r := gjson.ParseBytes(line)
@@ -201,40 +203,56 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		return
 	}
 	rep := dialect.Reporter{Line: n, Report: report}
-	errf, warnf := rep.Errorf, rep.Warnf
-	unknown := func(ptr, format string, args ...any) { rep.Unknownf(ptr, RuleUnknownField, format, args...) }
+	c.envelope(r, n, rep)
+	pt := r.Get("payload_type").Str
+	cause := r.Get("causation_id").Str
+	t := c.enter(cause, pt, rep)
+	c.sequence(r, t, rep)
+	p := r.Get("payload")
+	if cmd := p.Get("command_id"); cmd.Exists() && cmd.Str != cause {
+		rep.Warnf("/payload/command_id", RuleCausation, "payload.command_id %q differs from causation_id %q", cmd.Str, cause)
+	}
+	c.payload(pt, p, t, n, rep)
+}
+
+// envelope checks the record's envelope: its keys and versions, its id,
+// its durability and its clock.
+func (c *checker) envelope(r gjson.Result, n int, rep dialect.Reporter) {
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !slices.Contains(envelopeKeys, k.Str) {
-			unknown("/"+jsonptr.Escape(k.Str), "unknown envelope key %q", k.Str)
+			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown envelope key %q", k.Str)
 		}
 		return true
 	})
 	for _, k := range []string{"schema_version", "payload_schema_version"} {
 		if v := r.Get(k); v.Type == gjson.Number && v.Raw != "1" {
-			warnf("/"+k, RuleSchemaVersion, "%s is %s; only 1 is known", k, v.Raw)
+			rep.Warnf("/"+k, RuleSchemaVersion, "%s is %s; only 1 is known", k, v.Raw)
 		}
 	}
 	key := r.Get("stream.id").Str + "\x00" + r.Get("id").Str
 	if prev, dup := c.ids.Get(key); dup {
-		errf("/id", RuleDuplicateID, "record id %q repeats line %d in the same stream", r.Get("id").Str, prev)
+		rep.Errorf("/id", RuleDuplicateID, "record id %q repeats line %d in the same stream", r.Get("id").Str, prev)
 	} else {
 		c.ids.Add(key, uint64(n))
 	}
 	rt, du := r.Get("record_type").Str, r.Get("durability").Str
 	if (du == "ephemeral") != (rt == "status") {
-		errf("/durability", RuleEphemeral, "durability %q with record_type %q: ephemeral goes with status and only with status", du, rt)
+		rep.Errorf("/durability", RuleEphemeral, "durability %q with record_type %q: ephemeral goes with status and only with status", du, rt)
 	}
 	if at := r.Get("recorded_at"); at.Type == gjson.Number {
 		if v, err := strconv.ParseUint(at.Raw, 10, 64); err == nil {
 			if v < c.lastAt {
-				warnf("/recorded_at", RuleRecordedAt, "recorded_at %d is before the previous record's %d", v, c.lastAt)
+				rep.Warnf("/recorded_at", RuleRecordedAt, "recorded_at %d is before the previous record's %d", v, c.lastAt)
 			}
 			c.lastAt = v
 		}
 	}
+}
 
-	pt := r.Get("payload_type").Str
-	cause := r.Get("causation_id").Str
+// enter returns the state of the record's turn (its causation): a turn it
+// continues, a turn that ended (a record after its end), or a turn it
+// begins.
+func (c *checker) enter(cause, pt string, rep dialect.Reporter) *turnState {
 	t := c.turns[cause]
 	if t == nil {
 		if v, ok := c.ended.Get(cause); ok {
@@ -244,38 +262,48 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	if t == nil {
 		if prev := c.turns[c.turn]; c.turn != "" && prev != nil && prev.terminal == 0 {
-			errf("/causation_id", RuleTurnEnd, "turn %q begins before turn %q ended with run.terminal.*", cause, c.turn)
+			rep.Errorf("/causation_id", RuleTurnEnd, "turn %q begins before turn %q ended with run.terminal.*", cause, c.turn)
 		}
 		t = &turnState{}
 		c.turns[strings.Clone(cause)] = t
 		if pt != "runtime.command.accepted" {
-			warnf("/payload_type", RuleTurnStart, "turn %q begins with %s, not runtime.command.accepted", cause, pt)
+			rep.Warnf("/payload_type", RuleTurnStart, "turn %q begins with %s, not runtime.command.accepted", cause, pt)
 		}
 	} else if t.terminal > 0 {
-		errf("/payload_type", RuleAfterTerminal, "%s after the turn's run.terminal on line %d", pt, t.terminal)
+		rep.Errorf("/payload_type", RuleAfterTerminal, "%s after the turn's run.terminal on line %d", pt, t.terminal)
 	}
 	if cause != c.turn {
 		c.leave(c.turn)
 		c.turn = strings.Clone(cause)
 	}
-	if s := r.Get("sequence"); s.Type == gjson.Number {
-		if v, err := strconv.ParseUint(s.Raw, 10, 64); err == nil {
-			switch {
-			case t.seq > 0 && v <= t.seq:
-				errf("/sequence", RuleSequence, "sequence %d does not increase within the turn (previous %d)", v, t.seq)
-			case v != t.seq+1:
-				warnf("/sequence", RuleSequenceGap, "sequence %d, want %d", v, t.seq+1)
-			}
-			if v > t.seq {
-				t.seq = v
-			}
-		}
-	}
-	p := r.Get("payload")
-	if cmd := p.Get("command_id"); cmd.Exists() && cmd.Str != cause {
-		warnf("/payload/command_id", RuleCausation, "payload.command_id %q differs from causation_id %q", cmd.Str, cause)
-	}
+	return t
+}
 
+// sequence checks that the record's sequence goes up by one in its turn.
+func (c *checker) sequence(r gjson.Result, t *turnState, rep dialect.Reporter) {
+	s := r.Get("sequence")
+	if s.Type != gjson.Number {
+		return
+	}
+	v, err := strconv.ParseUint(s.Raw, 10, 64)
+	if err != nil {
+		return
+	}
+	switch {
+	case t.seq > 0 && v <= t.seq:
+		rep.Errorf("/sequence", RuleSequence, "sequence %d does not increase within the turn (previous %d)", v, t.seq)
+	case v != t.seq+1:
+		rep.Warnf("/sequence", RuleSequenceGap, "sequence %d, want %d", v, t.seq+1)
+	}
+	if v > t.seq {
+		t.seq = v
+	}
+}
+
+// payload checks the payload of a record of type pt: its keys, the words
+// of its closed sets, and what its family says of tasks and calls.
+func (c *checker) payload(pt string, p gjson.Result, t *turnState, n int, rep dialect.Reporter) {
+	unknown := func(ptr, format string, args ...any) { rep.Unknownf(ptr, RuleUnknownField, format, args...) }
 	family := pt
 	switch {
 	case strings.HasPrefix(pt, "run.terminal."):
@@ -313,21 +341,25 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	switch family {
 	case "task.stream.linked":
-		task := p.Get("task_id").Str
-		if s := c.tasks[task]; s != nil {
-			s.linked = true
-		} else if v, ended := c.closed.Get(task); ended {
-			c.closed.Add(task, v|linkedBit)
-		} else {
-			c.tasks[strings.Clone(task)] = &taskState{linked: true}
-		}
+		c.linked(p.Get("task_id").Str)
 	case "task.lifecycle":
-		c.lifecycle(pt, p, n, errf, report, unknown)
+		c.lifecycle(pt, p, n, rep.Errorf, rep.Report, unknown)
 	case "tool.result":
 		call := p.Get("call_id").Str
 		if !c.calls.Has(call) && !c.tools.Has(p.Get("correlation_facts.tool_name").Str) {
-			warnf("/payload/call_id", RuleToolResult, "tool.result for call %q joins no tool task", call)
+			rep.Warnf("/payload/call_id", RuleToolResult, "tool.result for call %q joins no tool task", call)
 		}
+	}
+}
+
+// linked marks a task linked to the stream, open or ended.
+func (c *checker) linked(task string) {
+	if s := c.tasks[task]; s != nil {
+		s.linked = true
+	} else if v, ended := c.closed.Get(task); ended {
+		c.closed.Add(task, v|linkedBit)
+	} else {
+		c.tasks[strings.Clone(task)] = &taskState{linked: true}
 	}
 }
 

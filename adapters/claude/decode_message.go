@@ -1,0 +1,283 @@
+package claude
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// The lines of the conversation: assistant and user messages, their
+// content blocks (text, thinking, tool use and results), and streamed
+// deltas.
+
+// knownCall returns the call of an id, synthesising its tool_call when the
+// id is new (a result or progress line for a call the stream never showed).
+func (l *line) knownCall(id, name string) *call {
+	c := l.d.calls[id]
+	if c == nil {
+		c = &call{name: name}
+		l.d.calls[strings.Clone(id)] = c
+		l.pre = append(l.pre, &event.Event{Synthetic: true, AgentID: l.thread(), Body: &event.ToolCall{CallID: id, Name: name, Kind: kindIfNamed(name)}})
+	}
+	return c
+}
+
+func kindIfNamed(name string) event.ToolKind {
+	if name == "" {
+		return ""
+	}
+	return toolKind(name)
+}
+
+func (l *line) assistant() {
+	d := l.d
+	agent := l.thread()
+	m := l.r.Get("message")
+	id := m.Get("id").Str
+	if r := d.rounds[agent]; r != nil && r.id != id {
+		l.pre = append(l.pre, d.closeRound(agent))
+	}
+	r := d.rounds[agent]
+	if r == nil && d.closed[agent] != id {
+		r = &round{id: id, agent: agent}
+		d.rounds[agent] = r
+		d.order = append(d.order, agent)
+	}
+	if r != nil {
+		u := m.Get("usage")
+		r.usage = event.Usage{
+			InputTokens:         l.u64(u.Get("input_tokens"), "/message/usage/input_tokens"),
+			OutputTokens:        l.u64(u.Get("output_tokens"), "/message/usage/output_tokens"),
+			CacheReadTokens:     l.u64(u.Get("cache_read_input_tokens"), "/message/usage/cache_read_input_tokens"),
+			CacheCreationTokens: l.u64(u.Get("cache_creation_input_tokens"), "/message/usage/cache_creation_input_tokens"),
+		}
+		if s := m.Get("stop_reason"); s.Type == gjson.String {
+			if w, ok := stopReasons[s.Str]; ok {
+				r.stop = w
+			} else {
+				r.stop = event.StopOther
+			}
+		}
+	}
+	i := 0
+	jsonobj.ForEach(m.Get("content"), func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "text":
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Message{Text: b.Get("text").Str, MessageID: id}})
+		case "thinking":
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Reasoning{Text: b.Get("thinking").Str}})
+		case "redacted_thinking":
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Reasoning{Text: ""}})
+		case "tool_use":
+			l.toolUse(b, agent, i, r)
+		}
+		i++
+		return true
+	})
+	if e := l.r.Get("error"); e.Type == gjson.String {
+		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Error{Message: e.Str}})
+	}
+	if len(l.group) == 0 {
+		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Message{Text: "", MessageID: id}})
+	}
+	l.stamp()
+}
+
+// stamp gives the line's events its timestamp (user lines, and assistant
+// lines since CLI 2.1.226), as canonical time.
+func (l *line) stamp() {
+	if t, ok := canonicalTime(l.str("timestamp")); ok {
+		for _, ev := range l.group {
+			ev.Time = t
+		}
+	}
+}
+
+func (l *line) toolUse(b gjson.Result, agent string, i int, r *round) {
+	d := l.d
+	id, name := b.Get("id").Str, b.Get("name").Str
+	if r != nil {
+		r.toolUse = true
+	}
+	if c := d.calls[id]; c != nil {
+		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Notice{Severity: event.SeverityWarning,
+			Message: "tool_use " + id + " repeated"}})
+		return
+	}
+	d.calls[strings.Clone(id)] = &call{name: name}
+	input := compact(b.Get("input").Raw)
+	c := &event.ToolCall{CallID: id, Name: name, Kind: toolKind(name), Input: input}
+	in := gjson.ParseBytes(input)
+	for _, k := range titleKeys {
+		if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
+			c.Title = firstLine(v.Str)
+			break
+		}
+	}
+	l.group = append(l.group, &event.Event{AgentID: agent, Body: c})
+	l.post = append(l.post, &event.Event{AgentID: agent, Body: &event.ToolStarted{CallID: id, Name: name}})
+	if isTodoWrite(name) {
+		if p := plan(in); p != nil {
+			l.post = append(l.post, &event.Event{AgentID: agent, Synthetic: true, Body: p})
+		}
+	}
+	_ = i
+}
+
+// plan reads TodoWrite's input.todos as a checklist snapshot.
+func plan(in gjson.Result) *event.PlanUpdated {
+	todos := in.Get("todos")
+	if !todos.IsArray() {
+		return nil
+	}
+	p := &event.PlanUpdated{Entries: []event.PlanEntry{}}
+	var done uint64
+	jsonobj.ForEach(todos, func(_, t gjson.Result) bool {
+		e := event.PlanEntry{ID: t.Get("id").Str, Content: t.Get("content").Str, Status: t.Get("status").Str,
+			ActiveForm: t.Get("activeForm").Str, Priority: t.Get("priority").Str}
+		if e.Status == "completed" {
+			done++
+		}
+		p.Entries = append(p.Entries, e)
+		return true
+	})
+	total := uint64(len(p.Entries))
+	p.Completed, p.Total = &done, &total
+	return p
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+		for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+			s = s[:len(s)-1]
+		}
+		if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// compact returns raw JSON without white space between tokens, as
+// canonical writes it.
+func compact(raw string) json.RawMessage {
+	if raw == "" {
+		return nil
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	in := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if in {
+			b.WriteByte(c)
+			if c == '\\' && i+1 < len(raw) {
+				i++
+				b.WriteByte(raw[i])
+			} else if c == '"' {
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			in = true
+		}
+		b.WriteByte(c)
+	}
+	return json.RawMessage(b.String())
+}
+
+// userText is the text of a user message's content: a string, or its
+// text blocks joined by newlines.
+func userText(c gjson.Result) string {
+	if c.Type == gjson.String {
+		return c.Str
+	}
+	var parts []string
+	jsonobj.ForEach(c, func(_, b gjson.Result) bool {
+		if b.Get("type").Str == "text" {
+			parts = append(parts, b.Get("text").Str)
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+func (l *line) user() {
+	d := l.d
+	agent := l.thread()
+	content := l.r.Get("message.content")
+	if agent == "" && strings.Contains(content.Raw, interruptMarker) {
+		d.interrupted = true
+	}
+	if d.rounds[agent] != nil && strings.Contains(content.Raw, `"tool_result"`) {
+		// Tool results answer the thread's last model call: that round is over.
+		l.pre = append(l.pre, d.closeRound(agent))
+	}
+	if content.Type == gjson.String {
+		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.UserMessage{Text: content.Str}})
+	}
+	jsonobj.ForEach(content, func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "text":
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.UserMessage{Text: b.Get("text").Str}})
+		case "image":
+			one := uint64(1)
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.UserMessage{Text: "", ImageCount: &one}})
+		case "tool_result":
+			id := b.Get("tool_use_id").Str
+			if d.rounds[id] != nil {
+				// The subagent this call ran has answered: its last round is over.
+				l.pre = append(l.pre, d.closeRound(id))
+			}
+			c := l.knownCall(id, "")
+			if c.closed {
+				l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Notice{Severity: event.SeverityWarning,
+					Message: "a second tool_result for " + id}})
+				break
+			}
+			c.closed = true
+			f := &event.ToolFinished{CallID: id, Name: c.name, Status: event.ToolSuccess}
+			if b.Get("is_error").Type == gjson.True {
+				f.Status = event.ToolError
+			}
+			out := userText(b.Get("content"))
+			f.Output = &out
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: f})
+		}
+		return true
+	})
+	if len(l.group) == 0 {
+		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.UserMessage{Text: ""}})
+	}
+	l.stamp()
+}
+
+func (l *line) streamEvent() bool {
+	agent := l.thread()
+	e := l.r.Get("event")
+	switch e.Get("type").Str {
+	case "message_start":
+		l.d.curMsg[agent] = e.Get("message.id").Str
+	case "content_block_delta":
+		switch e.Get("delta.type").Str {
+		case "text_delta":
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.MessageDelta{Text: e.Get("delta.text").Str, MessageID: l.d.curMsg[agent]}})
+			return false
+		case "thinking_delta":
+			l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.ReasoningDelta{Text: e.Get("delta.thinking").Str}})
+			return false
+		}
+	}
+	return true
+}
