@@ -69,13 +69,10 @@ sameout:
 acp-measure: clients/acp/node_modules
 	clients/measure.sh $(or $(MB),210) $(or $(DIALECT),basis)
 
-# Long fuzzing runs, one target after another.
+# Long fuzzing runs, one target after another: every dialect's kit
+# (dialecttest.Fuzz, FuzzRoundTrip in adapters/*/kit_test.go), then the rest.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./adapters/basis/
-	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./adapters/mermaid/
-	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./adapters/muse/
-	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./adapters/codex/
-	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./adapters/gemini/
+	for d in adapters/*/; do if [ -f $$d/kit_test.go ]; then $(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./$$d || exit 1; fi; done
 	$(GO) test -run '^$$' -fuzz FuzzInvariants -fuzztime $(FUZZTIME) ./adapters/acp/
 	$(GO) test -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME) ./validate/
 	$(GO) test -run '^$$' -fuzz FuzzConvert -fuzztime $(FUZZTIME) ./convert/
@@ -84,6 +81,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzForEach -fuzztime $(FUZZTIME) ./internal/jsonobj/
 	$(GO) test -run '^$$' -fuzz FuzzString -fuzztime $(FUZZTIME) ./internal/jsonenc/
 	$(GO) test -run '^$$' -fuzz FuzzFastAgreesWithEngine -fuzztime $(FUZZTIME) ./stream/
+	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzOneVerdict -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./cmd/evtool/
 
 fmt:

@@ -1,7 +1,6 @@
 package basis_test
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -10,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/basis"
-	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/tidwall/gjson"
@@ -47,59 +46,17 @@ func streamFiles(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-}
+func readLines(t *testing.T, path string) []string { return dialecttest.ReadLines(t, path) }
 
 // roundTrip decodes basis lines, writes them as canonical text, reads that
-// text back and encodes it as basis again: the canonical stream goes
-// through bytes, as it would through a file.
+// text back and encodes it as basis again: nothing may be lost.
 func roundTrip(t *testing.T, lines []string) (canon []byte, back []string) {
 	t.Helper()
-	var cbuf bytes.Buffer
-	cw := bufio.NewWriter(&cbuf)
-	cenc := canonical.Dialect{}.NewEncoder(cw, dialect.EncodeOptions{Losses: &dialect.Losses{}})
-	dec := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-	var evs []*event.Event
-	for i, l := range lines {
-		var err error
-		evs, err = dec.Decode(evs[:0], []byte(l), i+1)
-		if err != nil {
-			t.Fatalf("line %d: decode: %v", i+1, err)
-		}
-		for _, ev := range evs {
-			if err := cenc.Encode(ev); err != nil {
-				t.Fatalf("line %d: canonical encode: %v", i+1, err)
-			}
-		}
-	}
-	cw.Flush()
-	var bbuf bytes.Buffer
-	bw := bufio.NewWriter(&bbuf)
-	losses := &dialect.Losses{}
-	benc := basis.Dialect{}.NewEncoder(bw, dialect.EncodeOptions{Losses: losses})
-	cdec := canonical.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-	for i, l := range strings.Split(strings.TrimSuffix(cbuf.String(), "\n"), "\n") {
-		evs, err := cdec.Decode(nil, []byte(l), i+1)
-		if err != nil {
-			t.Fatalf("canonical line %d: %v\n%s", i+1, err, l)
-		}
-		for _, ev := range evs {
-			if err := benc.Encode(ev); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	bw.Flush()
+	c, back, losses := dialecttest.RoundTrip(t, basis.Dialect{}, lines...)
 	if !losses.Empty() {
 		t.Errorf("basis → canonical → basis lost something: %v", losses.List())
 	}
-	return cbuf.Bytes(), strings.Split(strings.TrimSuffix(bbuf.String(), "\n"), "\n")
+	return []byte(strings.Join(c, "\n") + "\n"), back
 }
 
 // declaredOrder reports whether a line's top-level keys follow basis's

@@ -1,88 +1,20 @@
 package basis_test
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/schematest"
 
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsoneq"
 )
-
-// TestContractAccepts reads lines basis's serde types accept: the schema
-// and the decoder both take them, and they come back byte for byte.
-func TestContractAccepts(t *testing.T) {
-	s := schematest.Compile(t, basis.Dialect{})
-	lines := readLines(t, "testdata/contract/accept.jsonl")
-	for i, l := range lines {
-		if err := schematest.Check(s, l); err != nil {
-			t.Errorf("line %d: the schema rejects a line basis accepts: %v\n%s", i+1, err, l)
-		}
-		dec := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-		if _, err := dec.Decode(nil, []byte(l), 1); err != nil {
-			t.Errorf("line %d: the decoder rejects a line basis accepts: %v\n%s", i+1, err, l)
-		}
-		_, back := roundTrip(t, []string{l})
-		if len(back) != 1 || back[0] != l {
-			t.Errorf("line %d is not written back byte for byte:\n in: %s\nout: %s", i+1, l, strings.Join(back, "\n     "))
-		}
-	}
-}
-
-// TestContractRejects reads lines basis's serde types refuse. Those whose
-// fault a JSON Schema can see are refused by the schema; the others
-// (integer literal form, a required message that depends on status) by the
-// decoder, at the pointer of the value, with a message whose "got" and
-// "want" differ.
-func TestContractRejects(t *testing.T) {
-	s := schematest.Compile(t, basis.Dialect{})
-	lines := readLines(t, "testdata/contract/reject.jsonl")
-	for i := 0; i+1 < len(lines); i += 2 {
-		var want struct {
-			Pointer string
-			Schema  bool
-		}
-		if err := json.Unmarshal([]byte(lines[i]), &want); err != nil {
-			t.Fatal(err)
-		}
-		l := lines[i+1]
-		serr := schematest.Check(s, l)
-		dec := basis.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-		_, derr := dec.Decode(nil, []byte(l), 1) // must not panic, whatever the schema says
-		if want.Schema {
-			if serr == nil {
-				t.Errorf("line %d: the schema accepts a line basis refuses:\n%s", i+2, l)
-			}
-			continue
-		}
-		if serr != nil {
-			t.Errorf("line %d: the schema rejects a line it cannot judge: %v", i+2, serr)
-		}
-		var fe *basis.DecodeError
-		if !errors.As(derr, &fe) {
-			t.Errorf("line %d: the decoder accepts a line basis refuses (err %v):\n%s", i+2, derr, l)
-			continue
-		}
-		if fe.Pointer != want.Pointer {
-			t.Errorf("line %d: error at %q, want %q: %v", i+2, fe.Pointer, want.Pointer, fe)
-		}
-		got, wanted, ok := strings.Cut(strings.TrimPrefix(fe.Msg, "got "), ", want ")
-		if !strings.HasPrefix(fe.Msg, "got ") || !ok || got == wanted {
-			t.Errorf("line %d: message %q does not say what it got and what it wants", i+2, fe.Msg)
-		}
-	}
-}
 
 // TestU32Bounds checks the u32 fields at and beyond their bound, in the
 // decoder and the schema alike.
@@ -103,96 +35,6 @@ func TestU32Bounds(t *testing.T) {
 			t.Errorf("%s: decoder %v, schema %v, want ok=%v", tt.line, derr, serr, tt.ok)
 		}
 	}
-}
-
-// TestKeyOrder reads every line of the bundled full stream with its keys,
-// and the keys of its nested objects, reversed: the canonical events are
-// the same (but for the residue's order) and basis gets back equal JSON.
-func TestKeyOrder(t *testing.T) {
-	lines := readLines(t, filepath.Join(streams, "full_schema2.jsonl"))
-	var reversed []string
-	for _, l := range lines {
-		reversed = append(reversed, reverseKeys(t, l))
-	}
-	want, _ := roundTrip(t, lines)
-	got, back := roundTrip(t, reversed)
-	wl, gl := splitLines(string(want)), splitLines(string(got))
-	if len(wl) != len(gl) {
-		t.Fatalf("%d canonical lines, want %d", len(gl), len(wl))
-	}
-	for i := range wl {
-		if !jsoneq.Equal(wl[i], gl[i]) {
-			t.Errorf("canonical line %d depends on key order:\n  declared: %s\n  reversed: %s", i+1, wl[i], gl[i])
-		}
-	}
-	for i := range lines {
-		if !jsoneq.Equal(reversed[i], back[i]) {
-			t.Errorf("line %d not JSON-equal:\n in: %s\nout: %s", i+1, reversed[i], back[i])
-		}
-	}
-}
-
-// reverseKeys rewrites a JSON value with the keys of every object reversed.
-func reverseKeys(t *testing.T, s string) string {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var b strings.Builder
-	var walk func() error
-	walk = func() error {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			if v == '[' {
-				b.WriteByte('[')
-				for i := 0; dec.More(); i++ {
-					if i > 0 {
-						b.WriteByte(',')
-					}
-					if err := walk(); err != nil {
-						return err
-					}
-				}
-				dec.Token()
-				b.WriteByte(']')
-				return nil
-			}
-			var parts []string
-			for dec.More() {
-				k, _ := dec.Token()
-				kb, _ := json.Marshal(k)
-				outer := b
-				b = strings.Builder{}
-				if err := walk(); err != nil {
-					return err
-				}
-				parts = append(parts, string(kb)+":"+b.String())
-				b = outer
-			}
-			dec.Token()
-			b.WriteByte('{')
-			for i := len(parts) - 1; i >= 0; i-- {
-				b.WriteString(parts[i])
-				if i > 0 {
-					b.WriteByte(',')
-				}
-			}
-			b.WriteByte('}')
-		case json.Number:
-			b.WriteString(v.String())
-		default:
-			vb, _ := json.Marshal(v)
-			b.Write(vb)
-		}
-		return nil
-	}
-	if err := walk(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestUnknownKeysRoundTrip puts unknown keys at the top level and inside
@@ -254,60 +96,22 @@ func TestUnqueuedCallIsAnnounced(t *testing.T) {
 	}
 }
 
-// assertAccepted checks a whole stream as validate does: every line against
-// the schema and the decoder, and the stream against the checker.
 func assertAccepted(t *testing.T, d dialect.Dialect, out []byte) {
 	t.Helper()
-	s := schematest.Compile(t, d)
-	dec := d.NewDecoder(dialect.DecodeOptions{})
-	chk := d.NewChecker(dialect.CheckOptions{})
-	lines := splitLines(string(out))
-	for i, l := range lines {
-		if err := schematest.Check(s, l); err != nil {
-			t.Errorf("%s line %d: schema: %v\n%s", d.Name(), i+1, err, l)
-		}
-		if _, err := dec.Decode(nil, []byte(l), i+1); err != nil {
-			t.Errorf("%s line %d: decoder: %v\n%s", d.Name(), i+1, err, l)
-		}
-		chk.Line([]byte(l), i+1, func(f dialect.Finding) {
-			if f.Severity == dialect.Error {
-				t.Errorf("%s line %d: %s %s: %s", d.Name(), i+1, f.Rule, f.Pointer, f.Message)
-			}
-		})
-	}
-	chk.End(len(lines), func(f dialect.Finding) {
-		if f.Severity == dialect.Error {
-			t.Errorf("%s end: %s: %s", d.Name(), f.Rule, f.Message)
-		}
-	})
+	dialecttest.Accepted(t, d, string(out))
 }
 
 // encodeCanonical writes a canonical stream as the target dialect.
 func encodeCanonical(t *testing.T, to dialect.Dialect, in []byte) ([]byte, *dialect.Losses) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	losses := &dialect.Losses{}
-	enc := to.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
-	for i, l := range splitLines(string(in)) {
-		ev, err := event.Parse([]byte(l))
-		if err != nil {
-			t.Fatalf("canonical line %d: %v", i+1, err)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
-	return buf.Bytes(), losses
+	out, losses := dialecttest.Encode(t, to, dialect.EncodeOptions{}, dialecttest.Lines(string(in))...)
+	return []byte(out), losses
 }
 
 // TestWriterOutputIsValid writes every hand-made canonical stream of
 // testdata/canonical as basis: the output passes basis's schema, decoder
-// and stream rules, and what had to be made up or left out is counted.
+// and stream rules (as the kit's cross check also proves), and what had to
+// be made up or left out is counted.
 func TestWriterOutputIsValid(t *testing.T) {
 	files, _ := filepath.Glob("testdata/canonical/*.jsonl")
 	if len(files) < 8 {

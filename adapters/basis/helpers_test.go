@@ -1,14 +1,11 @@
 package basis_test
 
 import (
-	"os"
 	"strings"
 
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/tidwall/gjson"
 )
-
-var osReadFile = os.ReadFile
 
 func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 

@@ -3,7 +3,6 @@ package claude_test
 import (
 	"bufio"
 	"bytes"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,30 +36,8 @@ func encodeWith(t *testing.T, defaults map[string]string, canon []string) (strin
 	return buf.String(), losses
 }
 
-// TestLossCatalogue checks the catalogue as the cross tests do, and that
-// every kind the encoder counts is in it.
-func TestLossCatalogue(t *testing.T) {
-	kinds := claude.Dialect{}.LossKinds()
-	if err := dialect.CheckLossKinds("claude/", kinds); err != nil {
-		t.Fatal(err)
-	}
-	listed := map[string]bool{}
-	for _, k := range kinds {
-		listed[k.ID] = true
-	}
-	files, _ := filepath.Glob("../basis/testdata/canonical/*.jsonl")
-	if len(files) == 0 {
-		t.Fatal("no canonical test streams")
-	}
-	for _, f := range files {
-		_, losses := encode(t, readLines(t, f))
-		for _, l := range losses.List() {
-			if !listed[l.ID] && !strings.HasPrefix(l.ID, "ext/") {
-				t.Errorf("%s: %s counted but not in LossKinds", f, l.ID)
-			}
-		}
-	}
-}
+// The catalogue, and that every kind the encoder counts is in it: the
+// kit's losses and cross checks.
 
 // TestLossCounts writes small runs from another dialect and checks what is
 // counted, and what must not be. On every run, the uuids counted as

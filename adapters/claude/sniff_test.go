@@ -1,64 +1,13 @@
 package claude_test
 
 import (
-	"bufio"
-	"os"
 	"testing"
 
 	_ "github.com/evtool/evtool/adapters" // every registered dialect
 	"github.com/evtool/evtool/adapters/claude"
-	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
 )
 
-// firstLine returns the first non-blank line of a file.
-func firstLine(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		if len(sc.Bytes()) > 0 {
-			return append([]byte(nil), sc.Bytes()...)
-		}
-	}
-	return nil
-}
-
-// TestSniffAgainstEveryDialect loops over the registry: the first line of
-// every test stream of every dialect is accepted by its own sniffer (for
-// a dialect with one) and by no other dialect's, Claude Code's included.
-func TestSniffAgainstEveryDialect(t *testing.T) {
-	all := dialect.All()
-	seen := 0
-	for _, d := range all {
-		for _, f := range teststreams.Valid(d.Name()) {
-			line := firstLine(t, f)
-			seen++
-			var accept []string
-			for _, other := range all {
-				if other.Sniff(line) {
-					accept = append(accept, other.Name())
-				}
-			}
-			switch {
-			case len(accept) > 1:
-				t.Errorf("%s (%s): the first line is accepted by %v", f, d.Name(), accept)
-			case d.Name() == claude.Name && (len(accept) != 1 || accept[0] != claude.Name):
-				t.Errorf("%s: claude does not sniff its own first line (accepted by %v)", f, accept)
-			case d.Name() != claude.Name && len(accept) == 1 && accept[0] == claude.Name:
-				t.Errorf("%s: a %s stream sniffs as claude", f, d.Name())
-			}
-		}
-	}
-	if seen < 20 {
-		t.Fatalf("only %d test streams in the registry", seen)
-	}
-}
+// Every registered dialect's first lines: the kit's sniff check.
 
 // TestSniffFirstLines covers the first lines a Claude Code stream can
 // start with, and near misses of other dialects.

@@ -1,9 +1,6 @@
 package codex_test
 
 import (
-	"bufio"
-	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,8 +9,7 @@ import (
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsoneq"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/evtool/evtool/validate"
 	"github.com/tidwall/gjson"
@@ -40,106 +36,23 @@ func captures(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-}
+func readLines(t *testing.T, path string) []string { return dialecttest.ReadLines(t, path) }
 
-// toCanonical decodes codex lines and writes canonical text.
+// toCanonical decodes codex lines, as a whole stream, and writes canonical
+// text.
 func toCanonical(t *testing.T, lines []string) []string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	enc := canonical.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
-	dec := codex.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-	var evs []*event.Event
-	for i, l := range lines {
-		var err error
-		evs, err = dec.Decode(evs[:0], []byte(l), i+1)
-		if err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-		for _, ev := range evs {
-			if err := enc.Encode(ev); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for _, ev := range dec.End(nil) {
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Flush()
-	return strings.Split(strings.TrimSpace(buf.String()), "\n")
+	return dialecttest.Canonical(t, dialecttest.DecodeStream(t, codex.Dialect{}, lines...))
 }
 
 // fromCanonical parses canonical text and encodes codex lines.
 func fromCanonical(t *testing.T, canon []string) ([]string, *dialect.Losses) {
 	t.Helper()
-	var out bytes.Buffer
-	w := bufio.NewWriter(&out)
-	losses := &dialect.Losses{}
-	enc := codex.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
-	for _, cl := range canon {
-		ev, err := event.Parse([]byte(cl))
-		if err != nil {
-			t.Fatalf("canonical line %s: %v", cl, err)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
-	s := strings.TrimSuffix(out.String(), "\n")
-	if s == "" {
-		return nil, losses
-	}
-	return strings.Split(s, "\n"), losses
+	out, losses := dialecttest.Encode(t, codex.Dialect{}, dialect.EncodeOptions{}, canon...)
+	return dialecttest.Lines(out), losses
 }
 
-// byteExact lists the streams whose every line must come back byte for
-// byte: those in the producer's form (compact, serde's escapes, keys in
-// the producer's order). The others hold lines with reordered keys, white
-// space or escapes serde_json does not write, and come back as the same
-// JSON in the producer's form.
-var notByteExact = map[string]bool{
-	"sorted_keys_whitespace.jsonl":  true,
-	"written_strings_unicode.jsonl": true,
-}
-
-// TestRoundTrip reads every codex test stream into canonical text and
-// writes it back: nothing is lost, every line comes back as the same JSON,
-// and byte for byte where the line is in the producer's form.
-func TestRoundTrip(t *testing.T) {
-	for _, f := range streams(t) {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			lines := readLines(t, f)
-			back, losses := fromCanonical(t, toCanonical(t, lines))
-			for _, l := range losses.List() {
-				t.Errorf("codex → canonical → codex lost something: %s", l)
-			}
-			if len(back) != len(lines) {
-				t.Fatalf("got %d lines back, want %d:\n%s", len(back), len(lines), strings.Join(back, "\n"))
-			}
-			for i := range lines {
-				switch {
-				case !jsoneq.Equal(lines[i], back[i]):
-					t.Errorf("line %d is not the same JSON:\n in: %s\nout: %s", i+1, lines[i], back[i])
-				case lines[i] != back[i] && !notByteExact[filepath.Base(f)]:
-					t.Errorf("line %d is not byte-identical:\n in: %s\nout: %s", i+1, lines[i], back[i])
-				}
-			}
-		})
-	}
-}
+// The round trip of every stream is the kit's (corpus, notByteExact).
 
 // TestCapturesHaveNoResidue checks that the real captures need no residue
 // at all: every fact of theirs has a canonical place.

@@ -1,7 +1,6 @@
 package mermaid_test
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -10,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/tidwall/gjson"
 )
 
@@ -52,55 +50,19 @@ func streamFiles(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-}
+func readLines(t *testing.T, path string) []string { return dialecttest.ReadLines(t, path) }
 
 // roundTrip decodes mermaid lines, writes canonical text, reads it back and
-// encodes mermaid again.
+// encodes mermaid again: nothing may be lost but a header the lines lack.
 func roundTrip(t *testing.T, lines []string) []string {
 	t.Helper()
-	var cbuf bytes.Buffer
-	cw := bufio.NewWriter(&cbuf)
-	cenc := canonical.Dialect{}.NewEncoder(cw, dialect.EncodeOptions{Losses: &dialect.Losses{}})
-	dec := mermaid.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-	for i, l := range lines {
-		evs, err := dec.Decode(nil, []byte(l), i+1)
-		if err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-		for _, ev := range evs {
-			if err := cenc.Encode(ev); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	cw.Flush()
-	var out bytes.Buffer
-	w := bufio.NewWriter(&out)
-	losses := &dialect.Losses{}
-	enc := mermaid.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
-	for _, cl := range strings.Split(strings.TrimSpace(cbuf.String()), "\n") {
-		ev, err := event.Parse([]byte(cl))
-		if err != nil {
-			t.Fatalf("canonical line %s: %v", cl, err)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Flush()
+	_, back, losses := dialecttest.RoundTrip(t, mermaid.Dialect{}, lines...)
 	for _, l := range losses.List() {
 		if l.Verb != "synthesized" || !strings.Contains(l.Kind, "session_started") {
 			t.Errorf("mermaid → canonical → mermaid lost something: %s", l)
 		}
 	}
-	return strings.Split(strings.TrimSpace(out.String()), "\n")
+	return back
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -116,22 +78,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("golden string not byte-identical:\n in: %s\nout: %s", g, got)
 		}
 	}
-	for _, f := range streamFiles(t) {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			lines := readLines(t, f)
-			back := roundTrip(t, lines)
-			if len(back) != len(lines) {
-				t.Fatalf("got %d lines back, want %d:\n%s", len(back), len(lines), strings.Join(back, "\n"))
-			}
-			for i := range lines {
-				if !jsoneq.Equal(lines[i], back[i]) {
-					t.Errorf("line %d not JSON-equal:\n in: %s\nout: %s", i+1, lines[i], back[i])
-				} else if lines[i] != back[i] {
-					t.Errorf("line %d not byte-identical:\n in: %s\nout: %s", i+1, lines[i], back[i])
-				}
-			}
-		})
-	}
+	// The streams: the kit's round trip, byte for byte (ByteExact).
 }
 
 func TestStreamsCoverEveryType(t *testing.T) {
@@ -159,15 +106,7 @@ func TestStreamsCoverEveryType(t *testing.T) {
 
 func decode(t *testing.T, lines ...string) []*event.Event {
 	t.Helper()
-	dec := mermaid.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-	var out []*event.Event
-	for i, l := range lines {
-		var err error
-		if out, err = dec.Decode(out, []byte(l), i+1); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-	}
-	return out
+	return dialecttest.Decode(t, mermaid.Dialect{}, lines...)
 }
 
 // The decoder must not turn a null into a fact.

@@ -1,61 +1,13 @@
 package opencode_test
 
 import (
-	"bufio"
-	"bytes"
-	"os"
 	"testing"
 
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/adapters/opencode"
-	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
 )
 
-// firstLine returns the first line of a stream file, without its line end.
-func firstLine(t *testing.T, f string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _, _ := bufio.NewReader(bytes.NewReader(data)).ReadLine()
-	return line
-}
-
-// TestSniffAgainstEveryDialect checks, over the first lines of every test
-// stream of every registered dialect, that opencode accepts its own and
-// no other's, and that no other dialect accepts opencode's.
-func TestSniffAgainstEveryDialect(t *testing.T) {
-	own := 0
-	for _, d := range dialect.All() {
-		for _, f := range teststreams.Valid(d.Name()) {
-			line := firstLine(t, f)
-			got := opencode.Dialect{}.Sniff(line)
-			if d.Name() == opencode.Name {
-				own++
-				if !got {
-					t.Errorf("%s: opencode does not accept its own first line %.120s", f, line)
-				}
-				for _, other := range dialect.All() {
-					if other.Name() != opencode.Name && other.Sniff(line) {
-						t.Errorf("%s: %s accepts opencode's first line %.120s", f, other.Name(), line)
-					}
-				}
-				if got, ok := dialect.Detect(line); !ok || got.Name() != opencode.Name {
-					t.Errorf("%s: detected as %v, want opencode", f, got)
-				}
-				continue
-			}
-			if got {
-				t.Errorf("%s: opencode accepts a %s first line %.120s", f, d.Name(), line)
-			}
-		}
-	}
-	if own < 3 {
-		t.Fatalf("only %d opencode test streams", own)
-	}
-}
+// Every registered dialect's first lines: the kit's sniff check.
 
 func TestSniffShapes(t *testing.T) {
 	for _, c := range []struct {

@@ -37,8 +37,11 @@ func Root() string {
 }
 
 // Valid returns every well-formed test stream of a dialect.
-func Valid(dialect string) []string {
-	root := Root()
+func Valid(dialect string) []string { return ValidAt(Root(), dialect) }
+
+// ValidAt returns every well-formed test stream of a dialect in the
+// module at root.
+func ValidAt(root, dialect string) []string {
 	return glob(
 		filepath.Join(root, "testdata", "streams", dialect, "*.jsonl"),
 		filepath.Join(root, "testdata", "probe", dialect, "valid", "*.jsonl"),
@@ -49,8 +52,12 @@ func Valid(dialect string) []string {
 }
 
 // Invalid returns the test streams of a dialect that each hold a bad line.
-func Invalid(dialect string) []string {
-	return glob(filepath.Join(Root(), "testdata", "probe", dialect, "invalid", "*.jsonl"))
+func Invalid(dialect string) []string { return InvalidAt(Root(), dialect) }
+
+// InvalidAt returns the test streams of a dialect in the module at root
+// that each hold a bad line.
+func InvalidAt(root, dialect string) []string {
+	return glob(filepath.Join(root, "testdata", "probe", dialect, "invalid", "*.jsonl"))
 }
 
 func glob(patterns ...string) []string {

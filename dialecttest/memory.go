@@ -1,0 +1,221 @@
+package dialecttest
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+)
+
+// MaxKept is the most heap a checker, or an encoder and a checker
+// together, may keep after a long valid stream of closed items.
+const MaxKept = 16 << 20
+
+// Memory is a dialect's own long stream for the memory check: Items items
+// (tool calls, tasks), each opened and closed, fed to its checker one line
+// at a time and never kept. What the checker keeps after them must stay
+// under MaxKept, and the lines Probe feeds afterwards (about closed items)
+// must draw exactly the findings Want.
+type Memory struct {
+	// Items is how many times Item is called.
+	Items int
+	// What names the items in the log ("closed calls").
+	What string
+	// Head feeds the lines before the items (a header), Item the lines of
+	// item i, Probe the lines after them.
+	Head, Probe func(f *Feed)
+	Item        func(f *Feed, i int)
+	// End says to end the stream after Probe.
+	End bool
+	// Want are the findings the probe draws, as "RULE: MESSAGE".
+	Want []string
+}
+
+// Feed gives lines to the checker under test, numbering them from 1.
+type Feed struct {
+	n        int
+	buf      []byte
+	ch       dialect.Checker
+	report   func(dialect.Finding)
+	findings []dialect.Finding
+}
+
+// Line feeds the parts, joined, as one line.
+func (f *Feed) Line(parts ...string) {
+	f.buf = f.buf[:0]
+	for _, p := range parts {
+		f.buf = append(f.buf, p...)
+	}
+	f.n++
+	f.ch.Line(f.buf, f.n, f.report)
+}
+
+// N returns the number of lines fed so far.
+func (f *Feed) N() int { return f.n }
+
+func newFeed(ch dialect.Checker) *Feed {
+	f := &Feed{ch: ch}
+	f.report = func(x dialect.Finding) { f.findings = append(f.findings, x) }
+	return f
+}
+
+// liveHeap returns the bytes live on the heap after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// keptSince returns what the heap grew by since before, never less than 0.
+func keptSince(before uint64) uint64 {
+	after := liveHeap()
+	return after - min(before, after)
+}
+
+// genericCalls is how many tool calls the generic stream closes, and
+// genericPerCall the most its checker may keep for each: a checker that
+// pins a line (of some 300 bytes) for every call is caught.
+const (
+	genericCalls   = 20_000
+	genericPerCall = 256
+)
+
+// memory: the generic stream (canonical tool calls in turns, each opened
+// and closed, written by the dialect's own encoder) through the encoder
+// and the checker together, and then the dialect's own stream, if any,
+// through its checker alone.
+func (k *kit) memory(t *testing.T) {
+	k.genericMemory(t)
+	if m := k.c.Memory; m != nil {
+		ownMemory(t, k.d, m)
+	}
+}
+
+// genericMemory writes the generic stream with the dialect's encoder to a
+// file, then feeds the file to its checker: what the checker keeps is
+// measured apart from the encoder, and apart from the lines, which a
+// checker that pins them would keep alive. What the encoder keeps (it may
+// remember closed calls, to write each end once) is logged.
+func (k *kit) genericMemory(t *testing.T) {
+	pad := strings.Repeat("x", 100)
+	path := filepath.Join(t.TempDir(), "generic.jsonl")
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(file, 1<<16)
+	enc := k.d.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
+	seq := 0
+	emit := func(format string, args ...any) {
+		line := fmt.Sprintf(`{"seq":%d,`, seq) + fmt.Sprintf(format, args...) + "}"
+		seq++
+		ev, err := event.Parse([]byte(line))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, line)
+		}
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	emit(`"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","model":"m"`)
+	before := liveHeap()
+	for i := range genericCalls {
+		turn := fmt.Sprintf("t%05d", i/100)
+		if i%100 == 0 {
+			emit(`"type":"turn_started","turn_id":%q,"prompt":%q`, turn, pad)
+		}
+		emit(`"type":"tool_call","call_id":"c%07d","name":"read_file","title":%q,"input":{"path":%q}`, i, pad, pad)
+		emit(`"type":"tool_started","call_id":"c%07d"`, i)
+		emit(`"type":"tool_finished","call_id":"c%07d","status":"success","summary":%q`, i, pad)
+		if i%100 == 99 {
+			emit(`"type":"turn_finished","turn_id":%q,"status":"ok","text":%q`, turn, pad)
+		}
+	}
+	encKept := keptSince(before)
+	runtime.KeepAlive(enc)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Close(); err != nil {
+		t.Fatal(err)
+	}
+	enc = nil
+
+	in, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	feed := newFeed(k.d.NewChecker(dialect.CheckOptions{}))
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 64<<20)
+	if !sc.Scan() {
+		t.Fatal("the encoder wrote nothing")
+	}
+	feed.Line(sc.Text()) // the header, before measuring
+	before = liveHeap()
+	for sc.Scan() {
+		feed.Line(string(sc.Bytes()))
+	}
+	kept := keptSince(before)
+	runtime.KeepAlive(feed)
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range feed.findings {
+		if f.Severity == dialect.Error {
+			t.Fatalf("the written stream has an error at line %d: %s: %s", f.Line, f.Rule, f.Message)
+		}
+	}
+	t.Logf("generic: %d closed calls in %d lines; the checker keeps %.1f MiB (%.0f bytes a call), the encoder %.1f MiB (%.0f bytes a call)",
+		genericCalls, feed.N(), float64(kept)/(1<<20), float64(kept)/genericCalls, float64(encKept)/(1<<20), float64(encKept)/genericCalls)
+	if kept > genericCalls*genericPerCall {
+		t.Errorf("the checker keeps %d bytes after %d closed calls, want < %d", kept, genericCalls, genericCalls*genericPerCall)
+	}
+}
+
+func ownMemory(t *testing.T, d dialect.Dialect, m *Memory) {
+	feed := newFeed(d.NewChecker(dialect.CheckOptions{}))
+	if m.Head != nil {
+		m.Head(feed)
+	}
+	before := liveHeap()
+	for i := range m.Items {
+		m.Item(feed, i)
+	}
+	kept := keptSince(before)
+	runtime.KeepAlive(feed)
+	if len(feed.findings) != 0 {
+		t.Fatalf("a valid stream has findings, the first: %v", feed.findings[0])
+	}
+	what := m.What
+	if what == "" {
+		what = "items"
+	}
+	t.Logf("own: the checker keeps %.1f MiB for %d %s in %d lines: %.0f bytes an item",
+		float64(kept)/(1<<20), m.Items, what, feed.N(), float64(kept)/float64(max(m.Items, 1)))
+	if kept > MaxKept {
+		t.Errorf("the checker keeps %d bytes after %d %s, want < %d", kept, m.Items, what, MaxKept)
+	}
+	if m.Probe != nil {
+		m.Probe(feed)
+	}
+	if m.End {
+		feed.ch.End(feed.n, feed.report)
+	}
+	if len(feed.findings) != len(m.Want) {
+		t.Fatalf("the probe drew %d findings, want %d: %v", len(feed.findings), len(m.Want), feed.findings)
+	}
+	for i, f := range feed.findings {
+		if s := f.Rule + ": " + f.Message; s != m.Want[i] {
+			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, m.Want[i])
+		}
+	}
+}

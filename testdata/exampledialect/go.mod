@@ -1,0 +1,28 @@
+module example.com/toydialect
+
+go 1.26.8
+
+require github.com/evtool/evtool v0.0.0
+
+require (
+	github.com/coder/acp-go-sdk v0.13.0
+	github.com/klauspost/compress v1.20.5
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/segmentio/asm v1.2.1
+	github.com/tidwall/gjson v1.20.2
+	github.com/urfave/cli/v3 v3.14.0
+	golang.org/x/term v0.44.0
+	golang.org/x/text v0.14.0
+)
+require (
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.3.0 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)
+
+replace github.com/evtool/evtool => ../..

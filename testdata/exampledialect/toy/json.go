@@ -1,0 +1,5 @@
+package toy
+
+import "encoding/json"
+
+var jsonMarshal = json.Marshal
