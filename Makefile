@@ -32,10 +32,18 @@ internal/ajvdiff/testdata/node_modules: internal/ajvdiff/testdata/package-lock.j
 	npm ci --prefix internal/ajvdiff/testdata --no-audit --no-fund
 	@touch $@
 
+# goimports and staticcheck at pinned versions, built from the module
+# proxy on first use (about a minute, then cached).
+GOIMPORTS   ?= $(GO) run golang.org/x/tools/cmd/goimports@v0.53.0
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@out=$$($(GOIMPORTS) -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "goimports would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 
 # Throughput and allocation figures on generated streams (internal/gen);
 # see docs/performance.md. About 3–4 minutes on 2 cores.
