@@ -34,6 +34,9 @@ func acpStreams(t *testing.T) []string {
 		for _, dir := range []string{"../../../shared/corpus/", "../../../shared/dialects-next/captures/"} {
 			globs = append(globs, dir+d+"/*.jsonl")
 		}
+		// Every adapter's own streams too: the Claude turn-model defect of
+		// issue 20 showed only on streams that lived there.
+		globs = append(globs, "../../adapters/"+d+"/testdata/*.jsonl")
 	}
 	for _, g := range globs {
 		m, _ := filepath.Glob(g)
