@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/cli"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/golden"
 	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/evtool/evtool/internal/jsonkeys"
@@ -322,51 +323,6 @@ func TestCrossConversions(t *testing.T) {
 // record's layout in ext.muse).
 var verbatim = map[string]bool{"muse": true}
 
-// producerForm reports whether a line is written as the producers write:
-// compact (no white space between tokens) and with only the escapes
-// serde_json writes (\" \\ \b \f \n \r \t, and \u00xx in lower case for
-// the other control characters), so that no string could be spelled
-// differently. Whether its keys are in the producer's order is for the
-// caller to judge.
-func producerForm(line string) bool {
-	in := false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		if !in {
-			switch c {
-			case ' ', '\t', '\r', '\n':
-				return false
-			case '"':
-				in = true
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			in = false
-		case '\\':
-			i++
-			if i >= len(line) {
-				return false
-			}
-			switch line[i] {
-			case '"', '\\', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(line) || line[i+1:i+3] != "00" || !strings.ContainsRune("01", rune(line[i+3])) || !strings.ContainsRune("0123456789abcdef", rune(line[i+4])) {
-					return false
-				}
-				if u := line[i+3 : i+5]; u == "08" || u == "09" || u == "0a" || u == "0c" || u == "0d" {
-					return false // serde_json writes \b \t \n \f \r
-				}
-				i += 4
-			default:
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // keyPaths returns the keys of every object of a JSON value, at every
 // depth, in the order they are written.
 func keyPaths(v gjson.Result, prefix string, out []string) []string {
@@ -397,7 +353,7 @@ func keyPaths(v gjson.Result, prefix string, out []string) []string {
 //
 //   - for the dialects in verbatim, always;
 //   - for the others, where the line is in the producer's form: written as
-//     the producer writes (producerForm) with its keys in the order
+//     the producer writes (dialecttest.ProducerForm) with its keys in the order
 //     evtool's encoder, which writes the producer's order, gives them back.
 //     So the lines of a stream reordered by jq -S, or with escapes or
 //     white space the producer would not write, need only be JSON-equal.
@@ -532,7 +488,7 @@ func sameStream(t *testing.T, d, orig, back, via string) {
 		case x == y:
 		case !jsoneq.Equal(x, y):
 			t.Errorf("line %d is not the same JSON value after %s:\n got %s\nwant %s", i+1, via, y, x)
-		case producerForm(x) && slices.Equal(keyPaths(gjson.Parse(x), "", nil), keyPaths(gjson.Parse(y), "", nil)):
+		case dialecttest.ProducerForm(x) && slices.Equal(keyPaths(gjson.Parse(x), "", nil), keyPaths(gjson.Parse(y), "", nil)):
 			t.Errorf("line %d is in the producer's form but not byte-identical after %s:\n got %s\nwant %s", i+1, via, y, x)
 		}
 	}
