@@ -294,7 +294,7 @@ func (k *kit) sameStream(t *testing.T, orig, back string, exact bool) {
 			t.Errorf("line %d is not byte-identical:\n got %s\nwant %s", i+1, y, x)
 		case !jsoneq.Equal(x, y):
 			t.Errorf("line %d is not the same JSON value:\n got %s\nwant %s", i+1, y, x)
-		case ProducerForm(x) && slices.Equal(keyPaths(gjson.Parse(x), "", nil), keyPaths(gjson.Parse(y), "", nil)):
+		case ProducerForm(x) && slices.Equal(KeyPaths(gjson.Parse(x), "", nil), KeyPaths(gjson.Parse(y), "", nil)):
 			t.Errorf("line %d is in the producer's form but not byte-identical:\n got %s\nwant %s", i+1, y, x)
 		}
 	}
@@ -345,20 +345,21 @@ func ProducerForm(line string) bool {
 	return true
 }
 
-// keyPaths returns the keys of every object of a JSON value, at every
-// depth, in the order they are written.
-func keyPaths(v gjson.Result, prefix string, out []string) []string {
+// KeyPaths returns the keys of every object of a JSON value, at every
+// depth, in the order they are written: two lines with the same key paths
+// have their keys in the same order.
+func KeyPaths(v gjson.Result, prefix string, out []string) []string {
 	switch {
 	case v.IsObject():
 		v.ForEach(func(k, e gjson.Result) bool {
 			out = append(out, prefix+"/"+k.Str)
-			out = keyPaths(e, prefix+"/"+k.Str, out)
+			out = KeyPaths(e, prefix+"/"+k.Str, out)
 			return true
 		})
 	case v.IsArray():
 		i := 0
 		v.ForEach(func(_, e gjson.Result) bool {
-			out = keyPaths(e, fmt.Sprintf("%s/%d", prefix, i), out)
+			out = KeyPaths(e, fmt.Sprintf("%s/%d", prefix, i), out)
 			i++
 			return true
 		})

@@ -323,27 +323,6 @@ func TestCrossConversions(t *testing.T) {
 // record's layout in ext.muse).
 var verbatim = map[string]bool{"muse": true}
 
-// keyPaths returns the keys of every object of a JSON value, at every
-// depth, in the order they are written.
-func keyPaths(v gjson.Result, prefix string, out []string) []string {
-	switch {
-	case v.IsObject():
-		v.ForEach(func(k, e gjson.Result) bool {
-			out = append(out, prefix+"/"+k.Str)
-			out = keyPaths(e, prefix+"/"+k.Str, out)
-			return true
-		})
-	case v.IsArray():
-		i := 0
-		v.ForEach(func(_, e gjson.Result) bool {
-			out = keyPaths(e, fmt.Sprintf("%s/%d", prefix, i), out)
-			i++
-			return true
-		})
-	}
-	return out
-}
-
 // TestRoundTripsThroughFiles runs the streams of every registered dialect
 // that has any through canonical text and back with the CLI, as a user
 // would in a pipe: X → canonical must lose nothing (--strict), canonical →
@@ -488,7 +467,7 @@ func sameStream(t *testing.T, d, orig, back, via string) {
 		case x == y:
 		case !jsoneq.Equal(x, y):
 			t.Errorf("line %d is not the same JSON value after %s:\n got %s\nwant %s", i+1, via, y, x)
-		case dialecttest.ProducerForm(x) && slices.Equal(keyPaths(gjson.Parse(x), "", nil), keyPaths(gjson.Parse(y), "", nil)):
+		case dialecttest.ProducerForm(x) && slices.Equal(dialecttest.KeyPaths(gjson.Parse(x), "", nil), dialecttest.KeyPaths(gjson.Parse(y), "", nil)):
 			t.Errorf("line %d is in the producer's form but not byte-identical after %s:\n got %s\nwant %s", i+1, via, y, x)
 		}
 	}
