@@ -51,7 +51,7 @@ func acpReplayCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			params, err := acpParams(profile, meta, true)
+			cfg, err := acpConfig(profile, meta, true)
 			if err != nil {
 				return err
 			}
@@ -69,7 +69,7 @@ func acpReplayCmd() *cli.Command {
 			f.Close() // opened only to report a missing file before the handshake
 			open := func() (io.ReadCloser, error) { return os.Open(name) }
 			err = replay.Serve(ctx, cmd.Root().Reader, cmd.Root().Writer, open, replay.Options{From: fromD, Name: name,
-				Profile: params["profile"], Meta: params["meta"] == "true", SessionID: sessionID, Rate: rate, Log: cmd.Root().ErrWriter})
+				Profile: cfg.Profile, Meta: cfg.Meta, SessionID: sessionID, Rate: rate, Log: cmd.Root().ErrWriter})
 			if err != nil {
 				return ioErr(err)
 			}

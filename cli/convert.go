@@ -93,7 +93,7 @@ func convertCmd() *cli.Command {
 }
 
 var (
-	acpProfiles   = []string{acp.Stable, acp.Unstable, acp.Basis}
+	acpProfiles   = acp.Profiles
 	onErrors      = []string{"keep", "skip", "fail"}
 	progressModes = []string{"auto", "always", "never"}
 )
@@ -146,19 +146,19 @@ func planConvert(cmd *cli.Command, args []string, fl *convertFlags) (*convertPla
 		return nil, err
 	}
 	if cmd.IsSet("session-id") {
-		if !slices.Contains(defaultKeysOf(to), "session_id") {
+		if !slices.Contains(dialect.DefaultKeysOf(to), dialect.DefaultSessionID) {
 			return nil, usageErr("--session-id: %s", noDefaults(to))
 		}
-		defaults["session_id"] = fl.sessionID
+		defaults.SessionID = fl.sessionID
 	}
-	var params map[string]string
+	var cfg dialect.Config
 	if to.Name() == acp.Name {
-		if params, err = acpParams(fl.acpProfile, fl.acpMeta, fl.transcript); err != nil {
+		if cfg, err = acpConfig(fl.acpProfile, fl.acpMeta, fl.transcript); err != nil {
 			return nil, err
 		}
 	}
 	return &convertPlan{from: from, to: to, opts: convert.Options{From: from, To: to, Provenance: fl.provenance,
-		Defaults: defaults, Params: params, OnError: onError, Workers: jobs(fl.jobs), MaxLineBytes: lineLimit(fl.maxLine)}}, nil
+		Defaults: defaults, Config: cfg, OnError: onError, Workers: jobs(fl.jobs), MaxLineBytes: lineLimit(fl.maxLine)}}, nil
 }
 
 // flushing passes each write of convert's own buffer (which it flushes
@@ -389,42 +389,36 @@ func writeLossReport(w io.Writer, file string, res convert.Result, to string, lo
 	return err
 }
 
-// acpParams collects the --to acp options.
-func acpParams(profile string, meta, transcript bool) (map[string]string, error) {
-	switch profile {
-	case acp.Stable, acp.Unstable, acp.Basis:
-	default:
-		return nil, usageErr("--acp-profile %q: want stable, unstable or basis%s", profile, didYouMean(profile, acpProfiles))
+// acpConfig collects the --to acp options.
+func acpConfig(profile string, meta, transcript bool) (*acp.Config, error) {
+	cfg := &acp.Config{Profile: profile, Meta: meta, Transcript: transcript}
+	if err := cfg.Validate(); err != nil {
+		return nil, usageErr("--acp-profile %q: want stable, unstable or basis%s", profile, didYouMean(profile, acp.Profiles))
 	}
-	return map[string]string{"profile": profile, "meta": strconv.FormatBool(meta), "transcript": strconv.FormatBool(transcript)}, nil
-}
-
-// defaultKeysOf returns the facts a target takes from --default: the keys
-// its dialect names (DefaultKeys), none for a dialect that names none.
-func defaultKeysOf(d dialect.Dialect) []string {
-	if dk, ok := d.(interface{ DefaultKeys() []string }); ok {
-		return dk.DefaultKeys()
-	}
-	return nil
+	return cfg, nil
 }
 
 func noDefaults(to dialect.Dialect) string {
-	keys := defaultKeysOf(to)
+	keys := dialect.DefaultKeysOf(to)
 	if len(keys) == 0 {
 		return fmt.Sprintf("--to %s takes no defaults: it writes only what the source says", to.Name())
 	}
-	return fmt.Sprintf("--to %s takes %s", to.Name(), strings.Join(keys, ", "))
+	return fmt.Sprintf("--to %s takes %s", to.Name(), dialect.JoinKeys(keys))
 }
 
-func parseDefaults(to dialect.Dialect, list []string) (map[string]string, error) {
-	keys := defaultKeysOf(to)
-	out := map[string]string{}
+// parseDefaults reads --default KEY=VALUE into Defaults: only the keys the
+// target reads, so that a mistyped key is an error, not a fact dropped.
+func parseDefaults(to dialect.Dialect, list []string) (dialect.Defaults, error) {
+	keys := dialect.DefaultKeysOf(to)
+	var out dialect.Defaults
 	for _, kv := range list {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || !slices.Contains(keys, k) {
-			return nil, usageErr("--default %q: want KEY=VALUE; %s", kv, noDefaults(to))
+		if !ok || !slices.Contains(keys, dialect.DefaultKey(k)) {
+			return out, usageErr("--default %q: want KEY=VALUE; %s", kv, noDefaults(to))
 		}
-		out[k] = v
+		if err := out.Set(dialect.DefaultKey(k), v); err != nil {
+			return out, usageErr("--default %q: %v", kv, err)
+		}
 	}
 	return out, nil
 }

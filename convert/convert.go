@@ -65,9 +65,11 @@ type Options struct {
 	// Provenance makes canonical events carry their source line.
 	Provenance bool
 	// Defaults supply facts the target needs and the source may lack.
-	Defaults map[string]string
-	// Params are options of the target dialect.
-	Params map[string]string
+	Defaults dialect.Defaults
+	// Config is the target's own settings (dialect.Configurable), nil for
+	// its defaults; Run rejects settings of another type or that do not
+	// validate.
+	Config dialect.Config
 	// OnError says what becomes of a line with problems (default Keep).
 	OnError OnError
 	// Progress, when set, is called after each line with the number of
@@ -172,6 +174,9 @@ func (e *FailError) Error() string {
 // lines before the first JSON line are held back (a few, as a banner
 // is), so that such an input writes nothing; it is an *EmptyError.
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
+	if err := dialect.CheckConfig(opts.To, opts.Config); err != nil {
+		return Result{Losses: &dialect.Losses{}}, fmt.Errorf("convert: %w", err)
+	}
 	c := &conversion{opts: opts, file: file, report: report, res: Result{Losses: &dialect.Losses{}}, in: &tracker{r: r}}
 	// in hides the file from the Reader: ask of r whether it may look ahead.
 	c.rd = stream.NewReader(c.in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes,
@@ -353,7 +358,7 @@ func (c *conversion) ensureEncoder(n int) error {
 	}
 	// A kept line must not become the target's header, nor cut a streamed
 	// message in two: KeepInPlace holds it back.
-	c.enc = dialect.KeepInPlace(c.opts.To.NewEncoder(c.bw, dialect.EncodeOptions{Losses: c.res.Losses, Defaults: c.opts.Defaults, Params: c.opts.Params}))
+	c.enc = dialect.KeepInPlace(c.opts.To.NewEncoder(c.bw, dialect.EncodeOptions{Losses: c.res.Losses, Defaults: c.opts.Defaults, Config: c.opts.Config}))
 	for _, h := range c.held {
 		c.res.Losses.SetLine(h.n)
 		if err := encode(c.enc, h.evs, &c.res); err != nil {

@@ -125,7 +125,7 @@ func TestDepthGuard(t *testing.T) {
 			t.Fatalf("the input line must be readable: %v", se)
 		}
 		for _, to := range dialect.All() {
-			out, res, err := convertIt(t, []byte(in), convert.Options{To: to, Defaults: map[string]string{"session_id": "s", "cwd": "/r", "model": "m"}})
+			out, res, err := convertIt(t, []byte(in), convert.Options{To: to, Defaults: dialect.Defaults{SessionID: "s", Workspace: "/r", Model: "m"}})
 			if err != nil {
 				t.Errorf("%d deep to %s: %v", depth, to.Name(), err)
 				continue

@@ -90,6 +90,14 @@ type Rule struct {
 	ID       string
 	Severity Severity
 	Summary  string
+	// Unknown marks a rule about something the producer is not known to
+	// write: its findings are Unknown diagnostics.
+	Unknown bool
+}
+
+// Finding returns the rule's diagnostic at a line and the value ptr names.
+func (r *Rule) Finding(line int, ptr, msg string) Diagnostic {
+	return Diagnostic{Line: line, Pointer: ptr, Severity: r.Severity, Rule: r.ID, Message: msg, Unknown: r.Unknown}
 }
 
 // Error makes a diagnostic usable as an error; it reads as String.

@@ -64,12 +64,13 @@ type Decoder interface {
 type EncodeOptions struct {
 	// Losses counts what the target cannot carry. It is never nil.
 	Losses *Losses
-	// Defaults supply facts a target needs and a source may lack, keyed by
-	// name (for example "session_id").
-	Defaults map[string]string
-	// Params are options only one target understands, keyed by name (for
-	// example acp's "profile").
-	Params map[string]string
+	// Defaults supply facts a target needs and a source may lack; a
+	// target reads the fields its DefaultKeys name.
+	Defaults Defaults
+	// Config is the target's own settings (see Configurable), nil for its
+	// defaults. Callers check it with CheckConfig first: an encoder takes
+	// it to be of its own type.
+	Config Config
 }
 
 // Encoder writes canonical events as the lines of one stream.

@@ -231,14 +231,24 @@ func CheckLossKinds(prefix string, kinds []*LossKind) error {
 			return fmt.Errorf("loss kind %q: id must start with %q", k.ID, prefix)
 		case seen[k.ID]:
 			return fmt.Errorf("loss kind %q declared twice", k.ID)
-		case k.One == "" || k.Many == "" || k.Why == "":
-			return fmt.Errorf("loss kind %q: One, Many and Why must be set", k.ID)
-		case k.Verb != Dropped && k.Verb != Approximated && k.Verb != Synthesized:
-			return fmt.Errorf("loss kind %q: unknown verb %q", k.ID, k.Verb)
-		case strings.Contains(k.One, "%[1]s") != k.HasDetail():
-			return fmt.Errorf("loss kind %q: the detail must be in both wordings or in neither", k.ID)
+		}
+		if err := checkLossKind(k); err != nil {
+			return err
 		}
 		seen[k.ID] = true
+	}
+	return nil
+}
+
+// checkLossKind checks one kind's wording and verb.
+func checkLossKind(k *LossKind) error {
+	switch {
+	case k.One == "" || k.Many == "" || k.Why == "":
+		return fmt.Errorf("loss kind %q: One, Many and Why must be set", k.ID)
+	case k.Verb != Dropped && k.Verb != Approximated && k.Verb != Synthesized:
+		return fmt.Errorf("loss kind %q: unknown verb %q", k.ID, k.Verb)
+	case strings.Contains(k.One, "%[1]s") != k.HasDetail():
+		return fmt.Errorf("loss kind %q: the detail must be in both wordings or in neither", k.ID)
 	}
 	return nil
 }

@@ -83,7 +83,7 @@ func TestACPAgreesWithOfficialSchema(t *testing.T) {
 					t.Fatal(err)
 				}
 				var out bytes.Buffer
-				_, err = convert.Run(in, &out, f, convert.Options{To: to, Params: map[string]string{"profile": profile, "transcript": transcript, "meta": transcript}},
+				_, err = convert.Run(in, &out, f, convert.Options{To: to, Config: &acp.Config{Profile: profile, Meta: transcript == "true", Transcript: transcript == "true"}},
 					func(le *convert.LineError) { t.Error(le) })
 				in.Close()
 				if err != nil {

@@ -15,6 +15,8 @@ package acp
 import (
 	"bufio"
 	_ "embed"
+	"fmt"
+	"slices"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -60,9 +62,39 @@ func (Dialect) Sniff(line []byte) bool { return gjson.GetBytes(line, "jsonrpc").
 // NewDecoder implements dialect.Dialect.
 func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder { return newDecoder(opts) }
 
-// NewEncoder implements dialect.Dialect. Params: "profile" (stable,
-// unstable, basis), "meta" ("true": residue under _meta), "transcript"
-// ("true": both sides of the conversation). Defaults: "session_id".
+// Config is what the acp encoder writes: its settings as a target
+// (dialect.Configurable).
+type Config struct {
+	// Profile is the projection: Stable (the default), Unstable or Basis.
+	Profile string
+	// Meta keeps every event whole under _meta, so nothing is lost.
+	Meta bool
+	// Transcript writes both sides of the conversation: the client's
+	// session/prompt requests as well as the agent's updates.
+	Transcript bool
+}
+
+// Profiles lists the profiles Config.Profile takes.
+var Profiles = []string{Stable, Unstable, Basis}
+
+// Validate implements dialect.Config. A nil *Config is the default.
+func (c *Config) Validate() error {
+	if c == nil {
+		return nil
+	}
+	if !slices.Contains(Profiles, c.Profile) {
+		return fmt.Errorf("profile %q: want stable, unstable or basis", c.Profile)
+	}
+	return nil
+}
+
+// DefaultConfig implements dialect.Configurable: the stable profile, no
+// _meta, the agent's side only.
+func (Dialect) DefaultConfig() dialect.Config { return &Config{Profile: Stable} }
+
+// NewEncoder implements dialect.Dialect. opts.Config is a *Config (nil: the
+// default); the session id falls back to opts.Defaults.SessionID, then to
+// DefaultSessionID.
 func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
 	return newEncoder(w, opts)
 }

@@ -21,7 +21,7 @@ func updates(t *testing.T, lines ...string) []map[string]any {
 	in := bhead + "\n" + strings.Join(lines, "\n") + "\n"
 	var out bytes.Buffer
 	if _, err := convert.Run(strings.NewReader(in), &out, "t", convert.Options{From: basis.Dialect{}, To: acp.Dialect{},
-		Params: map[string]string{"profile": acp.Basis}}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		Config: &acp.Config{Profile: acp.Basis}}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
 		t.Fatal(err)
 	}
 	var got []map[string]any

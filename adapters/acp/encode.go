@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bufio"
+	"cmp"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
@@ -82,18 +83,19 @@ type Encoder struct {
 }
 
 func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
-	e := &Encoder{w: w, loss: opts.Losses, profile: opts.Params["profile"], meta: opts.Params["meta"] == "true",
-		transcript: opts.Params["transcript"] == "true", tools: map[string]*tool{}, perms: map[string]*perm{},
-		byCall: map[string][]*perm{}, nextID: 1}
-	if e.profile == "" {
-		e.profile = Stable
+	cfg, _ := opts.Config.(*Config)
+	if cfg == nil {
+		cfg = &Config{Profile: Stable}
 	}
+	e := &Encoder{w: w, loss: opts.Losses, profile: cmp.Or(cfg.Profile, Stable), meta: cfg.Meta,
+		transcript: cfg.Transcript, tools: map[string]*tool{}, perms: map[string]*perm{},
+		byCall: map[string][]*perm{}, nextID: 1}
 	if e.meta {
 		// Every event rides whole under _meta: what the ACP messages
 		// cannot say is not lost, so it is not counted.
 		e.loss = &dialect.Losses{}
 	}
-	if id := opts.Defaults["session_id"]; id != "" {
+	if id := opts.Defaults.SessionID; id != "" {
 		e.session, e.sessionSet = id, true
 	} else {
 		e.session = DefaultSessionID

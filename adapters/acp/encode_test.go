@@ -20,11 +20,8 @@ import (
 // every > 1 asks only for one call in every.
 func permissionStream(t testing.TB, w io.Writer, calls, every int, transcript bool, between func(i int)) {
 	bw := bufio.NewWriter(w)
-	params := map[string]string{"profile": acp.Stable}
-	if transcript {
-		params["transcript"] = "true"
-	}
-	enc := acp.Dialect{}.NewEncoder(bw, dialect.EncodeOptions{Losses: &dialect.Losses{}, Params: params})
+	cfg := &acp.Config{Profile: acp.Stable, Transcript: transcript}
+	enc := acp.Dialect{}.NewEncoder(bw, dialect.EncodeOptions{Losses: &dialect.Losses{}, Config: cfg})
 	encode := func(b event.Body) {
 		if err := enc.Encode(&event.Event{Body: b}); err != nil {
 			t.Fatal(err)

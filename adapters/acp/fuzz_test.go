@@ -47,7 +47,7 @@ func FuzzInvariants(f *testing.F) {
 		transcript := fmt.Sprint(mode&4 != 0)
 		var out bytes.Buffer
 		_, err := convert.Run(strings.NewReader(stream), &out, "f", convert.Options{From: canonical.Dialect{}, To: acp.Dialect{},
-			Params: map[string]string{"profile": profile, "transcript": transcript}}, func(*convert.LineError) {})
+			Config: &acp.Config{Profile: profile, Transcript: transcript == "true"}}, func(*convert.LineError) {})
 		if err != nil {
 			return
 		}

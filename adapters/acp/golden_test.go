@@ -38,11 +38,8 @@ func TestGolden(t *testing.T) {
 				}
 				defer f.Close()
 				var out bytes.Buffer
-				params := map[string]string{"profile": acp.Stable, "transcript": "false"}
-				if mode == "transcript" {
-					params["transcript"] = "true"
-				}
-				if _, err := convert.Run(f, &out, in, convert.Options{To: acp.Dialect{}, Params: params}, func(le *convert.LineError) { t.Error(le) }); err != nil {
+				cfg := &acp.Config{Profile: acp.Stable, Transcript: mode == "transcript"}
+				if _, err := convert.Run(f, &out, in, convert.Options{To: acp.Dialect{}, Config: cfg}, func(le *convert.LineError) { t.Error(le) }); err != nil {
 					t.Fatal(err)
 				}
 				golden.Check(t, filepath.Join("../../testdata/acp", base+"."+mode+".jsonl"), out.Bytes())

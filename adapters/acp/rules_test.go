@@ -53,7 +53,7 @@ func TestRules(t *testing.T) {
 func TestReadTranscript(t *testing.T) {
 	var tr bytes.Buffer
 	if _, err := convert.Run(strings.NewReader(readFile(t, "../../testdata/acp/basis_denied.jsonl")), &tr, "in",
-		convert.Options{To: acp.Dialect{}, Params: map[string]string{"transcript": "true"}}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		convert.Options{To: acp.Dialect{}, Config: &acp.Config{Profile: acp.Stable, Transcript: true}}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
 		t.Fatal(err)
 	}
 	var canon bytes.Buffer
@@ -135,7 +135,7 @@ func TestTranscriptNeverUpdatesOutsideATurn(t *testing.T) {
 		`{"seq":4,"type":"session_finished","status":"ok"}`,
 	}, "\n")
 	var out bytes.Buffer
-	if _, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: acp.Dialect{}, Params: map[string]string{"transcript": "true"}},
+	if _, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: acp.Dialect{}, Config: &acp.Config{Profile: acp.Stable, Transcript: true}},
 		func(le *convert.LineError) { t.Fatal(le) }); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestTranscriptNeverUpdatesOutsideATurn(t *testing.T) {
 		`{"seq":4,"type":"message","turn_id":"t2","text":"yes"}`,
 	}, "\n")
 	out.Reset()
-	if _, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: acp.Dialect{}, Params: map[string]string{"transcript": "true"}},
+	if _, err := convert.Run(strings.NewReader(in), &out, "c", convert.Options{To: acp.Dialect{}, Config: &acp.Config{Profile: acp.Stable, Transcript: true}},
 		func(le *convert.LineError) { t.Fatal(le) }); err != nil {
 		t.Fatal(err)
 	}

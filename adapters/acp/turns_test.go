@@ -12,13 +12,13 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// project converts canonical lines to ACP with the given params and
+// project converts canonical lines to ACP with the given settings and
 // checks the output with the ACP checker.
-func project(t *testing.T, params map[string]string, lines ...string) []string {
+func project(t *testing.T, cfg *acp.Config, lines ...string) []string {
 	t.Helper()
 	var out bytes.Buffer
 	if _, err := convert.Run(strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, "c",
-		convert.Options{To: acp.Dialect{}, Params: params}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
+		convert.Options{To: acp.Dialect{}, Config: cfg}, func(le *convert.LineError) { t.Fatal(le) }); err != nil {
 		t.Fatal(err)
 	}
 	msgs := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -38,7 +38,7 @@ func project(t *testing.T, params map[string]string, lines ...string) []string {
 	return msgs
 }
 
-var transcript = map[string]string{"transcript": "true"}
+var transcript = &acp.Config{Profile: acp.Stable, Transcript: true}
 
 // kinds lists each message as its method or sessionUpdate, "response" or
 // "answer:<outcome>".
@@ -69,7 +69,7 @@ const head = `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"
 func TestTurnsFromTheSource(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		params map[string]string
+		params *acp.Config
 		lines  []string
 		want   string
 	}{{
@@ -186,7 +186,7 @@ func TestTurnsFromTheSource(t *testing.T) {
 }
 
 func TestWhatAnEditorShows(t *testing.T) {
-	msgs := project(t, map[string]string{"transcript": "true", "profile": "unstable"}, head,
+	msgs := project(t, &acp.Config{Profile: acp.Unstable, Transcript: true}, head,
 		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"fix"}`,
 		`{"seq":2,"type":"tool_call","call_id":"e1","name":"edit_file","title":"Edit a.go","kind":"edit","input":{"path":"a.go","old_string":"x := 1\n","new_string":"x := 2\n"}}`,
 		`{"seq":3,"type":"tool_progress","call_id":"e1","message":"writing"}`,
@@ -297,7 +297,7 @@ func TestUsageOnlyWhatIsStated(t *testing.T) {
 		`{"total_tokens":12}`: ``,
 		`{"input_tokens":9,"output_tokens":3,"total_tokens":20,"cache_read_tokens":4}`: `{"totalTokens":20,"inputTokens":9,"outputTokens":3,"cachedReadTokens":4}`,
 	} {
-		msgs := project(t, map[string]string{"transcript": "true", "profile": "unstable"}, head,
+		msgs := project(t, &acp.Config{Profile: acp.Unstable, Transcript: true}, head,
 			`{"seq":1,"type":"turn_started","turn_id":"t1"}`,
 			`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"ok","usage":`+usage+`}`)
 		if got := gjson.Get(msgs[len(msgs)-1], "result.usage").Raw; got != want {

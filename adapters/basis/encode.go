@@ -169,13 +169,13 @@ func (e *Encoder) runStarted(l *jsonobj.Writer, ev *event.Event) {
 		schema = *b.Source.Version
 	}
 	l.Uint("schema", e.fit32(schema, "schema version"))
-	version := e.opts.Defaults["basis_version"]
+	version := e.opts.Defaults.BasisVersion
 	if b.Agent != nil && b.Agent.Name == Name && b.Agent.Version != "" {
 		version = b.Agent.Version
 	}
 	l.Str("basis", version)
-	l.Str("session_id", cmp.Or(b.SessionID, e.opts.Defaults["session_id"]))
-	l.Str("workspace", cmp.Or(b.Workspace, e.opts.Defaults["workspace"]))
+	l.Str("session_id", cmp.Or(b.SessionID, e.opts.Defaults.SessionID))
+	l.Str("workspace", cmp.Or(b.Workspace, e.opts.Defaults.Workspace))
 	model, provider := e.model(b)
 	l.Str("model", model)
 	l.Str("provider", provider)
@@ -200,7 +200,7 @@ func (e *Encoder) runStarted(l *jsonobj.Writer, ev *event.Event) {
 // name a model with its provider ("anthropic/claude-x"); basis names them
 // apart.
 func (e *Encoder) model(b *event.SessionStarted) (model, provider string) {
-	model, provider = cmp.Or(b.Model, e.opts.Defaults["model"]), cmp.Or(b.Provider, e.opts.Defaults["provider"])
+	model, provider = cmp.Or(b.Model, e.opts.Defaults.Model), cmp.Or(b.Provider, e.opts.Defaults.Provider)
 	if p, m, ok := strings.Cut(model, "/"); ok && provider == "" && p != "" && m != "" {
 		provider, model = p, m
 	}

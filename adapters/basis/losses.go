@@ -179,6 +179,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 
 // DefaultKeys names the facts the basis encoder takes from --default (or
 // --session-id) when the source lacks them, instead of leaving them empty.
-func (Dialect) DefaultKeys() []string {
-	return []string{"basis_version", "model", "provider", "session_id", "workspace"}
+func (Dialect) DefaultKeys() []dialect.DefaultKey {
+	return []dialect.DefaultKey{dialect.DefaultBasisVersion, dialect.DefaultModel, dialect.DefaultProvider, dialect.DefaultSessionID, dialect.DefaultWorkspace}
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/evtool/evtool/adapters/acp"
+	"github.com/evtool/evtool/adapters/acp"
 	_ "github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/claude"
 	"github.com/evtool/evtool/dialect"
@@ -613,13 +613,9 @@ func TestWriterShapes(t *testing.T) {
 // kind of its Claude Code tool, and the turn's usage reaches the prompt
 // response (unstable profile), counted once.
 func TestACPKinds(t *testing.T) {
-	acp, err := dialect.Lookup("acp")
-	if err != nil {
-		t.Skip("acp is not linked into this test binary")
-	}
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	enc := acp.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}, Params: map[string]string{"profile": "unstable", "transcript": "true"}})
+	enc := acp.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}, Config: &acp.Config{Profile: acp.Unstable, Transcript: true}})
 	for _, ev := range decode(t, readLines(t, capture)...) {
 		if err := enc.Encode(ev); err != nil {
 			t.Fatal(err)

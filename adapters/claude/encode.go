@@ -725,13 +725,13 @@ func (e *Encoder) result(ev *event.Event, b *event.TurnFinished) error {
 func (e *Encoder) foreignInit(s *event.SessionStarted) error {
 	c := *s
 	if c.SessionID == "" {
-		c.SessionID = e.opts.Defaults["session_id"]
+		c.SessionID = e.opts.Defaults.SessionID
 	}
 	if c.Model == "" {
-		c.Model = e.opts.Defaults["model"]
+		c.Model = e.opts.Defaults.Model
 	}
 	if c.Workspace == "" {
-		c.Workspace = e.opts.Defaults["workspace"]
+		c.Workspace = e.opts.Defaults.Workspace
 	}
 	if c.Agent != nil && c.Agent.Name != agentName && c.Agent.Version != "" {
 		e.loss.Add(lossProducerVersion)

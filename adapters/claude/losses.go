@@ -270,6 +270,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 // DefaultKeys names the facts the Claude Code encoder takes from --default
 // (or --session-id) for system/init when the source lacks them, instead of
 // leaving them empty.
-func (Dialect) DefaultKeys() []string {
-	return []string{"model", "session_id", "workspace"}
+func (Dialect) DefaultKeys() []dialect.DefaultKey {
+	return []dialect.DefaultKey{dialect.DefaultModel, dialect.DefaultSessionID, dialect.DefaultWorkspace}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // encodeWith writes canonical lines as Claude Code with --default values.
-func encodeWith(t *testing.T, defaults map[string]string, canon []string) (string, *dialect.Losses) {
+func encodeWith(t *testing.T, defaults dialect.Defaults, canon []string) (string, *dialect.Losses) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
@@ -93,7 +93,7 @@ func TestLossCounts(t *testing.T) {
 		}, map[string]int{"claude/error-as-text": 1, "claude/error-recoverable": 0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, losses := encodeWith(t, nil, append([]string{head}, c.lines...))
+			out, losses := encodeWith(t, dialect.Defaults{}, append([]string{head}, c.lines...))
 			assertAccepted(t, out)
 			got := map[string]int{}
 			text := ""
@@ -123,10 +123,10 @@ func TestLossCounts(t *testing.T) {
 // source lacks them, and only then.
 func TestDefaults(t *testing.T) {
 	keys := claude.Dialect{}.DefaultKeys()
-	if !slices.Equal(keys, []string{"model", "session_id", "workspace"}) {
+	if !slices.Equal(keys, []dialect.DefaultKey{dialect.DefaultModel, dialect.DefaultSessionID, dialect.DefaultWorkspace}) {
 		t.Fatalf("DefaultKeys %v", keys)
 	}
-	defaults := map[string]string{"model": "dm", "session_id": "ds", "workspace": "/dw"}
+	defaults := dialect.Defaults{Model: "dm", SessionID: "ds", Workspace: "/dw"}
 	end := `{"seq":1,"type":"session_finished","status":"ok"}`
 	for _, c := range []struct {
 		head            string

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/adapters/acp"
+
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/tidwall/gjson"
@@ -135,13 +137,9 @@ func TestInterruptMarkerCancels(t *testing.T) {
 // user's text and the text is not echoed back; the prompt_suggestion after
 // the last result stays in the last turn rather than opening an empty one.
 func TestACPTranscriptTurns(t *testing.T) {
-	acp, err := dialect.Lookup("acp")
-	if err != nil {
-		t.Skip("acp is not linked into this test binary")
-	}
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	enc := acp.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}, Params: map[string]string{"transcript": "true"}})
+	enc := acp.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}, Config: &acp.Config{Profile: acp.Stable, Transcript: true}})
 	for _, ev := range decode(t, readLines(t, "testdata/written_two_prompts_running_cost.jsonl")...) {
 		if err := enc.Encode(ev); err != nil {
 			t.Fatal(err)
@@ -150,7 +148,7 @@ func TestACPTranscriptTurns(t *testing.T) {
 	enc.Close()
 	w.Flush()
 	var prompts []string
-	c := acp.NewChecker(dialect.CheckOptions{})
+	c := acp.Dialect{}.NewChecker(dialect.CheckOptions{})
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	for i, l := range lines {
 		r := gjson.Parse(l)

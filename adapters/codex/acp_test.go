@@ -24,7 +24,7 @@ func TestACPProjection(t *testing.T) {
 	to, _ := dialect.Lookup(acp.Name)
 	var out bytes.Buffer
 	if _, err := convert.Run(bytes.NewReader(data), &out, "x", convert.Options{From: codex.Dialect{}, To: to,
-		Params: map[string]string{"profile": acp.Unstable, "transcript": "true"}}, func(le *convert.LineError) { t.Error(le) }); err != nil {
+		Config: &acp.Config{Profile: acp.Unstable, Transcript: true}}, func(le *convert.LineError) { t.Error(le) }); err != nil {
 		t.Fatal(err)
 	}
 	kinds := map[string]string{}

@@ -58,13 +58,13 @@ func TestCrossCheck(t *testing.T) {
 		}
 		return p
 	}
-	conv := func(f string, from, to dialect.Dialect, params map[string]string) []byte {
+	conv := func(f string, from, to dialect.Dialect, cfg dialect.Config) []byte {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		if _, err := convert.Run(bytes.NewReader(data), &out, f, convert.Options{From: from, To: to, Params: params}, func(*convert.LineError) {}); err != nil {
+		if _, err := convert.Run(bytes.NewReader(data), &out, f, convert.Options{From: from, To: to, Config: cfg}, func(*convert.LineError) {}); err != nil {
 			t.Fatal(err)
 		}
 		return out.Bytes()
@@ -82,7 +82,7 @@ func TestCrossCheck(t *testing.T) {
 		cases = append(cases, crossCase{canonSchema, write(c), "valid", false})
 		lines += 2 * bytes.Count(c, []byte("\n"))
 		for _, profile := range []string{acp.Stable, acp.Unstable} {
-			out := conv(f, codex.Dialect{}, to, map[string]string{"profile": profile, "transcript": "true"})
+			out := conv(f, codex.Dialect{}, to, &acp.Config{Profile: profile, Transcript: true})
 			sch := filepath.Join(official, "schema.json")
 			if profile == acp.Unstable {
 				sch = filepath.Join(official, "schema.unstable.json")
@@ -124,7 +124,7 @@ func TestCrossCheck(t *testing.T) {
 	// evtool's own ACP validator finds no error in the projection either.
 	for _, f := range streams(t) {
 		for _, profile := range []string{acp.Stable, acp.Unstable} {
-			out := conv(f, codex.Dialect{}, to, map[string]string{"profile": profile, "transcript": "true"})
+			out := conv(f, codex.Dialect{}, to, &acp.Config{Profile: profile, Transcript: true})
 			sum, err := validate.Stream(bytes.NewReader(out), f, validate.Options{Dialect: to}, func(d validate.Diagnostic) {
 				if d.Severity == dialect.Error {
 					t.Errorf("%s", d)

@@ -288,4 +288,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 
 // DefaultKeys names the facts the codex encoder takes from --default (or
 // --session-id) when the source lacks them.
-func (Dialect) DefaultKeys() []string { return []string{"session_id"} }
+func (Dialect) DefaultKeys() []dialect.DefaultKey {
+	return []dialect.DefaultKey{dialect.DefaultSessionID}
+}

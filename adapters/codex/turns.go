@@ -18,7 +18,7 @@ func (e *Encoder) header(ev *event.Event) error {
 	loss := e.opts.Losses
 	id := b.SessionID
 	if id == "" {
-		id = e.opts.Defaults["session_id"]
+		id = e.opts.Defaults.SessionID
 	}
 	if ev.Synthetic && b.Source.Dialect != "" {
 		loss.Add(lossHeader)

@@ -59,7 +59,7 @@ func TestCrossCheck(t *testing.T) {
 		}
 		return p
 	}
-	conv := func(f string, to string, params map[string]string) []byte {
+	conv := func(f string, to string, cfg dialect.Config) []byte {
 		target, _ := dialect.Lookup(to)
 		in, err := os.Open(f)
 		if err != nil {
@@ -67,7 +67,7 @@ func TestCrossCheck(t *testing.T) {
 		}
 		defer in.Close()
 		var out bytes.Buffer
-		if _, err := convert.Run(in, &out, f, convert.Options{To: target, Params: params}, func(le *convert.LineError) { t.Error(le) }); err != nil {
+		if _, err := convert.Run(in, &out, f, convert.Options{To: target, Config: cfg}, func(le *convert.LineError) { t.Error(le) }); err != nil {
 			t.Fatal(err)
 		}
 		return out.Bytes()
@@ -82,7 +82,7 @@ func TestCrossCheck(t *testing.T) {
 			crossCase{canon, write(conv(f, "canonical", nil)), "valid", false})
 		for _, profile := range []string{acp.Stable, acp.Unstable, acp.Basis} {
 			for _, transcript := range []string{"false", "true"} {
-				out := conv(f, acp.Name, map[string]string{"profile": profile, "transcript": transcript, "meta": transcript})
+				out := conv(f, acp.Name, &acp.Config{Profile: profile, Transcript: transcript == "true", Meta: transcript == "true"})
 				lines += bytes.Count(out, []byte("\n"))
 				sch := filepath.Join(official, "schema.json")
 				if profile == acp.Unstable {

@@ -366,10 +366,10 @@ func (e *Encoder) init(s *event.SessionStarted, ev *event.Event) error {
 	id, model := s.SessionID, s.Model
 	if !e.native {
 		if id == "" {
-			id = e.opts.Defaults["session_id"]
+			id = e.opts.Defaults.SessionID
 		}
 		if model == "" {
-			model = e.opts.Defaults["model"]
+			model = e.opts.Defaults.Model
 		}
 		loss := e.opts.Losses
 		if s.Agent != nil && (s.Agent.Name != "" || s.Agent.Version != "") {

@@ -14,7 +14,7 @@ import (
 
 // encodeCanonical writes canonical lines as gemini and returns the lines
 // and the loss summary.
-func encodeCanonical(t *testing.T, defaults map[string]string, lines ...string) ([]string, []string) {
+func encodeCanonical(t *testing.T, defaults dialect.Defaults, lines ...string) ([]string, []string) {
 	t.Helper()
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)
@@ -74,7 +74,7 @@ func checkLosses(t *testing.T, got, want []string) {
 // result, statuses Gemini lacks, the run's usage with cached inside input,
 // duration_ms from the times and tool_calls counted; every loss counted.
 func TestEncodeForeign(t *testing.T) {
-	got, losses := encodeCanonical(t, nil,
+	got, losses := encodeCanonical(t, dialect.Defaults{},
 		`{"seq":0,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"basis"},"session_id":"s1","model":"m1","provider":"p"}`,
 		`{"seq":1,"type":"turn_started","time":"2026-10-01T09:00:00.001000Z","turn_id":"t1","prompt":"do it"}`,
 		`{"seq":2,"type":"message","time":"2026-10-01T09:00:01.000000Z","turn_id":"t1","text":"On it."}`,
@@ -120,7 +120,7 @@ func TestEncodeForeign(t *testing.T) {
 // times gets an init from the defaults and every line a timestamp, each
 // counted; usage summed from the rounds.
 func TestEncodeWithoutHeaderOrTimes(t *testing.T) {
-	got, losses := encodeCanonical(t, map[string]string{"session_id": "given", "model": "gemini-x"},
+	got, losses := encodeCanonical(t, dialect.Defaults{SessionID: "given", Model: "gemini-x"},
 		`{"seq":0,"type":"user_message","text":"hi"}`,
 		`{"seq":1,"type":"message_delta","text":"he"}`,
 		`{"seq":2,"type":"message_delta","text":"llo"}`,
@@ -155,7 +155,7 @@ func TestEncodeWithoutHeaderOrTimes(t *testing.T) {
 // written as one delta before result; a turn limit is the turn-limit
 // class; an input that is not an object is wrapped.
 func TestEncodeAnswerNeverStreamed(t *testing.T) {
-	got, losses := encodeCanonical(t, nil,
+	got, losses := encodeCanonical(t, dialect.Defaults{},
 		`{"seq":0,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"x"},"session_id":"s","model":"m"}`,
 		`{"seq":1,"type":"tool_call","time":"2026-10-01T09:00:00.100000Z","call_id":"c","name":"grep_search","input":"raw text"}`,
 		`{"seq":2,"type":"tool_finished","time":"2026-10-01T09:00:00.200000Z","call_id":"c","status":"success","output":"3 matches"}`,
@@ -236,7 +236,7 @@ func TestEncodeLossWording(t *testing.T) {
 // source's escaped form, kept verbatim, comes back escaped:
 // testdata/written_line_separators.jsonl in TestRoundTrip.)
 func TestLineSeparatorsRaw(t *testing.T) {
-	got, _ := encodeCanonical(t, nil,
+	got, _ := encodeCanonical(t, dialect.Defaults{},
 		`{"seq":0,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"x"},"session_id":"s","model":"m"}`,
 		`{"seq":1,"type":"user_message","time":"2026-10-01T09:00:00.000000Z","text":"a\u2028b\u2029c \\u2028 d\\\u2029"}`,
 		`{"seq":2,"type":"tool_call","time":"2026-10-01T09:00:00.000000Z","call_id":"c","name":"shell","input":{"k":"x\u2028y"}}`,
@@ -267,7 +267,7 @@ func TestEncodeHandMadeCanonical(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			encodeCanonical(t, nil, readLines(t, f)...)
+			encodeCanonical(t, dialect.Defaults{}, readLines(t, f)...)
 		})
 	}
 }

@@ -265,6 +265,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 // DefaultKeys names the facts the gemini encoder takes from --default (or
 // --session-id) when the source lacks them: init's session_id and model,
 // which Gemini CLI always writes.
-func (Dialect) DefaultKeys() []string {
-	return []string{"model", "session_id"}
+func (Dialect) DefaultKeys() []dialect.DefaultKey {
+	return []dialect.DefaultKey{dialect.DefaultModel, dialect.DefaultSessionID}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/dialect"
+
 	"github.com/evtool/evtool/adapters/gemini"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsoneq"
@@ -163,7 +165,7 @@ func usageText(u *event.Usage) string {
 // Gemini's convention: input_tokens is every prompt token (input, cache
 // reads and cache writes), cached the reads, input the rest.
 func TestEncodeUsageToGemini(t *testing.T) {
-	got, losses := encodeCanonical(t, nil,
+	got, losses := encodeCanonical(t, dialect.Defaults{},
 		`{"seq":0,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"claude"},"session_id":"s","model":"m"}`,
 		`{"seq":1,"type":"user_message","time":"2026-10-01T09:00:00.001000Z","text":"go"}`,
 		`{"seq":2,"type":"session_finished","time":"2026-10-01T09:00:01.000000Z","status":"ok","usage":{"input_tokens":12966,"output_tokens":312,"cache_read_tokens":7559,"cache_creation_tokens":100,"total_tokens":21207}}`,
@@ -197,7 +199,7 @@ func TestTurnReason(t *testing.T) {
 		}
 	}
 
-	got, losses := encodeCanonical(t, nil,
+	got, losses := encodeCanonical(t, dialect.Defaults{},
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"codex"},"session_id":"s","model":"m"}`,
 		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"go"}`,
 		`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"error","reason":"`+msg+`"}`,
@@ -211,7 +213,7 @@ func TestTurnReason(t *testing.T) {
 			t.Errorf("the reason was written, yet counted: %s", l)
 		}
 	}
-	_, losses = encodeCanonical(t, nil,
+	_, losses = encodeCanonical(t, dialect.Defaults{},
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"codex"},"session_id":"s","model":"m"}`,
 		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"go"}`,
 		`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"error","reason":"the turn's own"}`,
@@ -225,7 +227,7 @@ func TestTurnReason(t *testing.T) {
 // TestEncodeUsageSaturated: sums that do not fit in a u64 are written as
 // its largest value, and each is counted.
 func TestEncodeUsageSaturated(t *testing.T) {
-	got, losses := encodeCanonical(t, nil,
+	got, losses := encodeCanonical(t, dialect.Defaults{},
 		`{"seq":0,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"basis"},"session_id":"s","model":"m"}`,
 		`{"seq":1,"type":"user_message","time":"2026-10-01T09:00:00.001000Z","text":"go"}`,
 		`{"seq":2,"type":"session_finished","time":"2026-10-01T09:00:01.000000Z","status":"ok","usage":{"input_tokens":18446744073709551615,"output_tokens":1,"cache_read_tokens":1}}`,

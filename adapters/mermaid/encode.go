@@ -424,7 +424,7 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 	e.native = s.Source.Dialect == Name
 	e.session = s.SessionID
 	if e.session == "" {
-		e.session = e.opts.Defaults["session_id"]
+		e.session = e.opts.Defaults.SessionID
 	}
 	l := &e.l
 	l.Begin(residue)
@@ -434,7 +434,7 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 		version = *s.Source.Version
 	}
 	l.Uint("protocol_version", e.fit32(version, "protocol version"))
-	cli := e.opts.Defaults["cli_version"]
+	cli := e.opts.Defaults.CLIVersion
 	if s.Agent != nil && s.Agent.Name == Name {
 		cli = s.Agent.Version
 	}
@@ -453,7 +453,7 @@ func (e *Encoder) writeHeader(s *event.SessionStarted, residue json.RawMessage) 
 func (e *Encoder) model(s *event.SessionStarted) string {
 	model := s.Model
 	if model == "" {
-		model = e.opts.Defaults["model"]
+		model = e.opts.Defaults.Model
 	}
 	if !e.native && s.Provider != "" && model != "" && !strings.Contains(model, "/") {
 		model = s.Provider + "/" + model

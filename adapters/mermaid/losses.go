@@ -203,6 +203,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 
 // DefaultKeys names the facts the mermaid encoder takes from --default (or
 // --session-id) when the source lacks them, instead of leaving them empty.
-func (Dialect) DefaultKeys() []string {
-	return []string{"cli_version", "model", "session_id"}
+func (Dialect) DefaultKeys() []dialect.DefaultKey {
+	return []dialect.DefaultKey{dialect.DefaultCLIVersion, dialect.DefaultModel, dialect.DefaultSessionID}
 }

@@ -275,7 +275,7 @@ func (f *foreign) sessionStarted(b *event.SessionStarted) {
 	st := f.e.st
 	st.session = b.SessionID
 	if st.session == "" {
-		st.session = f.e.opts.Defaults["session_id"]
+		st.session = f.e.opts.Defaults.SessionID
 	}
 	if b.Model != "" || b.Workspace != "" || b.ContextFiles != nil && len(*b.ContextFiles) > 0 {
 		f.loss(lossSessionFacts)

@@ -143,6 +143,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 
 // DefaultKeys names the facts the muse encoder takes from --default (or
 // --session-id) when the source lacks them, instead of leaving them empty.
-func (Dialect) DefaultKeys() []string {
-	return []string{"session_id"}
+func (Dialect) DefaultKeys() []dialect.DefaultKey {
+	return []dialect.DefaultKey{dialect.DefaultSessionID}
 }

@@ -101,7 +101,7 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 	if !e.header {
 		e.header = true
-		e.session = e.opts.Defaults["session_id"]
+		e.session = e.opts.Defaults.SessionID
 	}
 	if res.Get(keyBus).Bool() {
 		return e.bus(ev, res)
@@ -296,7 +296,7 @@ func (e *Encoder) start(s *event.SessionStarted, ev *event.Event) error {
 	e.native = s.Source.Dialect == Name
 	e.session = s.SessionID
 	if e.session == "" {
-		e.session = e.opts.Defaults["session_id"]
+		e.session = e.opts.Defaults.SessionID
 	}
 	if e.native {
 		return nil

@@ -215,6 +215,6 @@ func (Dialect) LossKinds() []*dialect.LossKind {
 // DefaultKeys names the facts the opencode encoder takes from --default
 // (or --session-id) when the source lacks them: every line of run json
 // names its session.
-func (Dialect) DefaultKeys() []string {
-	return []string{"session_id"}
+func (Dialect) DefaultKeys() []dialect.DefaultKey {
+	return []dialect.DefaultKey{dialect.DefaultSessionID}
 }

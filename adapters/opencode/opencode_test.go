@@ -324,7 +324,7 @@ func TestReferenceExamples(t *testing.T) {
 // --session-id (--default session_id=…) gives, on every line and part,
 // and session_id is the one default opencode names.
 func TestSessionIDDefault(t *testing.T) {
-	if keys := (opencode.Dialect{}).DefaultKeys(); !slices.Equal(keys, []string{"session_id"}) {
+	if keys := (opencode.Dialect{}).DefaultKeys(); !slices.Equal(keys, []dialect.DefaultKey{dialect.DefaultSessionID}) {
 		t.Errorf("DefaultKeys %v", keys)
 	}
 	canon := `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"}}
@@ -333,7 +333,7 @@ func TestSessionIDDefault(t *testing.T) {
 `
 	var out bytes.Buffer
 	_, err := convert.Run(strings.NewReader(canon), &out, "test", convert.Options{From: canonicalDialect(t), To: opencode.Dialect{},
-		Defaults: map[string]string{"session_id": "ses_given"}}, func(le *convert.LineError) { t.Errorf("%v", le) })
+		Defaults: dialect.Defaults{SessionID: "ses_given"}}, func(le *convert.LineError) { t.Errorf("%v", le) })
 	if err != nil {
 		t.Fatal(err)
 	}

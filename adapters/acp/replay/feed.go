@@ -109,8 +109,8 @@ func (f *feed) produce(c feedConfig) error {
 	}
 	sink := &lineSink{f: f}
 	bw := bufio.NewWriterSize(sink, 64<<10)
-	params := map[string]string{"profile": c.profile, "meta": strconv.FormatBool(c.meta), "transcript": strconv.FormatBool(c.transcript)}
-	enc := dialect.KeepInPlace(to.NewEncoder(bw, dialect.EncodeOptions{Losses: &dialect.Losses{}, Defaults: map[string]string{"session_id": c.session}, Params: params}))
+	cfg := &acp.Config{Profile: c.profile, Meta: c.meta, Transcript: c.transcript}
+	enc := dialect.KeepInPlace(to.NewEncoder(bw, dialect.EncodeOptions{Losses: &dialect.Losses{}, Defaults: dialect.Defaults{SessionID: c.session}, Config: cfg}))
 	rd := stream.NewReader(rc, c.name, stream.Options{Dialect: c.from, Lookahead: true})
 	notes := 0
 	for {
