@@ -85,7 +85,7 @@ func convertCmd() *cli.Command {
 			&cli.BoolFlag{Name: "transcript", Destination: &fl.transcript, Usage: "with --to acp: write both sides of the conversation (prompts, permission answers, prompt responses)"},
 		},
 		Metadata: completions(map[string][]string{
-			"from": sourceDialects(), "to": dialectNames(),
+			"from": sourceDialects(), "to": targetNames(),
 			"acp-profile": acpProfiles, "on-error": onErrors, "progress": progressModes,
 		}),
 		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error { return runConvert(cmd, args, &fl) }),

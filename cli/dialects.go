@@ -61,13 +61,27 @@ func lookupTarget(name string) (dialect.Dialect, error) {
 		return nil, usageErr("required flag(s) \"to\" not set")
 	}
 	if name == detect {
-		return nil, usageErr("--to none: name the target dialect (%s)", strings.Join(dialectNames(), ", "))
+		return nil, usageErr("--to none: name the target dialect (%s)", strings.Join(targetNames(), ", "))
 	}
 	d, err := dialect.Lookup(name)
 	if err != nil {
-		return nil, usageErr("--to: %v%s", err, didYouMean(name, dialectNames()))
+		return nil, usageErr("--to: %v%s", err, didYouMean(name, targetNames()))
+	}
+	if ro, ok := d.(dialect.ReadOnly); ok {
+		return nil, usageErr("--to %s: evtool reads %s but does not write it (%s); targets: %s", name, name, ro.ReadOnly(), strings.Join(targetNames(), ", "))
 	}
 	return d, nil
+}
+
+// targetNames returns the names of the dialects evtool writes, sorted.
+func targetNames() []string {
+	var out []string
+	for _, d := range dialect.All() {
+		if dialect.Writable(d) {
+			out = append(out, d.Name())
+		}
+	}
+	return out
 }
 
 // dialectNames returns the registered dialects' names, sorted.

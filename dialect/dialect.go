@@ -10,6 +10,7 @@ package dialect
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -93,6 +94,34 @@ type Checker interface {
 	End(lastLine int, report func(Finding))
 }
 
+// ReadOnly is implemented by dialects evtool reads and never writes: the
+// session files an agent keeps for itself, where a line evtool wrote would
+// pass for the agent's own record. Their NewEncoder returns an encoder
+// that fails (ReadOnlyEncoder); `evtool convert --to` refuses them before
+// reading anything, and the dialect kit skips the checks of writing.
+type ReadOnly interface {
+	// ReadOnly says why the dialect is not written.
+	ReadOnly() string
+}
+
+// Writable reports whether evtool writes the dialect.
+func Writable(d Dialect) bool {
+	_, ro := d.(ReadOnly)
+	return !ro
+}
+
+// ErrReadOnly is the error of writing a read-only dialect.
+var ErrReadOnly = errors.New("evtool reads this dialect but does not write it")
+
+// ReadOnlyEncoder returns the encoder of a read-only dialect: every
+// Encode fails with ErrReadOnly.
+func ReadOnlyEncoder(name string) Encoder { return readOnlyEncoder(name) }
+
+type readOnlyEncoder string
+
+func (e readOnlyEncoder) Encode(*event.Event) error { return fmt.Errorf("%s: %w", string(e), ErrReadOnly) }
+func (readOnlyEncoder) Close() error                { return nil }
+
 // Severity ranks a finding; see package diag.
 type Severity = diag.Severity
 
@@ -149,6 +178,18 @@ func namesLocked() []string {
 	names := append([]string(nil), order...)
 	sort.Strings(names)
 	return names
+}
+
+// Targets returns the registered dialects evtool writes (all but the
+// ReadOnly ones), sorted by name.
+func Targets() []Dialect {
+	var out []Dialect
+	for _, d := range All() {
+		if Writable(d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Detect returns the dialect whose Sniff accepts the line, trying them in

@@ -161,6 +161,10 @@ func (k *kit) contract(t *testing.T) {
 		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("accept line %d: the schema refuses a line the producer accepts: %v\n%s", i+1, err, l)
 		}
+		if !k.writable {
+			Decode(t, k.d, k.withHeader(l)...)
+			continue
+		}
 		_, back, losses := RoundTrip(t, k.d, k.withHeader(l)...)
 		if !losses.Empty() {
 			t.Errorf("accept line %d: losses %s", i+1, LossText(losses))
@@ -202,7 +206,7 @@ func (k *kit) contract(t *testing.T) {
 			case !strings.Contains(serr.Error(), "'"+want.Pointer) && !strings.Contains(serr.Error(), "at '"+parent+"'"):
 				t.Errorf("reject line %d: the schema error is not at %s: %v", n, want.Pointer, serr)
 			}
-			if derr == nil && k.c.KeepsRefused {
+			if derr == nil && k.c.KeepsRefused && k.writable {
 				if _, back, _ := RoundTrip(t, k.d, in...); back[len(back)-1] != l {
 					t.Errorf("reject line %d is not written back as it was:\n in: %s\nout: %s", n, l, back[len(back)-1])
 				}
@@ -438,6 +442,9 @@ func (k *kit) keyOrder(t *testing.T) {
 					if !jsoneq.Equal(k.withoutLayout(want[i]), k.withoutLayout(got[i])) {
 						t.Errorf("keys %v: canonical line %d depends on key order:\n%s\n%s", o, i+1, want[i], got[i])
 					}
+				}
+				if !k.writable {
+					continue
 				}
 				in, back := lines(re), lines(convertBytes(t, canon, "canonical", c, k.d))
 				if len(in) != len(back) {

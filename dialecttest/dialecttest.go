@@ -34,6 +34,11 @@
 //	memory     its encoder and checker keep a bounded heap over a long stream
 //	mutation   no panic in decoder, checker or encoder on mutated lines
 //
+// A read-only dialect (dialect.ReadOnly) is read, never written: the
+// checks of writing (roundtrip, cross, and the writing halves of contract,
+// keyorder, memory and mutation) skip it, and its memory check needs its
+// own long stream (Corpus.Memory).
+//
 // A dialect with no streams of its own (evtool's canonical model, the ACP
 // projection) gets, as its streams, the other dialects' streams written as
 // it; the checks that judge a reading against its source (round trip, key
@@ -212,7 +217,13 @@ func Applies(d dialect.Dialect, c Corpus) []string {
 			if c.Contract == "" {
 				why = "no contract cases"
 			}
-		case "roundtrip", "keyorder":
+		case "roundtrip", "cross":
+			if !dialect.Writable(d) {
+				why = "read-only: evtool does not write it"
+			} else if !own && ch.name == "roundtrip" {
+				why = "no streams of its own"
+			}
+		case "keyorder":
 			if !own {
 				why = "no streams of its own"
 			}
@@ -236,8 +247,10 @@ type kit struct {
 	c Corpus
 	// own is false when the dialect has no streams of its own, and
 	// streams are the other dialects' written as it.
-	own     bool
-	streams []string
+	own bool
+	// writable is false for a read-only dialect: nothing is written as it.
+	writable bool
+	streams  []string
 	derived map[string][]byte // stream path → content, for derived streams
 }
 
@@ -260,7 +273,7 @@ func Run(t *testing.T, d dialect.Dialect, c Corpus) {
 }
 
 func newKit(t testing.TB, d dialect.Dialect, c Corpus) *kit {
-	k := &kit{d: d, c: c, own: len(c.Valid) > 0, streams: c.Valid}
+	k := &kit{d: d, c: c, own: len(c.Valid) > 0, writable: dialect.Writable(d), streams: c.Valid}
 	if _, err := dialect.Lookup(d.Name()); err != nil {
 		t.Fatalf("%s is not registered: %v", d.Name(), err)
 	}

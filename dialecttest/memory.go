@@ -92,7 +92,11 @@ const (
 // and the checker together, and then the dialect's own stream, if any,
 // through its checker alone.
 func (k *kit) memory(t *testing.T) {
-	k.genericMemory(t)
+	if k.writable {
+		k.genericMemory(t)
+	} else if k.c.Memory == nil {
+		t.Error("a read-only dialect cannot be given the generic stream: its corpus must have a Memory stream of its own")
+	}
 	if m := k.c.Memory; m != nil {
 		ownMemory(t, k.d, m)
 	}
