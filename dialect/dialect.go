@@ -119,8 +119,10 @@ func ReadOnlyEncoder(name string) Encoder { return readOnlyEncoder(name) }
 
 type readOnlyEncoder string
 
-func (e readOnlyEncoder) Encode(*event.Event) error { return fmt.Errorf("%s: %w", string(e), ErrReadOnly) }
-func (readOnlyEncoder) Close() error                { return nil }
+func (e readOnlyEncoder) Encode(*event.Event) error {
+	return fmt.Errorf("%s: %w", string(e), ErrReadOnly)
+}
+func (readOnlyEncoder) Close() error { return nil }
 
 // Severity ranks a finding; see package diag.
 type Severity = diag.Severity

@@ -251,7 +251,7 @@ type kit struct {
 	// writable is false for a read-only dialect: nothing is written as it.
 	writable bool
 	streams  []string
-	derived map[string][]byte // stream path → content, for derived streams
+	derived  map[string][]byte // stream path → content, for derived streams
 }
 
 // Run checks that d keeps every promise of a dialect, with its corpus c,
