@@ -129,15 +129,16 @@ type Corpus struct {
 //
 //	testdata/streams/<name>/*.jsonl          Valid
 //	testdata/probe/<name>/{valid,invalid}/   Valid, Invalid
-//	adapters/<name>/testdata/*.jsonl         Valid
-//	adapters/<name>/testdata/golden/         Golden
-//	adapters/<name>/testdata/contract/       Contract
+//	adapters/<folder>/testdata/*.jsonl       Valid
+//	adapters/<folder>/testdata/invalid/      Invalid
+//	adapters/<folder>/testdata/golden/       Golden
+//	adapters/<folder>/testdata/contract/     Contract
 //	adapters/basis/testdata/canonical/       Canonical
 //	docs/rules.md                            Docs
 //
 // and, beside the module, the shared captures (../shared/corpus/<name>,
-// ../shared/dialects-next/captures/<name>). A missing directory is left
-// empty.
+// ../shared/dialects-next/captures/<name>, ../shared/ondisk/captures/).
+// <folder> is the name without hyphens. A missing directory is left empty.
 func Conventional(name string) Corpus { return ConventionalAt(teststreams.Root(), name) }
 
 // ConventionalAt is Conventional for the module whose root is root; the
@@ -154,8 +155,8 @@ func ConventionalAt(root, name string) Corpus {
 		}
 		return ""
 	}
-	c.Golden = dir("adapters", name, "testdata", "golden")
-	c.Contract = dir("adapters", name, "testdata", "contract")
+	c.Golden = dir("adapters", teststreams.Folder(name), "testdata", "golden")
+	c.Contract = dir("adapters", teststreams.Folder(name), "testdata", "contract")
 	// The hand-made canonical streams are written as every other dialect;
 	// some break canonical's own rules on purpose, for the writers to mend.
 	if d := dir("adapters", "basis", "testdata", "canonical"); d != "" && name != "canonical" {

@@ -4,17 +4,22 @@
 //
 //	testdata/streams/<dialect>/*.jsonl        bundled streams
 //	testdata/probe/<dialect>/valid/*.jsonl    hand-made from the producer's types
-//	adapters/<dialect>/testdata/*.jsonl       the adapter's own streams
+//	adapters/<folder>/testdata/*.jsonl        the adapter's own streams
 //	../shared/corpus/<dialect>/*.jsonl        real captures, read in place
 //	../shared/dialects-next/captures/<dialect>/*.jsonl
+//	../shared/ondisk/captures/<agent>/*.jsonl  real on-disk sessions
 //
-// Streams under testdata/probe/<dialect>/invalid each hold one bad line.
+// Streams under testdata/probe/<dialect>/invalid and
+// adapters/<folder>/testdata/invalid each hold one bad line. An adapter's
+// folder is its dialect's name without hyphens (claude-transcript:
+// adapters/claudetranscript).
 package teststreams
 
 import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Root returns the repository root: the nearest directory upwards with a
@@ -45,10 +50,23 @@ func ValidAt(root, dialect string) []string {
 	return glob(
 		filepath.Join(root, "testdata", "streams", dialect, "*.jsonl"),
 		filepath.Join(root, "testdata", "probe", dialect, "valid", "*.jsonl"),
-		filepath.Join(root, "adapters", dialect, "testdata", "*.jsonl"),
+		filepath.Join(root, "adapters", Folder(dialect), "testdata", "*.jsonl"),
 		filepath.Join(root, "..", "shared", "corpus", dialect, "*.jsonl"),
 		filepath.Join(root, "..", "shared", "dialects-next", "captures", dialect, "*.jsonl"),
+		filepath.Join(root, "..", "shared", "ondisk", "captures", ondiskAgent[dialect], "*.jsonl"),
 	)
+}
+
+// Folder returns the folder under adapters/ of a dialect: its name without
+// hyphens, which a Go package name cannot hold.
+func Folder(dialect string) string { return strings.ReplaceAll(dialect, "-", "") }
+
+// ondiskAgent names the folder of ../shared/ondisk/captures that holds
+// real sessions of an on-disk dialect (by the agent that wrote them).
+var ondiskAgent = map[string]string{
+	"claude-transcript": "claude-code",
+	"codex-rollout":     "codex",
+	"gemini-chat":       "gemini-cli",
 }
 
 // Invalid returns the test streams of a dialect that each hold a bad line.
@@ -57,7 +75,8 @@ func Invalid(dialect string) []string { return InvalidAt(Root(), dialect) }
 // InvalidAt returns the test streams of a dialect in the module at root
 // that each hold a bad line.
 func InvalidAt(root, dialect string) []string {
-	return glob(filepath.Join(root, "testdata", "probe", dialect, "invalid", "*.jsonl"))
+	return glob(filepath.Join(root, "testdata", "probe", dialect, "invalid", "*.jsonl"),
+		filepath.Join(root, "adapters", Folder(dialect), "testdata", "invalid", "*.jsonl"))
 }
 
 func glob(patterns ...string) []string {
