@@ -164,6 +164,11 @@ type Run struct {
 	// SourceDialect is session_started.source.dialect when it differs from
 	// Dialect: the dialect a canonical stream was read from.
 	SourceDialect string
+	// SessionID and Workspace are the first session_started's.
+	SessionID, Workspace string
+	// Start and End are the earliest and latest times the events state
+	// (RFC 3339 UTC, as package event writes them), "" when none does.
+	Start, End string
 	// Models are the models session_started and model_configured name, in
 	// the order they first appear.
 	Models []string
@@ -251,6 +256,9 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 // Counter adds up canonical events, in stream order, into a Run.
 type Counter struct {
 	source        string
+	session       string
+	workspace     string
+	start, end    string
 	models        []string
 	status        event.Status
 	turnsStarted  uint64
@@ -278,10 +286,21 @@ func NewCounter() *Counter {
 
 // Add counts one event.
 func (c *Counter) Add(ev *event.Event) {
+	if t := ev.Time; t != "" {
+		// event.Time has one fixed layout (UTC, microseconds): the
+		// strings order as the times do.
+		if c.start == "" || t < c.start {
+			c.start = t
+		}
+		if t > c.end {
+			c.end = t
+		}
+	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if c.source == "" {
 			c.source = b.Source.Dialect
+			c.session, c.workspace = b.SessionID, b.Workspace
 		}
 		c.model(b.Model)
 	case *event.ModelConfigured:
@@ -354,7 +373,7 @@ func (c *Counter) usage(level int, u *event.Usage) {
 // Run returns the figures of the events added so far. Calls still open
 // count as Unfinished.
 func (c *Counter) Run() *Run {
-	r := &Run{SourceDialect: c.source, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
+	r := &Run{SourceDialect: c.source, SessionID: c.session, Workspace: c.workspace, Start: c.start, End: c.end, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
 	if n := max(c.turnsStarted, c.turnsFinished); n > 0 {
 		r.Turns = &n
 	}

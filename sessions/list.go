@@ -1,0 +1,240 @@
+package sessions
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/stats"
+	"github.com/evtool/evtool/stream"
+)
+
+// A Summary is one line of `evtool sessions`: a session found and what
+// reading it once told.
+type Summary struct {
+	Ref
+	// Project is the working directory the session states (the real cwd,
+	// not the agent's lossy directory name), "" when it states none.
+	Project string
+	// Start and End are the earliest and latest times its events state.
+	Start, End string
+	// Turns counts the user's turns; nil when the session has none.
+	Turns *uint64
+	// Tokens are its tokens, input (cached or not), output and thoughts
+	// (see Tokens), and TokensStated whether it states any.
+	Tokens       uint64
+	TokensStated bool
+	// CostUSD is the cost it states, as exact decimal text; "" for none.
+	CostUSD string
+	// Lines and BadLines count the lines read and those with problems.
+	Lines, BadLines uint64
+	// Err is what stopped the reading, nil when it read to the end.
+	Err error
+}
+
+// Tokens adds the counts of a usage that are disjoint in the canonical
+// model: input, cache read, cache creation, output and thoughts (gemini
+// counts them apart from output). Reasoning tokens are not added: the
+// producers that state them count them inside output.
+func Tokens(u stats.Usage) (n uint64, stated bool) {
+	for _, k := range []stats.Token{stats.Input, stats.CacheRead, stats.CacheWrite, stats.Output, stats.Thoughts} {
+		if v, ok := u.Tokens[k]; ok {
+			stated = true
+			if n+v < n {
+				return ^uint64(0), true // saturate, as stats does
+			}
+			n += v
+		}
+	}
+	return n, stated
+}
+
+// Filter selects sessions. The zero value selects all.
+type Filter struct {
+	// Agents, when set, keeps only these agents' sessions.
+	Agents []string
+	// Since and Until, when set, keep the sessions that have an event at
+	// or after Since and at or before Until.
+	Since, Until time.Time
+	// Project, when set, keeps the sessions whose project is this path, or
+	// whose project's last element is this name.
+	Project string
+}
+
+// before reports whether a session last modified at mod can have no event
+// at or after Since: a file holds no event later than its last write, so
+// it need not be read.
+func (f Filter) before(mod time.Time) bool { return !f.Since.IsZero() && !mod.IsZero() && mod.Before(f.Since) }
+
+func (f Filter) agent(a string) bool { return len(f.Agents) == 0 || slices.Contains(f.Agents, a) }
+
+// keeps reports whether a summary passes the filter.
+func (f Filter) keeps(s *Summary) bool {
+	if f.Project != "" && s.Project != f.Project && filepath.Base(s.Project) != f.Project {
+		return false
+	}
+	if !f.Since.IsZero() {
+		end, ok := parseTime(cmp.Or(s.End, s.Start))
+		if !ok || end.Before(f.Since) {
+			return false
+		}
+	}
+	if !f.Until.IsZero() {
+		start, ok := parseTime(cmp.Or(s.Start, s.End))
+		if !ok || start.After(f.Until) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseTime reads an event's time (RFC 3339).
+func parseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// Find calls found for every session under paths, by every store whose
+// agent the filter keeps; no paths means each store's Roots. A root that
+// does not exist is skipped; any other error stops the search. found is
+// called from one goroutine at a time.
+func Find(ctx context.Context, paths []string, f Filter, found func(Store, Ref) error) error {
+	for _, s := range Stores() {
+		if !f.agent(s.Agent()) {
+			continue
+		}
+		roots := paths
+		if len(roots) == 0 {
+			roots = s.Roots()
+		}
+		for _, root := range roots {
+			if _, err := os.Stat(root); errors.Is(err, os.ErrNotExist) && len(paths) == 0 {
+				continue
+			}
+			if err := s.Scan(ctx, root, func(r Ref) error { return found(s, r) }); err != nil {
+				return fmt.Errorf("%s sessions in %s: %w", s.Agent(), root, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Summarize reads one session once and sums it up.
+func Summarize(s Store, r Ref) *Summary {
+	sum := &Summary{Ref: r}
+	d, err := dialect.Lookup(s.Dialect())
+	if err != nil {
+		sum.Err = err
+		return sum
+	}
+	rc, err := s.Open(r)
+	if err != nil {
+		sum.Err = err
+		return sum
+	}
+	defer rc.Close()
+	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d}})
+	sum.Err = err
+	sum.Project, sum.Start, sum.End, sum.Turns = run.Workspace, run.Start, run.End, run.Turns
+	sum.Tokens, sum.TokensStated = Tokens(run.Usage)
+	sum.CostUSD = run.Usage.CostUSD
+	sum.Lines, sum.BadLines = run.Lines, run.BadLines
+	if sum.ID == "" {
+		sum.ID = run.SessionID
+	}
+	return sum
+}
+
+// List finds the sessions under paths (see Find) and summarizes each the
+// filter may keep, reading each once, on workers goroutines (0: one per
+// CPU), and returns those it keeps, sorted by start, then agent and id.
+func List(ctx context.Context, paths []string, f Filter, workers int) ([]*Summary, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type job struct {
+		s Store
+		r Ref
+	}
+	jobs := make(chan job, workers)
+	var (
+		mu  sync.Mutex
+		out []*Summary
+		wg  sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				sum := Summarize(j.s, j.r)
+				if f.keeps(sum) {
+					mu.Lock()
+					out = append(out, sum)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	err := Find(ctx, paths, f, func(s Store, r Ref) error {
+		if f.before(r.Modified) {
+			return nil
+		}
+		select {
+		case jobs <- job{s, r}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	close(jobs)
+	wg.Wait()
+	slices.SortFunc(out, func(a, b *Summary) int {
+		return cmp.Or(strings.Compare(a.Start, b.Start), strings.Compare(a.Agent, b.Agent), strings.Compare(a.ID, b.ID), strings.Compare(a.Path, b.Path))
+	})
+	return out, err
+}
+
+// Resolve finds the session an id names under paths (no paths: every
+// store's Roots): the session of that id, or the one session whose id
+// begins with it.
+func Resolve(ctx context.Context, paths []string, id string) (Store, Ref, error) {
+	var (
+		hits  []Ref
+		store []Store
+	)
+	err := Find(ctx, paths, Filter{}, func(s Store, r Ref) error {
+		if r.ID == id || strings.HasPrefix(r.ID, id) {
+			hits, store = append(hits, r), append(store, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, Ref{}, err
+	}
+	for i, r := range hits {
+		if r.ID == id {
+			return store[i], r, nil
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return nil, Ref{}, fmt.Errorf("no session %q found", id)
+	case 1:
+		return store[0], hits[0], nil
+	}
+	ids := make([]string, 0, len(hits))
+	for _, r := range hits {
+		ids = append(ids, r.Agent+" "+r.ID)
+	}
+	return nil, Ref{}, fmt.Errorf("%d sessions begin with %q: %s", len(hits), id, strings.Join(ids, ", "))
+}
