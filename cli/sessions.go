@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/evtool/evtool/sessions"
+	"github.com/urfave/cli/v3"
+)
+
+const sessionsLong = `Lists every session the agents keep on disk, one line each: the agent,
+the session id, the project (the working directory the session states,
+not the agent's directory name for it), the first and last times its
+events state, its turns, tokens and cost in US dollars. A figure a session
+does not state is shown as — (absent in JSON), never 0.
+
+With no operand, each agent's standard locations are searched, as the
+agent itself resolves them: $CLAUDE_CONFIG_DIR (else ~/.claude and
+~/.config/claude), $CODEX_HOME (else ~/.codex), Gemini CLI's ~/.gemini, and
+opencode's ${XDG_DATA_HOME:-~/.local/share}/opencode. An operand is a
+directory of an agent's layout, a session file, or opencode's database.
+
+Tokens add input (cached or not), output and thoughts, each counted once;
+reasoning tokens are inside output. Every file is read once, on every
+core; nothing is written, and no agent's file or database is changed.
+
+--since and --until take a date (2026-01-02, or 20260102) or an RFC 3339
+time; a date is a whole day in local time (--until includes it).
+
+Exit status: 0 when every session found was read; 1 when a session could
+not be read to its end (listed with its error); 2 for usage errors and
+locations that cannot be searched.`
+
+func sessionsCmd() *cli.Command {
+	var (
+		agents       []string
+		since, until string
+		project      string
+		format       string
+		workers      int
+	)
+	return &cli.Command{
+		Name:        "sessions",
+		Usage:       "list the sessions agents keep on disk, with their turns, tokens and cost",
+		ArgsUsage:   "[DIR|FILE|DB...]",
+		Description: sessionsLong,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "agent", Aliases: []string{"a"}, Destination: &agents, Usage: "only the sessions of `AGENT` (repeatable: " + strings.Join(agentNames(), ", ") + ")"},
+			&cli.StringFlag{Name: "since", Destination: &since, Usage: "only sessions with an event at or after `WHEN`"},
+			&cli.StringFlag{Name: "until", Destination: &until, Usage: "only sessions with an event at or before `WHEN`"},
+			&cli.StringFlag{Name: "project", Aliases: []string{"p"}, Destination: &project, Usage: "only sessions whose working directory is `DIR` (a path, or its last element)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the output's `FORMAT`: text or json"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "read `N` sessions at once (0, the default: one per CPU)"},
+		},
+		Metadata: completions(map[string][]string{"agent": agentNames(), "format": {"text", "json"}}),
+		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {
+			var f sessions.Filter
+			for _, a := range agents {
+				if !slices.Contains(agentNames(), a) {
+					return usageErr("--agent %q: want %s%s", a, strings.Join(agentNames(), ", "), didYouMean(a, agentNames()))
+				}
+				f.Agents = append(f.Agents, a)
+			}
+			var err error
+			if f.Since, err = parseWhen("--since", since, false); err != nil {
+				return err
+			}
+			if f.Until, err = parseWhen("--until", until, true); err != nil {
+				return err
+			}
+			if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
+				return usageErr("--until %s is before --since %s", until, since)
+			}
+			f.Project = project
+			if format != "text" && format != "json" {
+				return usageErr("--format %q: want text or json%s", format, didYouMean(format, []string{"text", "json"}))
+			}
+			if err := nonNegative("-j/--jobs", workers, "one per CPU"); err != nil {
+				return err
+			}
+			list, err := sessions.List(ctx, args, f, workers)
+			if err != nil {
+				return ioErr(err)
+			}
+			w := cmd.Root().Writer
+			if format == "json" {
+				err = writeSessionsJSON(w, list)
+			} else {
+				err = writeSessionsText(w, list)
+			}
+			if err != nil {
+				return err
+			}
+			failed := 0
+			for _, s := range list {
+				if s.Err != nil {
+					failed++
+					fmt.Fprintf(cmd.Root().ErrWriter, "evtool: %s: %v\n", s.Path, s.Err)
+				}
+			}
+			if failed > 0 {
+				return problem("%d of %d sessions could not be read to their end", failed, len(list))
+			}
+			return nil
+		}),
+	}
+}
+
+// agentNames returns the agents whose sessions evtool finds.
+func agentNames() []string {
+	var out []string
+	for _, s := range sessions.Stores() {
+		out = append(out, s.Agent())
+	}
+	return out
+}
+
+// parseWhen reads --since or --until: a date (a whole day, local time) or
+// an RFC 3339 time. end says the date stands for its day's end.
+func parseWhen(flag, v string, end bool) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02", "20060102"} {
+		if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
+			if end {
+				t = t.AddDate(0, 0, 1).Add(-time.Nanosecond)
+			}
+			return t, nil
+		}
+	}
+	return time.Time{}, usageErr("%s %q: want a date (2026-01-02 or 20260102) or an RFC 3339 time", flag, v)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func writeSessionsText(w io.Writer, list []*sessions.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tSESSION\tPROJECT\tSTART\tEND\tTURNS\tTOKENS\tCOST USD")
+	for _, s := range list {
+		turns, tokens := "—", "—"
+		if s.Turns != nil {
+			turns = strconv.FormatUint(*s.Turns, 10)
+		}
+		if s.TokensStated {
+			tokens = strconv.FormatUint(s.Tokens, 10)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Agent, orDash(s.ID), orDash(s.Project), orDash(s.Start), orDash(s.End),
+			turns, tokens, orDash(s.CostUSD))
+	}
+	return tw.Flush()
+}
+
+type sessionJSON struct {
+	Agent    string   `json:"agent"`
+	ID       string   `json:"session_id"`
+	Project  string   `json:"project,omitempty"`
+	Start    string   `json:"start,omitempty"`
+	End      string   `json:"end,omitempty"`
+	Turns    *uint64  `json:"turns,omitempty"`
+	Tokens   *uint64  `json:"tokens,omitempty"`
+	CostUSD  string   `json:"cost_usd,omitempty"`
+	Path     string   `json:"path"`
+	Parts    []string `json:"parts,omitempty"`
+	Bytes    int64    `json:"bytes"`
+	Lines    uint64   `json:"lines"`
+	BadLines uint64   `json:"bad_lines"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// writeSessionsJSON writes {"sessions": [...]}: token counts as integers
+// and the cost as the exact decimal text, never through float64.
+func writeSessionsJSON(w io.Writer, list []*sessions.Summary) error {
+	doc := struct {
+		Sessions []sessionJSON `json:"sessions"`
+	}{Sessions: []sessionJSON{}}
+	for _, s := range list {
+		j := sessionJSON{Agent: s.Agent, ID: s.ID, Project: s.Project, Start: s.Start, End: s.End, Turns: s.Turns,
+			CostUSD: s.CostUSD, Path: s.Path, Parts: s.Parts, Bytes: s.Size, Lines: s.Lines, BadLines: s.BadLines}
+		if s.TokensStated {
+			n := s.Tokens
+			j.Tokens = &n
+		}
+		if s.Err != nil {
+			j.Error = s.Err.Error()
+		}
+		doc.Sessions = append(doc.Sessions, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
