@@ -150,3 +150,28 @@ func TestWrite(t *testing.T) {
 		t.Errorf("json starts %q", js.String()[:60])
 	}
 }
+
+// TestLossDocs keeps docs/losses.md in step with the loss catalogue.
+func TestLossDocs(t *testing.T) {
+	want := rules.LossMarkdown()
+	const path = "../docs/losses.md"
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("docs/losses.md is not what the catalogue says; run go test ./rules -run TestLossDocs -update")
+	}
+	for _, g := range rules.Losses() {
+		for _, k := range g.Kinds {
+			if !bytes.Contains(got, []byte("| `"+k.ID+"` | "+string(k.Verb)+" |")) {
+				t.Errorf("docs/losses.md has no row for %s", k.ID)
+			}
+		}
+	}
+}
