@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,11 +216,17 @@ func runConvert(cmd *cli.Command, args []string, fl *convertFlags) error {
 	defer set.AbortAll()
 	if name == "-" {
 		set.InputFile(file, fileOf(cmd.Root().Reader))
+	} else if sr, ok := in.(*sessionReader); ok {
+		for _, p := range sr.paths {
+			set.Input(p)
+			set.Protect(filepath.Dir(p), "the session's directory ("+filepath.Dir(p)+")")
+		}
 	} else {
 		set.Input(name)
 		set.InputFile(file, in)
 	}
 	set.Stream("stderr", fileOf(stderr))
+	protectAgents(set)
 	writeTo := fl.output
 	if writeTo == "-" {
 		writeTo = ""

@@ -517,11 +517,22 @@ func takesValue(f cli.Flag) bool {
 // stdinName is how diagnostics name standard input.
 const stdinName = "<stdin>"
 
-// openInput opens a named file, or standard input for "-". A directory is
-// refused here, so that its read error does not come later and vaguer.
+// openInput opens a named file, or standard input for "-", or a session (a
+// session id, or a file a session is kept in that is not a stream: see
+// sessionOperand). A directory is refused here, so that its read error
+// does not come later and vaguer.
 func openInput(cmd *cli.Command, name string) (io.ReadCloser, string, error) {
 	if name == "-" {
 		return io.NopCloser(cmd.Root().Reader), stdinName, nil
+	}
+	if s, ref, ok, err := sessionOperand(context.Background(), name); err != nil {
+		return nil, name, ioErr(err)
+	} else if ok {
+		rc, file, err := openSession(s, ref)
+		if err != nil {
+			return nil, name, ioErr(err)
+		}
+		return rc, file, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {

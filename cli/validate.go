@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/evtool/evtool/internal/outfile"
@@ -82,7 +83,7 @@ func validateCmd() *cli.Command {
 			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &maxLine, Usage: "refuse lines longer than `N` bytes: each is reported and skipped (0: no limit)"},
 		},
 		Metadata: completions(map[string][]string{"dialect": sourceDialects(), "format": report.IDs(), "disable": ruleIDs}),
-		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
+		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {
 			args, err := operandsOrStdin(cmd, args)
 			if err != nil {
 				return err
@@ -119,6 +120,9 @@ func validateCmd() *cli.Command {
 			}
 			inputs, err := validate.Inputs(args)
 			if err != nil {
+				return ioErr(err)
+			}
+			if inputs, err = sessionInputs(ctx, inputs); err != nil {
 				return ioErr(err)
 			}
 			stdout, stderr := cmd.Root().Writer, cmd.Root().ErrWriter
@@ -223,6 +227,13 @@ func openTriage(validOut, invalidOut string, maxErrors int, inputs []validate.In
 		return nil, usageErr("--max-errors stops early, so it cannot be combined with --valid-out or --invalid-out")
 	}
 	for _, in := range inputs {
+		if in.Open != nil {
+			for _, p := range in.Files {
+				set.Input(p)
+				set.Protect(filepath.Dir(p), "the session's directory ("+filepath.Dir(p)+")")
+			}
+			continue
+		}
 		if in.Path == "" {
 			set.InputFile(in.Name, fileOf(cmd.Root().Reader))
 		} else {
@@ -231,6 +242,7 @@ func openTriage(validOut, invalidOut string, maxErrors int, inputs []validate.In
 	}
 	set.Stream("stdout", fileOf(cmd.Root().Writer))
 	set.Stream("stderr", fileOf(cmd.Root().ErrWriter))
+	protectAgents(set)
 	set.Add("--valid-out", validOut)
 	set.Add("--invalid-out", invalidOut)
 	stderr := cmd.Root().ErrWriter

@@ -24,7 +24,12 @@ const StdinName = "<stdin>"
 // Input is one stream to validate.
 type Input struct {
 	Name string // as diagnostics name it: the path as given, or StdinName
-	Path string // the file to read; "" for standard input
+	Path string // the file to read; "" for standard input or Open
+	// Open, when set, opens the input instead of Path: a session an
+	// agent keeps on disk, read as the lines its store makes of it.
+	Open func() (io.ReadCloser, error)
+	// Files are the files Open reads, which no output may be.
+	Files []string
 }
 
 // Inputs expands command-line arguments into inputs: a file is itself
@@ -73,7 +78,7 @@ func Inputs(args []string) ([]Input, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Input) int { return strings.Compare(a.Name, b.Name) })
-	return slices.CompactFunc(out, func(a, b Input) bool { return a == b }), nil
+	return slices.CompactFunc(out, func(a, b Input) bool { return a.Name == b.Name && a.Path == b.Path }), nil
 }
 
 // isStream reports whether a file in a directory is a stream: *.jsonl
@@ -274,7 +279,15 @@ func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
 func one(in Input, opts Options, stdin io.Reader) (*Result, error) {
 	r := &Result{File: in.Name}
 	var src io.Reader = stdin
-	if in.Path != "" {
+	if in.Open != nil {
+		rc, err := in.Open()
+		if err != nil {
+			r.Err = err
+			return r, nil
+		}
+		defer rc.Close()
+		src = rc
+	} else if in.Path != "" {
 		f, err := os.Open(in.Path)
 		if err != nil {
 			r.Err = err

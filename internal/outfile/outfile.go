@@ -47,6 +47,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,9 +115,10 @@ type Set struct {
 	// command writing to stdout only).
 	OnSignal func(os.Signal)
 
-	inputs  []occupant
-	streams []occupant
-	outs    []*Output
+	inputs    []occupant
+	streams   []occupant
+	protected []occupant // directories no output may be written in
+	outs      []*Output
 
 	mu      sync.Mutex // guards state, each output's tmp, scratch
 	state   state
@@ -128,6 +130,50 @@ type occupant struct {
 	what string // how a refusal names it
 	path string // for Input
 	file any    // for InputFile and Stream
+}
+
+// Protect declares a directory no output may be written in, at any depth,
+// by any path to it (symbolic links followed): an agent's own session
+// directory, say, which evtool reads and never writes. A directory that
+// does not exist is skipped.
+func (s *Set) Protect(dir, what string) {
+	s.protected = append(s.protected, occupant{what: what, path: dir})
+}
+
+// inProtected names the protected directory a file written at target
+// would be in, "" for none.
+func (s *Set) inProtected(target string) string {
+	if len(s.protected) == 0 {
+		return ""
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(target))
+	if err != nil {
+		return ""
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return ""
+	}
+	var ps []os.FileInfo
+	var names []string
+	for _, p := range s.protected {
+		if fi, err := os.Stat(p.path); err == nil && fi.IsDir() {
+			ps, names = append(ps, fi), append(names, p.what)
+		}
+	}
+	for {
+		if fi, err := os.Stat(dir); err == nil {
+			for i, p := range ps {
+				if os.SameFile(fi, p) {
+					return names[i]
+				}
+			}
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
 }
 
 // NewSet returns an empty Set.
@@ -330,6 +376,11 @@ func (s *Set) check() error {
 			return o.fail(errors.Is(err, errIsDir) || errors.Is(err, syscall.ELOOP), err)
 		}
 		o.res = r
+		if r.kind != kindDescriptor {
+			if in := s.inProtected(r.target); in != "" {
+				return o.fail(true, fmt.Errorf("is inside %s, which evtool never writes", in))
+			}
+		}
 		what := o.flag + " " + o.path
 		if r.kind == kindNew {
 			for _, n := range news {

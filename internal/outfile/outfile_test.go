@@ -606,3 +606,44 @@ func TestStreamIsAnInput(t *testing.T) {
 	}
 	s.AbortAll()
 }
+
+// TestProtect: no output inside a protected directory, at any depth and by
+// any path to it, new file or existing; outside it, outputs are fine.
+func TestProtect(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.MkdirAll("agent/projects/p", 0o755)
+	os.Mkdir("elsewhere", 0o755)
+	os.Symlink("agent", "via-link")
+	write(t, "agent/projects/p/s.jsonl", "line\n", 0o644)
+	before := snap(t, "agent/projects/p/s.jsonl")
+	for _, c := range []struct {
+		out string
+		bad bool
+	}{
+		{"agent/projects/p/new.jsonl", true},
+		{"agent/projects/p/s.jsonl", true},
+		{"via-link/projects/x.jsonl", true},
+		{"agent/../agent/y.jsonl", true},
+		{"elsewhere/z.jsonl", false},
+		{"agent2.jsonl", false},
+	} {
+		s := NewSet()
+		s.Protect("agent", "claude's sessions")
+		s.Add("-o", c.out)
+		err := s.Open()
+		if got := err != nil; got != c.bad {
+			t.Errorf("-o %s: error %v, want refused %v", c.out, err, c.bad)
+		}
+		if err != nil && !strings.Contains(err.Error(), "is inside claude's sessions, which evtool never writes") {
+			t.Errorf("-o %s: %v", c.out, err)
+		}
+		s.AbortAll()
+	}
+	if after := snap(t, "agent/projects/p/s.jsonl"); after != before {
+		t.Error("the protected file changed")
+	}
+	if _, err := os.Stat("agent/projects/p/new.jsonl"); err == nil {
+		t.Error("a file was made in the protected directory")
+	}
+}
