@@ -1,0 +1,119 @@
+package sessions_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/evtool/evtool/adapters"
+	"github.com/evtool/evtool/sessions"
+)
+
+// fakeStore keeps canonical streams as sessions: each *.jsonl file of a
+// root is one session, named by its file.
+type fakeStore struct{ roots []string }
+
+func (fakeStore) Agent() string     { return "fake" }
+func (fakeStore) Dialect() string   { return "canonical" }
+func (f fakeStore) Roots() []string { return f.roots }
+func (fakeStore) Scan(ctx context.Context, root string, found func(sessions.Ref) error) error {
+	ms, _ := filepath.Glob(filepath.Join(root, "*.jsonl"))
+	for _, m := range ms {
+		fi, err := os.Stat(m)
+		if err != nil {
+			return err
+		}
+		id := strings.TrimSuffix(filepath.Base(m), ".jsonl")
+		if err := found(sessions.Ref{Agent: "fake", ID: id, Path: m, Size: fi.Size(), Modified: fi.ModTime()}); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+func (fakeStore) Open(r sessions.Ref) (io.ReadCloser, error) { return os.Open(r.Path) }
+
+var fake = &fakeStore{}
+
+func init() { sessions.Register(fake) }
+
+func session(id, cwd, t1, t2 string, in, out uint64) string {
+	return `{"seq":0,"time":"` + t1 + `","type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"` + id + `","workspace":"` + cwd + `"}
+{"seq":1,"time":"` + t1 + `","type":"turn_started","turn_id":"t1","prompt":"hi"}
+{"seq":2,"time":"` + t2 + `","type":"turn_finished","turn_id":"t1","status":"ok","usage":{"input_tokens":` + itoa(in) + `,"output_tokens":` + itoa(out) + `,"cost_usd":0.10}}
+`
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func TestList(t *testing.T) {
+	dir := t.TempDir()
+	fake.roots = []string{dir, filepath.Join(dir, "missing")}
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(session("sa", "/w/alpha", "2026-01-02T10:00:00.000000Z", "2026-01-02T11:00:00.000000Z", 100, 20)), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(session("sb", "/w/beta", "2026-03-01T10:00:00.000000Z", "2026-03-01T10:30:00.000000Z", 5, 1)), 0o644)
+	ctx := context.Background()
+	all, err := sessions.List(ctx, nil, sessions.Filter{Agents: []string{"fake"}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || all[0].ID != "a" || all[1].ID != "b" {
+		t.Fatalf("List = %v", all)
+	}
+	a := all[0]
+	if a.Project != "/w/alpha" || a.Start != "2026-01-02T10:00:00.000000Z" || a.End != "2026-01-02T11:00:00.000000Z" ||
+		a.Turns == nil || *a.Turns != 1 || !a.TokensStated || a.Tokens != 120 || a.CostUSD != "0.1" || a.Err != nil {
+		t.Errorf("summary of a: project %q %s..%s turns %v tokens %d/%v cost %q err %v", a.Project, a.Start, a.End, a.Turns, a.Tokens, a.TokensStated, a.CostUSD, a.Err)
+	}
+	since := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		f    sessions.Filter
+		want string
+	}{
+		{sessions.Filter{Agents: []string{"fake"}, Since: since}, "b"},
+		{sessions.Filter{Agents: []string{"fake"}, Until: since}, "a"},
+		{sessions.Filter{Agents: []string{"fake"}, Project: "beta"}, "b"},
+		{sessions.Filter{Agents: []string{"fake"}, Project: "/w/alpha"}, "a"},
+		{sessions.Filter{Agents: []string{"fake"}, Project: "gamma"}, ""},
+		{sessions.Filter{Agents: []string{"nobody"}}, ""},
+	} {
+		got, err := sessions.List(ctx, nil, c.f, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range got {
+			ids = append(ids, s.ID)
+		}
+		if strings.Join(ids, ",") != c.want {
+			t.Errorf("%+v: %v, want %s", c.f, ids, c.want)
+		}
+	}
+	// A file last written before --since is not read: its summary would
+	// say it is older.
+	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(filepath.Join(dir, "b.jsonl"), old, old)
+	if got, _ := sessions.List(ctx, nil, sessions.Filter{Agents: []string{"fake"}, Since: since}, 1); len(got) != 0 {
+		t.Errorf("a file written before --since was listed: %v", got)
+	}
+
+	if _, ref, err := sessions.Resolve(ctx, nil, "b"); err != nil || ref.Path != filepath.Join(dir, "b.jsonl") {
+		t.Errorf("Resolve(b) = %v, %v", ref, err)
+	}
+	if _, _, err := sessions.Resolve(ctx, nil, "zzz"); err == nil || !strings.Contains(err.Error(), `no session "zzz"`) {
+		t.Errorf("Resolve(zzz) = %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "ab.jsonl"), []byte(session("x", "/", "2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:00.000000Z", 1, 1)), 0o644)
+	if _, ref, err := sessions.Resolve(ctx, nil, "a"); err != nil || ref.ID != "a" {
+		t.Errorf("an exact id must win over a prefix: %v, %v", ref, err)
+	}
+	os.WriteFile(filepath.Join(dir, "cx.jsonl"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cy.jsonl"), []byte("x"), 0o644)
+	if _, _, err := sessions.Resolve(ctx, nil, "c"); err == nil || !strings.Contains(err.Error(), "2 sessions begin with") {
+		t.Errorf("an ambiguous prefix: %v", err)
+	}
+}
+
