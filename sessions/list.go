@@ -73,7 +73,9 @@ type Filter struct {
 // before reports whether a session last modified at mod can have no event
 // at or after Since: a file holds no event later than its last write, so
 // it need not be read.
-func (f Filter) before(mod time.Time) bool { return !f.Since.IsZero() && !mod.IsZero() && mod.Before(f.Since) }
+func (f Filter) before(mod time.Time) bool {
+	return !f.Since.IsZero() && !mod.IsZero() && mod.Before(f.Since)
+}
 
 func (f Filter) agent(a string) bool { return len(f.Agents) == 0 || slices.Contains(f.Agents, a) }
 

@@ -116,4 +116,3 @@ func TestList(t *testing.T) {
 		t.Errorf("an ambiguous prefix: %v", err)
 	}
 }
-
