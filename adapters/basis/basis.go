@@ -10,6 +10,7 @@ package basis
 import (
 	"bufio"
 	_ "embed"
+	"slices"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -114,31 +115,28 @@ var schema2Only = map[string]bool{"request_tool_results_elided": true}
 // "seq" and "type", or nil for an unknown type.
 func Fields(typ string) []string { return append([]string(nil), fields[typ]...) }
 
-// required lists the fields basis always writes, per type.
-var required = map[string][]string{
-	"run_started":                 {"schema", "basis", "session_id", "workspace", "model", "provider", "context_files"},
-	"user_message":                {"text"},
-	"assistant_delta":             {"text"},
-	"assistant_reasoning_delta":   {"text"},
-	"assistant_message":           {"text"},
-	"tool_queued":                 {"tool_call_id", "tool_name", "summary", "mutability", "input"},
-	"tool_started":                {"tool_call_id", "tool_name"},
-	"tool_progress":               {"tool_call_id", "tool_name", "progress"},
-	"tool_completed":              {"tool_call_id", "tool_name", "summary", "is_error"},
-	"permission_requested":        {"request_id", "tool_call_id", "tool_name", "description", "preview"},
-	"permission_resolved":         {"request_id", "tool_call_id", "tool_name", "outcome"},
-	"task_updated":                {"task_id", "kind", "status", "title"},
-	"compaction_started":          {"agent_id"},
-	"compaction_completed":        {"agent_id", "replaced_items", "preserved_items", "transcript_len", "extracted_facts", "summary_preview"},
-	"request_tool_results_elided": {"agent_id", "policy", "canonical_tool_result_content_bytes", "projected_tool_result_content_bytes", "results"},
-	"memory_updated":              {"agent_id", "stored_records"},
-	"usage":                       {"agent_id", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens"},
-	"notice":                      {"message"},
-	"retry":                       {"agent_id", "error", "attempt", "max_attempts", "next_delay_ms"},
-	"error":                       {"message", "recoverable"},
-	"branched":                    {"entry_id", "abandoned_entries"},
-	"run_finished":                {"status"},
+// optional lists, per type, the fields basis may leave out (Options and
+// lists it skips when empty); every other field of fields it always
+// writes.
+var optional = map[string][]string{
+	"run_started":         {"skills_dirs", "skills", "templates_dirs", "templates", "mcp_files", "mcp_servers", "a2a_files", "a2a_agents"},
+	"user_message":        {"image_count"},
+	"permission_resolved": {"rule_scope"},
+	"task_updated":        {"detail"},
+	"usage":               {"reasoning_tokens", "thoughts_tokens"},
+	"notice":              {"severity"},
+	"run_finished":        {"message", "stopped_by", "usage"},
 }
+
+// required lists the fields basis always writes, per type, in declared
+// order: fields without the optional ones.
+var required = func() map[string][]string {
+	out := make(map[string][]string, len(fields))
+	for typ, fs := range fields {
+		out[typ] = slices.DeleteFunc(slices.Clone(fs), func(f string) bool { return slices.Contains(optional[typ], f) })
+	}
+	return out
+}()
 
 // Required returns the fields basis always writes for a type.
 func Required(typ string) []string { return append([]string(nil), required[typ]...) }

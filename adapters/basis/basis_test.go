@@ -1,7 +1,7 @@
 package basis_test
 
 import (
-	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,17 +46,16 @@ func streamFiles(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string { return dialecttest.ReadLines(t, path) }
-
 // roundTrip decodes basis lines, writes them as canonical text, reads that
-// text back and encodes it as basis again: nothing may be lost.
-func roundTrip(t *testing.T, lines []string) (canon []byte, back []string) {
+// text back and encodes it as basis again: nothing may be lost. It returns
+// the canonical text and the lines written back.
+func roundTrip(t *testing.T, lines []string) (canon string, back []string) {
 	t.Helper()
 	c, back, losses := dialecttest.RoundTrip(t, basis.Dialect{}, lines...)
 	if !losses.Empty() {
 		t.Errorf("basis → canonical → basis lost something: %v", losses.List())
 	}
-	return []byte(strings.Join(c, "\n") + "\n"), back
+	return strings.Join(c, "\n") + "\n", back
 }
 
 // declaredOrder reports whether a line's top-level keys follow basis's
@@ -99,7 +98,7 @@ var jsonEqualOnly = map[string]bool{
 func TestRoundTrip(t *testing.T) {
 	cases := map[string][]string{"reference examples": referenceLines(t)}
 	for _, f := range streamFiles(t) {
-		cases[filepath.Base(f)] = readLines(t, f)
+		cases[filepath.Base(f)] = dialecttest.ReadLines(t, f)
 	}
 	for name, lines := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -130,7 +129,7 @@ func TestStreamsCoverEveryType(t *testing.T) {
 	seen := map[string]bool{}
 	schemas := map[int64]bool{}
 	for _, f := range streamFiles(t) {
-		for _, l := range readLines(t, f) {
+		for _, l := range dialecttest.ReadLines(t, f) {
 			r := gjson.Parse(l)
 			seen[r.Get("type").Str] = true
 			if r.Get("type").Str == "run_started" {
@@ -167,7 +166,7 @@ func decodeAll(t *testing.T, lines []string) []*event.Event {
 
 func TestKnownTypesAreNotUnknown(t *testing.T) {
 	for _, f := range streamFiles(t) {
-		for _, ev := range decodeAll(t, readLines(t, f)) {
+		for _, ev := range decodeAll(t, dialecttest.ReadLines(t, f)) {
 			if u, ok := ev.Body.(*event.Unknown); ok && u.SourceType != "hook_fired" {
 				t.Errorf("%s: %s decoded as unknown", f, u.SourceType)
 			}
@@ -176,7 +175,7 @@ func TestKnownTypesAreNotUnknown(t *testing.T) {
 }
 
 func TestExactIntegers(t *testing.T) {
-	evs := decodeAll(t, readLines(t, filepath.Join(streams, "escapes_and_numbers.jsonl")))
+	evs := decodeAll(t, dialecttest.ReadLines(t, filepath.Join(streams, "escapes_and_numbers.jsonl")))
 	var u *event.Usage
 	for _, ev := range evs {
 		if b, ok := ev.Body.(*event.Usage); ok {
@@ -189,16 +188,16 @@ func TestExactIntegers(t *testing.T) {
 	if *u.InputTokens != 9007199254740993 || *u.OutputTokens != 18446744073709551615 || *u.CacheReadTokens != 9007199254740992 {
 		t.Errorf("integers changed: %d %d %d", *u.InputTokens, *u.OutputTokens, *u.CacheReadTokens)
 	}
-	canon, _ := roundTrip(t, readLines(t, filepath.Join(streams, "escapes_and_numbers.jsonl")))
+	canon, _ := roundTrip(t, dialecttest.ReadLines(t, filepath.Join(streams, "escapes_and_numbers.jsonl")))
 	for _, want := range []string{`"input_tokens":9007199254740993`, `"output_tokens":18446744073709551615`, `"retries":9007199254740993`} {
-		if !bytes.Contains(canon, []byte(want)) {
+		if !strings.Contains(canon, want) {
 			t.Errorf("canonical output lacks %s", want)
 		}
 	}
 }
 
 func TestDecodeMapping(t *testing.T) {
-	evs := decodeAll(t, readLines(t, filepath.Join(streams, "full_schema2.jsonl")))
+	evs := decodeAll(t, dialecttest.ReadLines(t, filepath.Join(streams, "full_schema2.jsonl")))
 	byType := map[event.Type][]*event.Event{}
 	for _, ev := range evs {
 		byType[ev.Type()] = append(byType[ev.Type()], ev)
@@ -257,16 +256,10 @@ func TestDecodeErrors(t *testing.T) {
 			t.Errorf("%s: no error", tt.line)
 			continue
 		}
-		if !errorsAs(err, &de) || de.Pointer != tt.ptr {
+		if !errors.As(err, &de) || de.Pointer != tt.ptr {
 			t.Errorf("%s: got %v, want an error at %q", tt.line, err, tt.ptr)
 		}
 	}
-}
-
-func errorsAs(err error, de **basis.DecodeError) bool {
-	d, ok := err.(*basis.DecodeError)
-	*de = d
-	return ok
 }
 
 func TestToolKind(t *testing.T) {

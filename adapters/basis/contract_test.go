@@ -1,9 +1,6 @@
 package basis_test
 
 import (
-	"bytes"
-	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/adapters/canonical"
+	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialect"
 )
 
@@ -51,7 +49,7 @@ func TestUnknownKeysRoundTrip(t *testing.T) {
 		}
 	}
 	for _, want := range []string{`"hooks":["h"]`, `"sha":"abc"`, `"cost_micros":7`, `"trace":{"id":1}`} {
-		if !bytes.Contains(canon, []byte(want)) {
+		if !strings.Contains(canon, want) {
 			t.Errorf("ext.basis lacks %s:\n%s", want, canon)
 		}
 	}
@@ -65,7 +63,7 @@ func TestEmptyTaskIDIsCanonical(t *testing.T) {
 		`{"seq":1,"type":"task_updated","task_id":"","kind":"subagent","status":"running","title":"work"}`,
 		`{"seq":2,"type":"tool_completed","tool_call_id":"","tool_name":"shell","summary":"","is_error":false}`,
 	})
-	for _, l := range splitLines(string(canon)) {
+	for _, l := range dialecttest.Lines(canon) {
 		if err := schematest.Check(s, l); err != nil {
 			t.Errorf("canonical schema rejects %s: %v", l, err)
 		}
@@ -86,63 +84,55 @@ func TestUnqueuedCallIsAnnounced(t *testing.T) {
 		`{"seq":3,"type":"run_finished","status":"ok"}`,
 	}
 	canon, back := roundTrip(t, lines)
-	cl := splitLines(string(canon))
+	cl := dialecttest.Lines(canon)
 	if len(cl) != 5 || !strings.Contains(cl[1], `"type":"tool_call"`) || !strings.Contains(cl[1], `"synthetic":true`) {
 		t.Fatalf("no synthetic tool_call before the call's first line:\n%s", canon)
 	}
-	assertAccepted(t, canonical.Dialect{}, canon)
+	dialecttest.Accepted(t, canonical.Dialect{}, canon)
 	if strings.Join(back, "\n") != strings.Join(lines, "\n") {
 		t.Errorf("not written back as read:\n%s", strings.Join(back, "\n"))
 	}
 }
 
-func assertAccepted(t *testing.T, d dialect.Dialect, out []byte) {
+// toBasis writes canonical lines as basis.
+func toBasis(t *testing.T, canon ...string) (string, *dialect.Losses) {
 	t.Helper()
-	dialecttest.Accepted(t, d, string(out))
-}
-
-// encodeCanonical writes a canonical stream as the target dialect.
-func encodeCanonical(t *testing.T, to dialect.Dialect, in []byte) ([]byte, *dialect.Losses) {
-	t.Helper()
-	out, losses := dialecttest.Encode(t, to, dialect.EncodeOptions{}, dialecttest.Lines(string(in))...)
-	return []byte(out), losses
+	return dialecttest.Encode(t, basis.Dialect{}, dialect.EncodeOptions{}, canon...)
 }
 
 // TestWriterOutputIsValid writes every hand-made canonical stream of
-// testdata/canonical as basis: the output passes basis's schema, decoder
-// and stream rules (as the kit's cross check also proves), and what had to
-// be made up or left out is counted.
+// testdata/canonical as basis and as mermaid, which shares them: each
+// output passes the dialect's schema, decoder and stream rules (as the
+// kit's cross check also proves), and what had to be made up or left out
+// is counted.
 func TestWriterOutputIsValid(t *testing.T) {
 	files, _ := filepath.Glob("testdata/canonical/*.jsonl")
 	if len(files) < 8 {
 		t.Fatalf("only %d canonical test streams", len(files))
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			in, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, losses := encodeCanonical(t, basis.Dialect{}, in)
-			assertAccepted(t, basis.Dialect{}, out)
-			if losses.Empty() {
-				t.Errorf("nothing counted as lost or synthesised")
-			}
-		})
+	for _, d := range []dialect.Dialect{basis.Dialect{}, mermaid.Dialect{}} {
+		for _, f := range files {
+			t.Run(d.Name()+"/"+filepath.Base(f), func(t *testing.T) {
+				out, losses := dialecttest.Encode(t, d, dialect.EncodeOptions{}, dialecttest.ReadLines(t, f)...)
+				dialecttest.Accepted(t, d, out)
+				if losses.Empty() {
+					t.Errorf("nothing counted as lost or synthesised")
+				}
+			})
+		}
 	}
 }
 
 // TestWriterClosesWhatTheRunEnds checks the particular repairs.
 func TestWriterClosesWhatTheRunEnds(t *testing.T) {
-	in, _ := os.ReadFile("testdata/canonical/open_at_end.jsonl")
-	out, losses := encodeCanonical(t, basis.Dialect{}, in)
+	out, losses := toBasis(t, dialecttest.ReadLines(t, "testdata/canonical/open_at_end.jsonl")...)
 	for _, want := range []string{
 		`"type":"tool_queued","tool_call_id":"c3"`,
 		`"type":"tool_completed","tool_call_id":"c1","tool_name":"shell","summary":"the run ended before the call completed","is_error":true`,
 		`"type":"tool_completed","tool_call_id":"c2"`,
 		`"task_id":"t1","kind":"subagent","status":"failed"`,
 	} {
-		if !bytes.Contains(out, []byte(want)) {
+		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %s:\n%s", want, out)
 		}
 	}
@@ -153,14 +143,12 @@ func TestWriterClosesWhatTheRunEnds(t *testing.T) {
 	if counted["synthesized tool_completed lines"] != 3 || counted["synthesized tool_queued line"] != 1 || counted["synthesized task_updated line"] != 1 {
 		t.Errorf("losses: %v", losses.List())
 	}
-	in, _ = os.ReadFile("testdata/canonical/double_finish.jsonl")
-	out, _ = encodeCanonical(t, basis.Dialect{}, in)
-	if n := bytes.Count(out, []byte(`"type":"tool_completed"`)); n != 1 {
+	out, _ = toBasis(t, dialecttest.ReadLines(t, "testdata/canonical/double_finish.jsonl")...)
+	if n := strings.Count(out, `"type":"tool_completed"`); n != 1 {
 		t.Errorf("%d tool_completed lines for one call:\n%s", n, out)
 	}
-	in, _ = os.ReadFile("testdata/canonical/statuses.jsonl")
-	out, losses = encodeCanonical(t, basis.Dialect{}, in)
-	if n := bytes.Count(out, []byte(`"is_error":true`)); n != 2 {
+	out, losses = toBasis(t, dialecttest.ReadLines(t, "testdata/canonical/statuses.jsonl")...)
+	if n := strings.Count(out, `"is_error":true`); n != 2 {
 		t.Errorf("cancelled and rejected calls: %d failed completions, want 2:\n%s", n, out)
 	}
 	if len(losses.List()) == 0 {
@@ -171,12 +159,11 @@ func TestWriterClosesWhatTheRunEnds(t *testing.T) {
 // TestU32Saturation writes counts beyond basis's u32 fields: they are
 // capped and counted, never wrapped.
 func TestU32Saturation(t *testing.T) {
-	in := []byte(`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"muse"}}
-{"seq":1,"type":"retry","error":"e","attempt":4294967296,"max_attempts":18446744073709551615}
-{"seq":2,"type":"session_finished","status":"ok"}
-`)
-	out, losses := encodeCanonical(t, basis.Dialect{}, in)
-	if !bytes.Contains(out, []byte(`"attempt":4294967295,"max_attempts":4294967295`)) {
+	out, losses := toBasis(t,
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"muse"}}`,
+		`{"seq":1,"type":"retry","error":"e","attempt":4294967296,"max_attempts":18446744073709551615}`,
+		`{"seq":2,"type":"session_finished","status":"ok"}`)
+	if !strings.Contains(out, `"attempt":4294967295,"max_attempts":4294967295`) {
 		t.Errorf("not capped:\n%s", out)
 	}
 	found := false
@@ -186,5 +173,4 @@ func TestU32Saturation(t *testing.T) {
 	if !found {
 		t.Errorf("capping not counted: %v", losses.List())
 	}
-	_ = math.MaxUint32
 }

@@ -2,6 +2,7 @@ package basis
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/evtool/evtool/dialect"
@@ -455,8 +456,40 @@ var (
 		Required: []string{"tool_call_id", "is_error", "canonical_content_kind", "action", "canonical_content_bytes", "projected_content_bytes"},
 		Exact:    []string{"tool_name"},
 	}
-	runUsageShape = jsonobj.Shape{Known: []string{"input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "reasoning_tokens", "thoughts_tokens", "model_responses"}}
+	runUsageShape = jsonobj.Shape{Known: runUsageKeys()}
 )
+
+// A usageCount is one token count of basis's RunUsage: its key, and the
+// canonical count it holds.
+type usageCount struct {
+	key   string
+	count func(*event.Usage) **uint64
+}
+
+// runUsageCounts are RunUsage's counts in basis's declared order, the
+// first statedCounts of them always written. The decoder, the encoder and
+// runUsageShape all read this one list.
+var runUsageCounts = []usageCount{
+	{"input_tokens", func(u *event.Usage) **uint64 { return &u.InputTokens }},
+	{"output_tokens", func(u *event.Usage) **uint64 { return &u.OutputTokens }},
+	{"cache_read_tokens", func(u *event.Usage) **uint64 { return &u.CacheReadTokens }},
+	{"cache_creation_tokens", func(u *event.Usage) **uint64 { return &u.CacheCreationTokens }},
+	{"reasoning_tokens", func(u *event.Usage) **uint64 { return &u.ReasoningTokens }},
+	{"thoughts_tokens", func(u *event.Usage) **uint64 { return &u.ThoughtsTokens }},
+	{"model_responses", func(u *event.Usage) **uint64 { return &u.ModelResponses }},
+}
+
+// statedCounts is how many of runUsageCounts RunUsage states always (they
+// are not Options upstream).
+const statedCounts = 4
+
+func runUsageKeys() []string {
+	out := make([]string, len(runUsageCounts))
+	for i, c := range runUsageCounts {
+		out[i] = c.key
+	}
+	return out
+}
 
 // keepEmpty records an explicitly empty optional list in the residue, since
 // the canonical model omits empty lists and basis would too.
@@ -538,23 +571,8 @@ func runUsage(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 	u := &event.Usage{}
 	extra := false
 	jsonobj.ForEach(v, func(k, val gjson.Result) bool {
-		var dst **uint64
-		switch k.Str {
-		case "input_tokens":
-			dst = &u.InputTokens
-		case "output_tokens":
-			dst = &u.OutputTokens
-		case "cache_read_tokens":
-			dst = &u.CacheReadTokens
-		case "cache_creation_tokens":
-			dst = &u.CacheCreationTokens
-		case "reasoning_tokens":
-			dst = &u.ReasoningTokens
-		case "thoughts_tokens":
-			dst = &u.ThoughtsTokens
-		case "model_responses":
-			dst = &u.ModelResponses
-		default:
+		i := slices.IndexFunc(runUsageCounts, func(c usageCount) bool { return c.key == k.Str })
+		if i < 0 {
 			extra = true
 			return true
 		}
@@ -562,7 +580,7 @@ func runUsage(o *jsonobj.Object, res *jsonobj.Residue) *event.Usage {
 		if n == nil {
 			return false
 		}
-		*dst = n
+		*runUsageCounts[i].count(u) = n
 		return true
 	})
 	if extra {

@@ -215,11 +215,7 @@ func (e *Encoder) userMessage(l *jsonobj.Writer, ev *event.Event) {
 
 func (e *Encoder) messageDelta(l *jsonobj.Writer, ev *event.Event) {
 	b := ev.Body.(*event.MessageDelta)
-	if b.MessageID != "" {
-		e.opts.Losses.Add(lossMessageId)
-	}
-	e.texts = true
-	l.Str("text", b.Text)
+	e.assistantText(l, b.Text, b.MessageID)
 }
 
 func (e *Encoder) reasoningDelta(l *jsonobj.Writer, ev *event.Event) {
@@ -229,11 +225,17 @@ func (e *Encoder) reasoningDelta(l *jsonobj.Writer, ev *event.Event) {
 
 func (e *Encoder) message(l *jsonobj.Writer, ev *event.Event) {
 	b := ev.Body.(*event.Message)
-	if b.MessageID != "" {
+	e.assistantText(l, b.Text, b.MessageID)
+}
+
+// assistantText writes the text of an assistant message or delta, which
+// basis writes without a message id.
+func (e *Encoder) assistantText(l *jsonobj.Writer, text, messageID string) {
+	if messageID != "" {
 		e.opts.Losses.Add(lossMessageId)
 	}
 	e.texts = true
-	l.Str("text", b.Text)
+	l.Str("text", text)
 }
 
 func (e *Encoder) toolQueued(l *jsonobj.Writer, ev *event.Event) {
@@ -508,8 +510,8 @@ func (e *Encoder) runUsage(l *jsonobj.Writer, u *event.Usage, asWritten bool) {
 		return
 	}
 	u2 := *u
-	for _, p := range []**uint64{&u2.InputTokens, &u2.OutputTokens, &u2.CacheReadTokens, &u2.CacheCreationTokens} {
-		if *p == nil && !asWritten {
+	for _, c := range runUsageCounts[:statedCounts] {
+		if p := c.count(&u2); *p == nil && !asWritten {
 			*p = new(uint64)
 			e.opts.Losses.Add(lossRunTokenCountUnstated)
 		}
@@ -517,18 +519,9 @@ func (e *Encoder) runUsage(l *jsonobj.Writer, u *event.Usage, asWritten bool) {
 	u = &u2
 	f := true
 	l.B = append(l.B, '{')
-	for _, p := range []struct {
-		k string
-		v *uint64
-	}{
-		{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
-		{"cache_read_tokens", u.CacheReadTokens}, {"cache_creation_tokens", u.CacheCreationTokens},
-		{"reasoning_tokens", u.ReasoningTokens}, {"thoughts_tokens", u.ThoughtsTokens},
-		{"model_responses", u.ModelResponses},
-	} {
-		if p.v != nil {
-			l.B = jsonenc.Key(l.B, &f, p.k)
-			l.B = jsonenc.Uint(l.B, *p.v)
+	for _, c := range runUsageCounts {
+		if v := *c.count(u); v != nil {
+			l.B = field(l.B, &f, c.key, *v, jsonenc.Uint)
 		}
 	}
 	l.B = append(l.B, '}')
@@ -539,8 +532,7 @@ func (e *Encoder) runUsage(l *jsonobj.Writer, u *event.Usage, asWritten bool) {
 
 // onlyTotal reports whether a usage states a token total and no count.
 func onlyTotal(u *event.Usage) bool {
-	return u.TotalTokens != nil && u.InputTokens == nil && u.OutputTokens == nil && u.CacheReadTokens == nil &&
-		u.CacheCreationTokens == nil && u.ReasoningTokens == nil && u.ThoughtsTokens == nil && u.ModelResponses == nil
+	return u.TotalTokens != nil && !slices.ContainsFunc(runUsageCounts, func(c usageCount) bool { return *c.count(u) != nil })
 }
 
 // toolName returns the name to write for a call: the event's own, else the
@@ -615,58 +607,49 @@ func appendList[T any](l *jsonobj.Writer, v []T, item func([]byte, T) []byte) {
 	l.B = append(l.B, ']')
 }
 
+// field appends the key k and a value, written by val, to an object whose
+// members first tracks (see jsonenc.Key).
+func field[T any](b []byte, first *bool, k string, v T, val func([]byte, T) []byte) []byte {
+	return val(jsonenc.Key(b, first, k), v)
+}
+
+// The objects of basis's lists. Each writes its members in basis's
+// declared order; a member basis skips when empty is written only when set.
+
 func appendContextFile(b []byte, c event.ContextFile) []byte {
 	f := true
-	b = append(b, '{')
-	b = jsonenc.Key(b, &f, "path")
-	b = jsonenc.String(b, c.Path)
-	b = jsonenc.Key(b, &f, "scope")
-	b = jsonenc.String(b, c.Scope)
+	b = field(append(b, '{'), &f, "path", c.Path, jsonenc.String)
+	b = field(b, &f, "scope", c.Scope, jsonenc.String)
 	return append(b, '}')
 }
 
 func appendSkill(b []byte, s event.Skill) []byte {
 	f := true
-	b = append(b, '{')
-	b = jsonenc.Key(b, &f, "name")
-	b = jsonenc.String(b, s.Name)
-	b = jsonenc.Key(b, &f, "description")
-	b = jsonenc.String(b, s.Description)
+	b = field(append(b, '{'), &f, "name", s.Name, jsonenc.String)
+	b = field(b, &f, "description", s.Description, jsonenc.String)
 	return append(b, '}')
 }
 
 func appendTemplate(b []byte, c event.Command) []byte {
 	f := true
-	b = append(b, '{')
-	b = jsonenc.Key(b, &f, "name")
-	b = jsonenc.String(b, c.Name)
-	b = jsonenc.Key(b, &f, "description")
-	b = jsonenc.String(b, c.Description)
+	b = field(append(b, '{'), &f, "name", c.Name, jsonenc.String)
+	b = field(b, &f, "description", c.Description, jsonenc.String)
 	if c.Hint != "" {
-		b = jsonenc.Key(b, &f, "argument_hint")
-		b = jsonenc.String(b, c.Hint)
+		b = field(b, &f, "argument_hint", c.Hint, jsonenc.String)
 	}
 	return append(b, '}')
 }
 
 func appendElided(b []byte, r event.ElidedResult) []byte {
 	f := true
-	b = append(b, '{')
-	b = jsonenc.Key(b, &f, "tool_call_id")
-	b = jsonenc.String(b, r.CallID)
+	b = field(append(b, '{'), &f, "tool_call_id", r.CallID, jsonenc.String)
 	if r.Name != "" {
-		b = jsonenc.Key(b, &f, "tool_name")
-		b = jsonenc.String(b, r.Name)
+		b = field(b, &f, "tool_name", r.Name, jsonenc.String)
 	}
-	b = jsonenc.Key(b, &f, "is_error")
-	b = jsonenc.Bool(b, r.IsError)
-	b = jsonenc.Key(b, &f, "canonical_content_kind")
-	b = jsonenc.String(b, r.ContentKind)
-	b = jsonenc.Key(b, &f, "action")
-	b = jsonenc.String(b, r.Action)
-	b = jsonenc.Key(b, &f, "canonical_content_bytes")
-	b = jsonenc.Uint(b, r.OriginalBytes)
-	b = jsonenc.Key(b, &f, "projected_content_bytes")
-	b = jsonenc.Uint(b, r.ProjectedBytes)
+	b = field(b, &f, "is_error", r.IsError, jsonenc.Bool)
+	b = field(b, &f, "canonical_content_kind", r.ContentKind, jsonenc.String)
+	b = field(b, &f, "action", r.Action, jsonenc.String)
+	b = field(b, &f, "canonical_content_bytes", r.OriginalBytes, jsonenc.Uint)
+	b = field(b, &f, "projected_content_bytes", r.ProjectedBytes, jsonenc.Uint)
 	return append(b, '}')
 }

@@ -1,13 +1,9 @@
 package basis_test
 
 import (
-	"strings"
-
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/tidwall/gjson"
 )
-
-func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
 // missingRequired reports whether a known-type line lacks one of its
 // fields that basis always writes; the encoder writes those back, so such

@@ -66,12 +66,12 @@ func memory() *dialecttest.Memory {
 			line(f, `"type":"permission_resolved","request_id":"perm_0000008","tool_call_id":"call_0000008","tool_name":"read_file","outcome":"allowed"`)
 		},
 		Want: []string{
-			basis.RuleToolRequeued + `: tool call "call_0000000" was already queued on line 2`,
-			basis.RuleToolClosed + `: tool_started for tool call "call_0000004", which already completed`,
-			basis.RulePermDuplicate + `: permission request "perm_0000004" was already made on line 15`,
-			basis.RuleToolClosed + `: permission_requested for tool call "call_0000004", which already completed`,
-			basis.RulePermResolvedTwice + `: permission request "perm_0000008" was already resolved`,
-			basis.RuleToolClosed + `: permission_resolved for tool call "call_0000008", which already completed`,
+			`basis/tool-requeued: tool call "call_0000000" was already queued on line 2`,
+			`basis/tool-closed: tool_started for tool call "call_0000004", which already completed`,
+			`basis/permission-duplicate: permission request "perm_0000004" was already made on line 15`,
+			`basis/tool-closed: permission_requested for tool call "call_0000004", which already completed`,
+			`basis/permission-resolved-twice: permission request "perm_0000008" was already resolved`,
+			`basis/tool-closed: permission_resolved for tool call "call_0000008", which already completed`,
 		},
 	}
 }

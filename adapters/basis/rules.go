@@ -14,32 +14,62 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of basis's stream rules. docs/rules.md describes each.
-const (
-	RuleFirstLine         = "basis/first-line"
-	RuleRunStartedAgain   = "basis/run-started-repeated"
-	RuleAfterFinish       = "basis/after-finish"
-	RuleTruncated         = "basis/truncated"
-	RuleSeqIncreasing     = "basis/seq-increasing"
-	RuleSeqGap            = "basis/seq-gap"
-	RuleSeqStart          = "basis/seq-start"
-	RuleSchemaVersion     = "basis/schema-version"
-	RuleTypeVersion       = "basis/type-version"
-	RuleErrorMessage      = "basis/error-message"
-	RuleToolNotQueued     = "basis/tool-not-queued"
-	RuleToolRequeued      = "basis/tool-requeued"
-	RuleToolRestarted     = "basis/tool-restarted"
-	RuleToolClosed        = "basis/tool-closed"
-	RuleToolName          = "basis/tool-name"
-	RuleToolUnfinished    = "basis/tool-unfinished"
-	RulePermNotRequested  = "basis/permission-not-requested"
-	RulePermDuplicate     = "basis/permission-duplicate"
-	RulePermResolvedTwice = "basis/permission-resolved-twice"
-	RulePermUnresolved    = "basis/permission-unresolved"
-	RuleUnknownType       = "basis/unknown-type"
-	RuleUnknownField      = "basis/unknown-field"
-	RuleUnknownValue      = "basis/unknown-value"
+// The stream rules of basis, in the order `evtool rules` and
+// docs/rules.md list them. Each is declared once: the checker reports
+// through the value, which gives a finding its id and severity.
+var rules dialect.RuleSet
+
+var (
+	ruleFirstLine = rules.Error("basis/first-line",
+		"the first line is run_started")
+	ruleRunStartedAgain = rules.Error("basis/run-started-repeated",
+		"run_started appears only as the first line")
+	ruleAfterFinish = rules.Error("basis/after-finish",
+		"nothing follows run_finished")
+	ruleTruncated = rules.Error("basis/truncated",
+		"the stream ends with run_finished; without it the stream is truncated")
+	ruleSeqIncreasing = rules.Error("basis/seq-increasing",
+		"seq strictly increases")
+	ruleSeqGap = rules.Warning("basis/seq-gap",
+		"seq increases by 1 (gap-free is not promised upstream)")
+	ruleSeqStart = rules.Warning("basis/seq-start",
+		"the first line has seq 0")
+	ruleSchemaVersion = rules.Error("basis/schema-version",
+		"run_started.schema is 1 or 2")
+	ruleTypeVersion = rules.Error("basis/type-version",
+		"every type exists in the stream's schema version (request_tool_results_elided needs 2)")
+	ruleErrorMessage = rules.Error("basis/error-message",
+		"a run_finished with status error has a message")
+	ruleToolNotQueued = rules.Error("basis/tool-not-queued",
+		"tool and permission events name a tool call queued before")
+	ruleToolRequeued = rules.Error("basis/tool-requeued",
+		"a tool call is queued once")
+	ruleToolRestarted = rules.Error("basis/tool-restarted",
+		"a tool call starts at most once")
+	ruleToolClosed = rules.Error("basis/tool-closed",
+		"nothing happens to a tool call after its tool_completed")
+	ruleToolName = rules.Warning("basis/tool-name",
+		"tool_name repeats the name the call was queued with (unless it was queued without one)")
+	ruleToolUnfinished = rules.Warning("basis/tool-unfinished",
+		"every queued tool call completes before run_finished")
+	rulePermNotRequested = rules.Error("basis/permission-not-requested",
+		"permission_resolved answers a permission_requested")
+	rulePermDuplicate = rules.Error("basis/permission-duplicate",
+		"a request_id is requested once")
+	rulePermResolvedTwice = rules.Error("basis/permission-resolved-twice",
+		"a permission request is resolved at most once")
+	rulePermUnresolved = rules.Warning("basis/permission-unresolved",
+		"every permission request is resolved before run_finished")
+	ruleUnknownType = rules.Unknown("basis/unknown-type",
+		"the type is one of the 22 known types (error under --strict)")
+	ruleUnknownField = rules.Unknown("basis/unknown-field",
+		"every field is known for its type (error under --strict)")
+	ruleUnknownValue = rules.Unknown("basis/unknown-value",
+		"the elision policy's kind is keep_recent or byte_budget: the policy is non_exhaustive upstream, so another kind is read, kept as written and reported (error under --strict)")
 )
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // toolState is an open call: queued and not yet completed.
 type toolState struct {
@@ -87,18 +117,18 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	known, isKnown := fields[typ]
 	if !isKnown {
 		if typ != "" {
-			c.rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+			c.rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
 	for i := range c.o.Len() {
 		if k, _ := c.o.Member(i); !knownField(known, k) {
-			c.rep.Unknownf("/"+jsonptr.Escape(k), RuleUnknownField, "unknown field %q on %s", k, typ)
+			c.rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k), "unknown field %q on %s", k, typ)
 		}
 	}
 	c.nestedUnknown(typ)
 	if schema2Only[typ] && c.schema == 1 {
-		c.rep.Errorf("/type", RuleTypeVersion, "%s does not exist in schema 1 (the stream's run_started says schema 1)", typ)
+		c.rep.Reportf(ruleTypeVersion, "/type", "%s does not exist in schema 1 (the stream's run_started says schema 1)", typ)
 	}
 	c.rules(typ, n)
 }
@@ -113,13 +143,13 @@ func (c *checker) get(k string) gjson.Result {
 // there, nothing after run_finished.
 func (c *checker) place(typ string) {
 	if c.finished > 0 {
-		c.rep.Errorf("/type", RuleAfterFinish, "%s after run_finished on line %d: run_finished must be the last line", typ, c.finished)
+		c.rep.Reportf(ruleAfterFinish, "/type", "%s after run_finished on line %d: run_finished must be the last line", typ, c.finished)
 	}
 	if c.lines == 1 && typ != "run_started" {
-		c.rep.Errorf("/type", RuleFirstLine, "the first line is %q, want run_started", typ)
+		c.rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want run_started", typ)
 	}
 	if c.lines > 1 && typ == "run_started" {
-		c.rep.Errorf("/type", RuleRunStartedAgain, "run_started may only be the first line")
+		c.rep.Reportf(ruleRunStartedAgain, "/type", "run_started may only be the first line")
 	}
 }
 
@@ -135,11 +165,11 @@ func (c *checker) checkSeq() {
 	}
 	switch {
 	case !c.haveSeq && c.lines == 1 && s != 0:
-		c.rep.Warnf("/seq", RuleSeqStart, "seq of the first line is %d, want 0", s)
+		c.rep.Reportf(ruleSeqStart, "/seq", "seq of the first line is %d, want 0", s)
 	case c.haveSeq && s <= c.seq:
-		c.rep.Errorf("/seq", RuleSeqIncreasing, "seq %d does not increase (previous line had %d)", s, c.seq)
+		c.rep.Reportf(ruleSeqIncreasing, "/seq", "seq %d does not increase (previous line had %d)", s, c.seq)
 	case c.haveSeq && s > c.seq+1:
-		c.rep.Warnf("/seq", RuleSeqGap, "seq jumps from %d to %d", c.seq, s)
+		c.rep.Reportf(ruleSeqGap, "/seq", "seq jumps from %d to %d", c.seq, s)
 	}
 	if !c.haveSeq || s > c.seq {
 		c.seq = s
@@ -176,7 +206,7 @@ func (c *checker) runStarted() {
 	}
 	s, err := strconv.ParseUint(v.Raw, 10, 64)
 	if err != nil || (s != 1 && s != 2) {
-		c.rep.Errorf("/schema", RuleSchemaVersion, "schema %s is not a known basis schema version (1 or 2)", v.Raw)
+		c.rep.Reportf(ruleSchemaVersion, "/schema", "schema %s is not a known basis schema version (1 or 2)", v.Raw)
 	} else if c.lines == 1 {
 		c.schema = s
 	}
@@ -188,7 +218,7 @@ func (c *checker) runStarted() {
 // which the schema holds to their sets.
 func (c *checker) resultsElided() {
 	if k := c.get("policy").Get("kind"); k.Type == gjson.String && !slices.Contains(policyKinds, k.Str) {
-		c.rep.Unknownf("/policy/kind", RuleUnknownValue, "elision policy kind %q is not one basis documents (%s); the policy is kept as written",
+		c.rep.Reportf(ruleUnknownValue, "/policy/kind", "elision policy kind %q is not one basis documents (%s); the policy is kept as written",
 			k.Str, strings.Join(policyKinds, ", "))
 	}
 }
@@ -196,17 +226,17 @@ func (c *checker) resultsElided() {
 func (c *checker) runFinished(n int) {
 	c.finished = n
 	if c.get("status").Str == "error" && !c.get("message").Exists() {
-		c.rep.Errorf("/status", RuleErrorMessage, "a run_finished with status \"error\" must have a message")
+		c.rep.Reportf(ruleErrorMessage, "/status", "a run_finished with status \"error\" must have a message")
 	}
 }
 
 func (c *checker) toolQueued(id string, n int) {
 	if t, ok := c.tools[id]; ok {
-		c.rep.Errorf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, t.line)
+		c.rep.Reportf(ruleToolRequeued, "/tool_call_id", "tool call %q was already queued on line %d", id, t.line)
 		return
 	}
 	if line, ok := c.done.Get(id); ok {
-		c.rep.Errorf("/tool_call_id", RuleToolRequeued, "tool call %q was already queued on line %d", id, line)
+		c.rep.Reportf(ruleToolRequeued, "/tool_call_id", "tool call %q was already queued on line %d", id, line)
 		return
 	}
 	// Clone: a gjson string shares the whole line's memory.
@@ -223,12 +253,12 @@ func (c *checker) toolStep(typ, id string) {
 		return
 	}
 	if name := c.get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
-		c.rep.Warnf("/tool_name", RuleToolName, "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
+		c.rep.Reportf(ruleToolName, "/tool_name", "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
 	}
 	switch typ {
 	case "tool_started":
 		if t.started {
-			c.rep.Errorf("/tool_call_id", RuleToolRestarted, "tool call %q was already started", id)
+			c.rep.Reportf(ruleToolRestarted, "/tool_call_id", "tool call %q was already started", id)
 		}
 		t.started = true
 	case "tool_completed":
@@ -240,9 +270,9 @@ func (c *checker) toolStep(typ, id string) {
 func (c *checker) permissionRequested(id string, n int) {
 	rid := c.get("request_id").Str
 	if line, ok := c.perms[rid]; ok {
-		c.rep.Errorf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
+		c.rep.Reportf(rulePermDuplicate, "/request_id", "permission request %q was already made on line %d", rid, line)
 	} else if line, ok := c.resolved.Get(rid); ok {
-		c.rep.Errorf("/request_id", RulePermDuplicate, "permission request %q was already made on line %d", rid, line)
+		c.rep.Reportf(rulePermDuplicate, "/request_id", "permission request %q was already made on line %d", rid, line)
 	} else {
 		c.perms[strings.Clone(rid)] = n
 	}
@@ -257,9 +287,9 @@ func (c *checker) permissionResolved(id string) {
 		delete(c.perms, rid)
 		c.resolved.Add(rid, uint64(line))
 	case c.resolved.Has(rid):
-		c.rep.Errorf("/request_id", RulePermResolvedTwice, "permission request %q was already resolved", rid)
+		c.rep.Reportf(rulePermResolvedTwice, "/request_id", "permission request %q was already resolved", rid)
 	default:
-		c.rep.Errorf("/request_id", RulePermNotRequested, "permission_resolved for request %q, which was never requested", rid)
+		c.rep.Reportf(rulePermNotRequested, "/request_id", "permission_resolved for request %q, which was never requested", rid)
 	}
 	c.permTool(id, "permission_resolved")
 }
@@ -276,9 +306,9 @@ func (c *checker) permTool(id, typ string) {
 // completed already, or never queued.
 func (c *checker) closedCall(id, typ string) {
 	if c.done.Has(id) {
-		c.rep.Errorf("/tool_call_id", RuleToolClosed, "%s for tool call %q, which already completed", typ, id)
+		c.rep.Reportf(ruleToolClosed, "/tool_call_id", "%s for tool call %q, which already completed", typ, id)
 	} else {
-		c.rep.Errorf("/tool_call_id", RuleToolNotQueued, "%s for tool call %q, which was never queued", typ, id)
+		c.rep.Reportf(ruleToolNotQueued, "/tool_call_id", "%s for tool call %q, which was never queued", typ, id)
 	}
 }
 
@@ -310,7 +340,7 @@ func (c *checker) nested(field string, shape jsonobj.Shape) {
 		}
 		jsonobj.ForEach(obj, func(k, _ gjson.Result) bool {
 			if !slices.Contains(shape.Known, k.Str) {
-				c.rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q in %s", k.Str, field)
+				c.rep.Reportf(ruleUnknownField, ptr+"/"+jsonptr.Escape(k.Str), "unknown field %q in %s", k.Str, field)
 			}
 			return true
 		})
@@ -329,12 +359,11 @@ func (c *checker) nested(field string, shape jsonobj.Shape) {
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Line: 0, Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want run_started first"})
+		report(ruleFirstLine.Finding(0, "", "the stream is empty: want run_started first"))
 		return
 	}
 	if c.finished == 0 {
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: "the stream ends without run_finished: it is truncated"})
+		report(ruleTruncated.Finding(last, "", "the stream ends without run_finished: it is truncated"))
 		return
 	}
 	// Open calls and requests, in the order they were queued or requested:
@@ -345,8 +374,7 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	}
 	slices.SortFunc(calls, func(a, b string) int { return cmp.Compare(c.tools[a].line, c.tools[b].line) })
 	for _, id := range calls {
-		report(dialect.Finding{Line: c.tools[id].line, Pointer: "/tool_call_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
-			Message: fmt.Sprintf("tool call %q never completed", id)})
+		report(ruleToolUnfinished.Finding(c.tools[id].line, "/tool_call_id", fmt.Sprintf("tool call %q never completed", id)))
 	}
 	reqs := make([]string, 0, len(c.perms))
 	for id := range c.perms {
@@ -354,36 +382,6 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	}
 	slices.SortFunc(reqs, func(a, b string) int { return cmp.Compare(c.perms[a], c.perms[b]) })
 	for _, id := range reqs {
-		report(dialect.Finding{Line: c.perms[id], Pointer: "/request_id", Severity: dialect.Warning, Rule: RulePermUnresolved,
-			Message: fmt.Sprintf("permission request %q was never resolved", id)})
-	}
-}
-
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleFirstLine, "the first line is run_started"),
-		dialect.ErrorRule(RuleRunStartedAgain, "run_started appears only as the first line"),
-		dialect.ErrorRule(RuleAfterFinish, "nothing follows run_finished"),
-		dialect.ErrorRule(RuleTruncated, "the stream ends with run_finished; without it the stream is truncated"),
-		dialect.ErrorRule(RuleSeqIncreasing, "seq strictly increases"),
-		dialect.WarningRule(RuleSeqGap, "seq increases by 1 (gap-free is not promised upstream)"),
-		dialect.WarningRule(RuleSeqStart, "the first line has seq 0"),
-		dialect.ErrorRule(RuleSchemaVersion, "run_started.schema is 1 or 2"),
-		dialect.ErrorRule(RuleTypeVersion, "every type exists in the stream's schema version (request_tool_results_elided needs 2)"),
-		dialect.ErrorRule(RuleErrorMessage, "a run_finished with status error has a message"),
-		dialect.ErrorRule(RuleToolNotQueued, "tool and permission events name a tool call queued before"),
-		dialect.ErrorRule(RuleToolRequeued, "a tool call is queued once"),
-		dialect.ErrorRule(RuleToolRestarted, "a tool call starts at most once"),
-		dialect.ErrorRule(RuleToolClosed, "nothing happens to a tool call after its tool_completed"),
-		dialect.WarningRule(RuleToolName, "tool_name repeats the name the call was queued with (unless it was queued without one)"),
-		dialect.WarningRule(RuleToolUnfinished, "every queued tool call completes before run_finished"),
-		dialect.ErrorRule(RulePermNotRequested, "permission_resolved answers a permission_requested"),
-		dialect.ErrorRule(RulePermDuplicate, "a request_id is requested once"),
-		dialect.ErrorRule(RulePermResolvedTwice, "a permission request is resolved at most once"),
-		dialect.WarningRule(RulePermUnresolved, "every permission request is resolved before run_finished"),
-		dialect.WarningRule(RuleUnknownType, "the type is one of the 22 known types (error under --strict)"),
-		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
-		dialect.WarningRule(RuleUnknownValue, "the elision policy's kind is keep_recent or byte_budget: the policy is non_exhaustive upstream, so another kind is read, kept as written and reported (error under --strict)"),
+		report(rulePermUnresolved.Finding(c.perms[id], "/request_id", fmt.Sprintf("permission request %q was never resolved", id)))
 	}
 }

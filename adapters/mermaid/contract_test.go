@@ -1,9 +1,6 @@
 package mermaid_test
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,65 +24,33 @@ func TestUnknownStatusIsKept(t *testing.T) {
 	}
 }
 
-func assertAccepted(t *testing.T, d dialect.Dialect, out []byte) {
+// toMermaid writes canonical lines as mermaid.
+func toMermaid(t *testing.T, canon ...string) (string, *dialect.Losses) {
 	t.Helper()
-	dialecttest.Accepted(t, d, string(out))
-}
-
-func encodeCanonical(t *testing.T, in []byte) ([]byte, *dialect.Losses) {
-	t.Helper()
-	out, losses := dialecttest.Encode(t, mermaid.Dialect{}, dialect.EncodeOptions{}, dialecttest.Lines(string(in))...)
-	return []byte(out), losses
-}
-
-// TestWriterOutputIsValid writes the hand-made canonical streams (shared
-// with basis) as mermaid: every output passes mermaid's schema, decoder and
-// stream rules.
-func TestWriterOutputIsValid(t *testing.T) {
-	files, _ := filepath.Glob("../basis/testdata/canonical/*.jsonl")
-	if len(files) < 8 {
-		t.Fatalf("only %d canonical test streams", len(files))
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			in, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, losses := encodeCanonical(t, in)
-			assertAccepted(t, mermaid.Dialect{}, out)
-			if losses.Empty() {
-				t.Error("nothing counted")
-			}
-		})
-	}
+	return dialecttest.Encode(t, mermaid.Dialect{}, dialect.EncodeOptions{}, canon...)
 }
 
 // TestWriterFinishesOnce checks double finishes, approvals for calls that
 // never start, and calls the run leaves open.
 func TestWriterFinishesOnce(t *testing.T) {
-	in, _ := os.ReadFile("../basis/testdata/canonical/double_finish.jsonl")
-	out, _ := encodeCanonical(t, in)
-	if n := bytes.Count(out, []byte(`"type":"tool_finished"`)); n != 1 {
+	out, _ := toMermaid(t, dialecttest.ReadLines(t, "../basis/testdata/canonical/double_finish.jsonl")...)
+	if n := strings.Count(out, `"type":"tool_finished"`); n != 1 {
 		t.Errorf("%d tool_finished lines for one call:\n%s", n, out)
 	}
-	in, _ = os.ReadFile("../basis/testdata/canonical/open_at_end.jsonl")
-	out, losses := encodeCanonical(t, in)
+	out, losses := toMermaid(t, dialecttest.ReadLines(t, "../basis/testdata/canonical/open_at_end.jsonl")...)
 	for _, want := range []string{
 		`{"type":"tool_started","call_id":"c3"}`,
 		`{"type":"tool_finished","call_id":"c1","name":"shell","status":"cancelled","summary":"the run ended before the call finished","error":null}`,
 		`{"type":"tool_finished","call_id":"c3","name":"tool","status":"cancelled"`,
 	} {
-		if !bytes.Contains(out, []byte(want)) {
+		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %s:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(lossText(losses), "synthesized 2 tool_finished lines") {
-		t.Errorf("losses: %s", lossText(losses))
+	if !strings.Contains(dialecttest.LossText(losses), "synthesized 2 tool_finished lines") {
+		t.Errorf("losses: %s", dialecttest.LossText(losses))
 	}
 }
-
-func lossText(ls *dialect.Losses) string { return dialecttest.LossText(ls) }
 
 // TestTokenSumsSaturate sums per-round usage and a run usage beyond u64:
 // the total is the largest u64, never a wrapped small number, and the
@@ -102,12 +67,12 @@ func TestTokenSumsSaturate(t *testing.T) {
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"}}
 {"seq":1,"type":"session_finished","status":"ok","usage":{"input_tokens":18446744073709551615,"output_tokens":18446744073709551615,"thoughts_tokens":2}}`,
 	} {
-		out, losses := encodeCanonical(t, []byte(in))
-		if !bytes.Contains(out, []byte(`"total_tokens":18446744073709551615`)) {
+		out, losses := toMermaid(t, dialecttest.Lines(in)...)
+		if !strings.Contains(out, `"total_tokens":18446744073709551615`) {
 			t.Errorf("total wrapped:\n%s", out)
 		}
-		if !strings.Contains(lossText(losses), "approximated 1 token total beyond 18446744073709551615") {
-			t.Errorf("saturation not counted: %s", lossText(losses))
+		if !strings.Contains(dialecttest.LossText(losses), "approximated 1 token total beyond 18446744073709551615") {
+			t.Errorf("saturation not counted: %s", dialecttest.LossText(losses))
 		}
 	}
 }
@@ -117,12 +82,12 @@ func TestU32Saturation(t *testing.T) {
 	in := `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"}}
 {"seq":1,"type":"plan_updated","entries":[{"id":"4294967296","content":"a","status":"pending"}],"completed":4294967296,"total":18446744073709551615}
 {"seq":2,"type":"session_finished","status":"ok"}`
-	out, losses := encodeCanonical(t, []byte(in))
-	if !bytes.Contains(out, []byte(`"completed":4294967295,"total":4294967295`)) || !bytes.Contains(out, []byte(`"id":1,`)) {
+	out, losses := toMermaid(t, dialecttest.Lines(in)...)
+	if !strings.Contains(out, `"completed":4294967295,"total":4294967295`) || !strings.Contains(out, `"id":1,`) {
 		t.Errorf("not capped:\n%s", out)
 	}
-	if !strings.Contains(lossText(losses), "approximated 2 task counts beyond 4294967295") {
-		t.Errorf("losses: %s", lossText(losses))
+	if !strings.Contains(dialecttest.LossText(losses), "approximated 2 task counts beyond 4294967295") {
+		t.Errorf("losses: %s", dialecttest.LossText(losses))
 	}
-	assertAccepted(t, mermaid.Dialect{}, out)
+	dialecttest.Accepted(t, mermaid.Dialect{}, out)
 }

@@ -80,9 +80,9 @@ func memory() *dialecttest.Memory {
 		},
 		End: true,
 		Want: []string{
-			mermaid.RuleToolRestarted + `: call "call_0000000" was already started on line 3`,
-			mermaid.RuleToolFinished + `: call "call_0000001" already finished on line 6`,
-			mermaid.RuleApprovalFinished + `: approval_required for call "call_0000002", which already finished on line 8`,
+			`mermaid/tool-restarted: call "call_0000000" was already started on line 3`,
+			`mermaid/tool-finished-twice: call "call_0000001" already finished on line 6`,
+			`mermaid/approval-after-finish: approval_required for call "call_0000002", which already finished on line 8`,
 		},
 	}
 }

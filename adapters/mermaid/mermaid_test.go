@@ -50,8 +50,6 @@ func streamFiles(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string { return dialecttest.ReadLines(t, path) }
-
 // roundTrip decodes mermaid lines, writes canonical text, reads it back and
 // encodes mermaid again: nothing may be lost but a header the lines lack.
 func roundTrip(t *testing.T, lines []string) []string {
@@ -84,7 +82,7 @@ func TestRoundTrip(t *testing.T) {
 func TestStreamsCoverEveryType(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range streamFiles(t) {
-		for _, l := range readLines(t, f) {
+		for _, l := range dialecttest.ReadLines(t, f) {
 			r := gjson.Parse(l)
 			seen[r.Get("type").Str] = true
 			for _, k := range []string{"plan", "web", "fuzzy", "structured_output"} {
@@ -163,12 +161,12 @@ func TestApprovalFirst(t *testing.T) {
 }
 
 func TestFailedRunStatus(t *testing.T) {
-	evs := decode(t, readLines(t, filepath.Join(streams, "failed_run.jsonl"))...)
+	evs := decode(t, dialecttest.ReadLines(t, filepath.Join(streams, "failed_run.jsonl"))...)
 	end := evs[len(evs)-1].Body.(*event.SessionFinished)
 	if end.Status != "error" || end.Message != "connection failed" {
 		t.Errorf("a run with errors and no answer: status %q message %q", end.Status, end.Message)
 	}
-	evs = decode(t, readLines(t, filepath.Join(streams, "full_run.jsonl"))...)
+	evs = decode(t, dialecttest.ReadLines(t, filepath.Join(streams, "full_run.jsonl"))...)
 	if end := evs[len(evs)-1].Body.(*event.SessionFinished); end.Status != "ok" {
 		t.Errorf("a run with a recovered error and an answer is ok, got %q", end.Status)
 	}

@@ -1,6 +1,9 @@
 package mermaid
 
-import "github.com/evtool/evtool/event"
+import (
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+)
 
 // repair keeps a stream built from another dialect within mermaid's rules:
 // one session_started, nothing after result, each call finished once and
@@ -16,27 +19,25 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 		}
 		return false, nil // dropped and counted as another dialect's unknown line
 	}
+	// An event of a call that already finished: what it is counted as.
+	var call string
+	var afterFinish *dialect.LossKind
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		loss.Add(lossRepeatedSessionStart)
 		return true, nil
 	case *event.ToolStarted:
-		if e.finished[b.CallID] {
-			loss.Add(lossAfterToolFinished)
-			return true, nil
-		}
+		call, afterFinish = b.CallID, lossAfterToolFinished
 	case *event.ToolFinished:
-		if e.finished[b.CallID] {
-			loss.Add(lossRepeatedToolFinish)
-			return true, nil
-		}
+		call, afterFinish = b.CallID, lossRepeatedToolFinish
 	case *event.PermissionRequested:
-		if e.finished[b.CallID] {
-			loss.Add(lossPermissionRequestAfterFinish)
-			return true, nil
-		}
+		call, afterFinish = b.CallID, lossPermissionRequestAfterFinish
 	case *event.SessionFinished:
 		return false, e.closeOpen()
+	}
+	if afterFinish != nil && e.finished[call] {
+		loss.Add(afterFinish)
+		return true, nil
 	}
 	return false, nil
 }

@@ -14,47 +14,48 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of mermaid's stream rules. docs/rules.md describes each.
-const (
-	RuleFirstLine        = "mermaid/first-line"
-	RuleStartedAgain     = "mermaid/session-started-repeated"
-	RuleAfterResult      = "mermaid/after-result"
-	RuleTruncated        = "mermaid/truncated"
-	RuleProtocolVersion  = "mermaid/protocol-version"
-	RuleToolNotStarted   = "mermaid/tool-not-started"
-	RuleToolRestarted    = "mermaid/tool-restarted"
-	RuleToolFinished     = "mermaid/tool-finished-twice"
-	RuleToolUnfinished   = "mermaid/tool-unfinished"
-	RuleApprovalUnknown  = "mermaid/approval-unknown-call"
-	RuleApprovalFinished = "mermaid/approval-after-finish"
-	RuleTaskCounts       = "mermaid/task-counts"
-	RuleSessionID        = "mermaid/session-id"
-	RuleUnknownType      = "mermaid/unknown-type"
-	RuleUnknownField     = "mermaid/unknown-field"
-	RuleUnknownValue     = "mermaid/unknown-value"
+// The stream rules of mermaid, in the order `evtool rules` and
+// docs/rules.md list them. Each is declared once: the checker reports
+// through the value, which gives a finding its id and severity.
+var rules dialect.RuleSet
+
+var (
+	ruleFirstLine = rules.Error("mermaid/first-line",
+		"the first line is session_started")
+	ruleStartedAgain = rules.Error("mermaid/session-started-repeated",
+		"session_started appears only as the first line")
+	ruleAfterResult = rules.Error("mermaid/after-result",
+		"nothing follows result")
+	ruleTruncated = rules.Error("mermaid/truncated",
+		"the stream ends with result; without it the stream is truncated")
+	ruleProtocolVersion = rules.Error("mermaid/protocol-version",
+		"session_started.protocol_version is 1")
+	ruleToolNotStarted = rules.Error("mermaid/tool-not-started",
+		"tool_finished names a call that had a tool_started")
+	ruleToolRestarted = rules.Error("mermaid/tool-restarted",
+		"a call id is started once (call ids are unique within a run)")
+	ruleToolFinished = rules.Error("mermaid/tool-finished-twice",
+		"a call is finished at most once")
+	ruleToolUnfinished = rules.Warning("mermaid/tool-unfinished",
+		"every started call finishes before result")
+	ruleApprovalUnknown = rules.Error("mermaid/approval-unknown-call",
+		"approval_required names a call that has a tool_started, before or after it")
+	ruleApprovalFinished = rules.Error("mermaid/approval-after-finish",
+		"approval_required comes before its call's tool_finished")
+	ruleTaskCounts = rules.Warning("mermaid/task-counts",
+		"tasks_updated total is the number of tasks and completed the number completed")
+	ruleSessionID = rules.Warning("mermaid/session-id",
+		"result.session_id repeats session_started.session_id")
+	ruleUnknownType = rules.Unknown("mermaid/unknown-type",
+		"the type is one of the ten protocol-1 types (error under --strict)")
+	ruleUnknownField = rules.Unknown("mermaid/unknown-field",
+		"every field is known for its type (error under --strict)")
+	ruleUnknownValue = rules.Unknown("mermaid/unknown-value",
+		"tool_finished.status is success, error or cancelled, and a task's status pending, in_progress or completed and its origin model, user or null: mermaid types them as strings, so another word is read, kept and reported (error under --strict)")
 )
 
 // Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleFirstLine, "the first line is session_started"),
-		dialect.ErrorRule(RuleStartedAgain, "session_started appears only as the first line"),
-		dialect.ErrorRule(RuleAfterResult, "nothing follows result"),
-		dialect.ErrorRule(RuleTruncated, "the stream ends with result; without it the stream is truncated"),
-		dialect.ErrorRule(RuleProtocolVersion, "session_started.protocol_version is 1"),
-		dialect.ErrorRule(RuleToolNotStarted, "tool_finished names a call that had a tool_started"),
-		dialect.ErrorRule(RuleToolRestarted, "a call id is started once (call ids are unique within a run)"),
-		dialect.ErrorRule(RuleToolFinished, "a call is finished at most once"),
-		dialect.WarningRule(RuleToolUnfinished, "every started call finishes before result"),
-		dialect.ErrorRule(RuleApprovalUnknown, "approval_required names a call that has a tool_started, before or after it"),
-		dialect.ErrorRule(RuleApprovalFinished, "approval_required comes before its call's tool_finished"),
-		dialect.WarningRule(RuleTaskCounts, "tasks_updated total is the number of tasks and completed the number completed"),
-		dialect.WarningRule(RuleSessionID, "result.session_id repeats session_started.session_id"),
-		dialect.WarningRule(RuleUnknownType, "the type is one of the ten protocol-1 types (error under --strict)"),
-		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
-		dialect.WarningRule(RuleUnknownValue, "tool_finished.status is success, error or cancelled, and a task's status pending, in_progress or completed and its origin model, user or null: mermaid types them as strings, so another word is read, kept and reported (error under --strict)"),
-	}
-}
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // call is an open call: named by some line, not yet finished.
 type call struct {
@@ -109,13 +110,13 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.place(typ)
 	if _, known := fields[typ]; !known {
 		if typ != "" {
-			c.rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+			c.rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(typ, k.Str) {
-			c.rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
+			c.rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})
@@ -132,13 +133,13 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 // only there, nothing after result.
 func (c *checker) place(typ string) {
 	if c.result > 0 {
-		c.rep.Errorf("/type", RuleAfterResult, "%s after result on line %d: result must be the last line", typ, c.result)
+		c.rep.Reportf(ruleAfterResult, "/type", "%s after result on line %d: result must be the last line", typ, c.result)
 	}
 	if c.lines == 1 && typ != "session_started" {
-		c.rep.Errorf("/type", RuleFirstLine, "the first line is %q, want session_started", typ)
+		c.rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want session_started", typ)
 	}
 	if c.lines > 1 && typ == "session_started" {
-		c.rep.Errorf("/type", RuleStartedAgain, "session_started may only be the first line")
+		c.rep.Reportf(ruleStartedAgain, "/type", "session_started may only be the first line")
 	}
 }
 
@@ -151,7 +152,7 @@ func (c *checker) taskWords(r gjson.Result) {
 			ptr := fmt.Sprintf("/tasks/%d/%s", i, jsonptr.Escape(k.Str))
 			switch {
 			case !slices.Contains(taskShape.Known, k.Str):
-				c.rep.Unknownf(ptr, RuleUnknownField, "unknown field %q in a task", k.Str)
+				c.rep.Reportf(ruleUnknownField, ptr, "unknown field %q in a task", k.Str)
 			case k.Str == "status":
 				unknownWord(c.rep, ptr, v, knownTaskStatuses, "a task's status")
 			case k.Str == "origin":
@@ -185,7 +186,7 @@ func (c *checker) rules(typ string, r gjson.Result, n int) {
 
 func (c *checker) sessionStarted(r gjson.Result) {
 	if v := r.Get("protocol_version"); v.Type == gjson.Number && v.Raw != strconv.Itoa(ProtocolVersion) {
-		c.rep.Errorf("/protocol_version", RuleProtocolVersion, "protocol_version %s is not 1, the only mermaid run-event protocol", v.Raw)
+		c.rep.Reportf(ruleProtocolVersion, "/protocol_version", "protocol_version %s is not 1, the only mermaid run-event protocol", v.Raw)
 	}
 	c.session = r.Get("session_id").Str
 }
@@ -196,14 +197,14 @@ func (c *checker) toolStarted(id string, n int) {
 		// then still start, once.
 		started, finished := unpack(v)
 		if started > 0 {
-			c.rep.Errorf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, started)
+			c.rep.Reportf(ruleToolRestarted, "/call_id", "call %q was already started on line %d", id, started)
 			return
 		}
 		c.done.Add(id, pack(n, finished))
 	} else {
 		k := c.open(id)
 		if k.started > 0 {
-			c.rep.Errorf("/call_id", RuleToolRestarted, "call %q was already started on line %d", id, k.started)
+			c.rep.Reportf(ruleToolRestarted, "/call_id", "call %q was already started on line %d", id, k.started)
 			return
 		}
 		k.started = n
@@ -214,15 +215,15 @@ func (c *checker) toolStarted(id string, n int) {
 func (c *checker) toolFinished(id string, n int) {
 	if k := c.calls[id]; k != nil {
 		if k.started == 0 {
-			c.rep.Errorf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
+			c.rep.Reportf(ruleToolNotStarted, "/call_id", "tool_finished for call %q, which never started", id)
 		}
 		delete(c.calls, id)
 		c.done.Add(id, pack(k.started, n))
 	} else if v, closed := c.done.Get(id); closed {
 		_, finished := unpack(v)
-		c.rep.Errorf("/call_id", RuleToolFinished, "call %q already finished on line %d", id, finished)
+		c.rep.Reportf(ruleToolFinished, "/call_id", "call %q already finished on line %d", id, finished)
 	} else {
-		c.rep.Errorf("/call_id", RuleToolNotStarted, "tool_finished for call %q, which never started", id)
+		c.rep.Reportf(ruleToolNotStarted, "/call_id", "tool_finished for call %q, which never started", id)
 		c.done.Add(id, pack(0, n))
 	}
 }
@@ -234,7 +235,7 @@ func (c *checker) approvalRequired(id string, n int) {
 	started := false
 	if v, closed := c.done.Get(id); closed {
 		s, finished := unpack(v)
-		c.rep.Errorf("/call_id", RuleApprovalFinished, "approval_required for call %q, which already finished on line %d", id, finished)
+		c.rep.Reportf(ruleApprovalFinished, "/call_id", "approval_required for call %q, which already finished on line %d", id, finished)
 		started = s > 0
 	} else {
 		started = c.open(id).started > 0
@@ -261,17 +262,17 @@ func (c *checker) tasksUpdated(r gjson.Result) {
 		return true
 	})
 	if v := r.Get("total"); v.Type == gjson.Number && tasks.IsArray() && v.Raw != strconv.Itoa(total) {
-		c.rep.Warnf("/total", RuleTaskCounts, "total is %s but the list has %d tasks", v.Raw, total)
+		c.rep.Reportf(ruleTaskCounts, "/total", "total is %s but the list has %d tasks", v.Raw, total)
 	}
 	if v := r.Get("completed"); v.Type == gjson.Number && tasks.IsArray() && v.Raw != strconv.Itoa(done) {
-		c.rep.Warnf("/completed", RuleTaskCounts, "completed is %s but %d tasks are completed", v.Raw, done)
+		c.rep.Reportf(ruleTaskCounts, "/completed", "completed is %s but %d tasks are completed", v.Raw, done)
 	}
 }
 
 func (c *checker) resultLine(r gjson.Result, n int) {
 	c.result = n
 	if v := r.Get("session_id"); v.Exists() && c.session != "" && v.Str != c.session {
-		c.rep.Warnf("/session_id", RuleSessionID, "result names session %q, session_started %q", v.Str, c.session)
+		c.rep.Reportf(ruleSessionID, "/session_id", "result names session %q, session_started %q", v.Str, c.session)
 	}
 }
 
@@ -282,12 +283,12 @@ func unknownWord(rep dialect.Reporter, ptr string, v gjson.Result, known []strin
 	if v.Type != gjson.String || slices.Contains(known, v.Str) {
 		return
 	}
-	rep.Unknownf(ptr, RuleUnknownValue, "%s %q is not one of mermaid's words (%s); it is kept as written", what, v.Str, strings.Join(known, ", "))
+	rep.Reportf(ruleUnknownValue, ptr, "%s %q is not one of mermaid's words (%s); it is kept as written", what, v.Str, strings.Join(known, ", "))
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want session_started first"})
+		report(ruleFirstLine.Finding(0, "", "the stream is empty: want session_started first"))
 		return
 	}
 	type approval struct {
@@ -302,12 +303,10 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	}
 	slices.SortFunc(never, func(a, b approval) int { return cmp.Compare(a.line, b.line) })
 	for _, a := range never {
-		report(dialect.Finding{Line: a.line, Pointer: "/call_id", Severity: dialect.Error, Rule: RuleApprovalUnknown,
-			Message: fmt.Sprintf("approval_required for call %q, which never has a tool_started", a.id)})
+		report(ruleApprovalUnknown.Finding(a.line, "/call_id", fmt.Sprintf("approval_required for call %q, which never has a tool_started", a.id)))
 	}
 	if c.result == 0 {
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: "the stream ends without result: it is truncated"})
+		report(ruleTruncated.Finding(last, "", "the stream ends without result: it is truncated"))
 		return
 	}
 	var open []string
@@ -318,7 +317,6 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	}
 	slices.SortFunc(open, func(a, b string) int { return cmp.Compare(c.calls[a].ord, c.calls[b].ord) })
 	for _, id := range open {
-		report(dialect.Finding{Line: c.calls[id].started, Pointer: "/call_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
-			Message: fmt.Sprintf("call %q never finished", id)})
+		report(ruleToolUnfinished.Finding(c.calls[id].started, "/call_id", fmt.Sprintf("call %q never finished", id)))
 	}
 }

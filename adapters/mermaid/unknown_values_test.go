@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/basis"
-	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 )
 
@@ -61,28 +61,17 @@ func TestUnknownWordsAreCounted(t *testing.T) {
 		`{"type":"tool_started","call_id":"a"}`,
 		`{"type":"tool_finished","call_id":"a","name":"read_file","status":"ok","summary":"read","error":null}`,
 		`{"type":"result","response":"","reasoning":null,"total_tokens":0,"errors":[],"session_id":"s"}`)
-	losses := &dialect.Losses{}
-	encodeWith(t, basis.Dialect{}, evs, losses)
+	_, losses := dialecttest.Encode(t, basis.Dialect{}, dialect.EncodeOptions{}, dialecttest.Canonical(t, evs)...)
 	if !hasLoss(losses, dialect.LossForeign.ID, "mermaid") {
 		t.Errorf("mermaid → basis does not count the unknown status: %v", losses.List())
 	}
 
-	var in []*event.Event
-	for _, l := range []string{
+	got, losses := toMermaid(t,
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"opencode"},"session_id":"s"}`,
 		`{"seq":1,"type":"turn_started","turn_id":"turn-1"}`,
 		`{"seq":2,"type":"plan_updated","turn_id":"turn-1","entries":[{"content":"a","status":"cancelled","origin":"agent"},{"content":"b","status":"completed","origin":"user"}]}`,
 		`{"seq":3,"type":"turn_finished","turn_id":"turn-1","status":"ok"}`,
-		`{"seq":4,"type":"session_finished","status":"ok"}`,
-	} {
-		ev, err := event.Parse([]byte(l))
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, ev)
-	}
-	losses = &dialect.Losses{}
-	got := encodeWith(t, mermaid.Dialect{}, in, losses)
+		`{"seq":4,"type":"session_finished","status":"ok"}`)
 	if !strings.Contains(got, `"status":"cancelled"`) || !strings.Contains(got, `"origin":"agent"`) {
 		t.Errorf("the words are not written as they are:\n%s", got)
 	}

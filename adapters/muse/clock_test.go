@@ -7,11 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/muse"
-	"github.com/evtool/evtool/convert"
-	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/tidwall/gjson"
 )
 
@@ -22,31 +20,21 @@ import (
 // the millisecond, came out earlier than them.
 
 // convertFrom converts a stream of dialect from into muse and returns the
-// muse bytes and the losses.
+// muse bytes and the losses; no line may fail.
 func convertFrom(t *testing.T, from string, in []byte) ([]byte, *dialect.Losses) {
 	t.Helper()
-	d, err := dialect.Lookup(from)
-	if err != nil {
-		t.Fatal(err)
+	out, losses, les := convertStream(t, in, lookup(t, from), muse.Dialect{})
+	for _, le := range errorsOf(les) {
+		t.Error(le)
 	}
-	var out bytes.Buffer
-	res, err := convert.Run(bytes.NewReader(in), &out, from, convert.Options{From: d, To: muse.Dialect{}},
-		func(le *convert.LineError) {
-			if le.Severity == diag.Error {
-				t.Error(le)
-			}
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes(), res.Losses
+	return out, losses
 }
 
 // recordedAt returns every recorded_at of a muse stream, read exactly.
 func recordedAt(t *testing.T, out []byte) []uint64 {
 	t.Helper()
 	var at []uint64
-	for _, l := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+	for _, l := range dialecttest.Lines(string(out)) {
 		v, err := strconv.ParseUint(gjson.Get(l, "recorded_at").Raw, 10, 64)
 		if err != nil {
 			t.Fatalf("recorded_at of %s: %v", l, err)
@@ -98,7 +86,7 @@ func TestWriterClockFromOtherDialects(t *testing.T) {
 		}
 		_, diags := validateAs(t, out, "muse")
 		for _, d := range diags {
-			if d.Rule == muse.RuleRecordedAt {
+			if d.Rule == "muse/recorded-at" {
 				t.Errorf("%s: %v", f.path, d)
 			}
 		}
@@ -206,5 +194,4 @@ func TestNativeClockKeepsTheSource(t *testing.T) {
 	if n := lossCount(losses, "muse/recorded-at-moved"); n == 0 {
 		t.Errorf("the moves were not counted: %v", losses.List())
 	}
-	_ = canonical.Dialect{}
 }

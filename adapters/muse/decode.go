@@ -135,7 +135,7 @@ func (d *Decoder) record(evs []*event.Event, rec *Record, p Payload, actual reco
 		}
 	}
 	evs = append(evs, pre...)
-	sorted := isSorted(actual.payload.keys()) && len(actual.payload) > 1
+	sorted := jqSorted(actual.payload.keys())
 	if ev == nil {
 		// A record with no canonical event of its own: residue for the next.
 		res := d.residueFor(nil, rec, actual, task, sorted, compact, gaps)
@@ -177,7 +177,7 @@ func (d *Decoder) residueFor(ev *event.Event, rec *Record, actual record, task s
 	if ev != nil {
 		pt, cause = payloadTypeOf(ev), ev.TurnID
 	}
-	derived := record{env: d.st.deriveEnv(pt, cause, t, envSorted(actual.env.keys()))}
+	derived := record{env: d.st.deriveEnv(pt, cause, t, jqSorted(actual.env.keys()))}
 	museKind := sourceTaskKind(ev, actual)
 	derived.payload = d.st.derivePayload(ev, rec.PayloadType, rec.CausationID, task, museKind, sorted)
 	res := diff(actual, derived)

@@ -160,8 +160,18 @@ func (f *foreign) ensureTurn(ev *event.Event) error {
 }
 
 // step moves a task to lifecycle kind k if that is legal, writing the
-// bookkeeping kinds muse needs on the way; it reports false otherwise.
-func (f *foreign) step(t *ftask, id, k string) (bool, error) {
+// bookkeeping kinds muse needs on the way; otherwise it counts the event
+// as illegal (with detail, for a kind that takes one) and reports false.
+func (f *foreign) step(t *ftask, id, k string, illegal *dialect.LossKind, detail string) (bool, error) {
+	ok, err := f.steps(t, id, k)
+	if err == nil && !ok {
+		f.lossDetail(illegal, detail)
+	}
+	return ok, err
+}
+
+// steps moves a task to lifecycle kind k, as step does, and counts nothing.
+func (f *foreign) steps(t *ftask, id, k string) (bool, error) {
 	path := map[string][]string{
 		"started":            {"accepted", "scheduled"},
 		"side_effect_intent": {"accepted", "scheduled"},
@@ -371,16 +381,12 @@ func (f *foreign) toolCall(ev *event.Event, b *event.ToolCall) error {
 // permissionResolved writes a tool task's side_effect_intent with the
 // outcome.
 func (f *foreign) permissionResolved(ev *event.Event, b *event.PermissionResolved) error {
-	t := f.tasks[b.CallID]
-	if t == nil || f.turn == "" {
-		f.loss(lossPermissionOutcomeUnknownTask)
+	t := f.callTask(b.CallID, lossPermissionOutcomeUnknownTask, "")
+	if t == nil {
 		return nil
 	}
-	ok, err := f.step(t, b.CallID, "side_effect_intent")
+	ok, err := f.step(t, b.CallID, "side_effect_intent", lossPermissionOutcomeLate, "")
 	if err != nil || !ok {
-		if !ok {
-			f.loss(lossPermissionOutcomeLate)
-		}
 		return err
 	}
 	c := *b
@@ -393,28 +399,35 @@ func (f *foreign) permissionResolved(ev *event.Event, b *event.PermissionResolve
 	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), residue{})
 }
 
+// callTask returns the task of a call in the open turn; when there is none,
+// it counts the event as unknown (with detail, for a kind that takes one)
+// and returns nil: muse journals events of known tasks only.
+func (f *foreign) callTask(id string, unknown *dialect.LossKind, detail string) *ftask {
+	t := f.tasks[id]
+	if t == nil || f.turn == "" {
+		f.lossDetail(unknown, detail)
+		return nil
+	}
+	return t
+}
+
 // toolStep moves a tool task to lifecycle kind k (started, status or
 // output) and writes the event's record.
 func (f *foreign) toolStep(ev *event.Event, id, k string) error {
-	t := f.tasks[id]
-	if t == nil || f.turn == "" {
-		f.lossDetail(lossEventUnknownCall, string(ev.Type()))
+	t := f.callTask(id, lossEventUnknownCall, string(ev.Type()))
+	if t == nil {
 		return nil
 	}
-	ok, err := f.step(t, id, k)
+	ok, err := f.step(t, id, k, lossIllegalStep, string(ev.Type()))
 	if err != nil || !ok {
-		if !ok {
-			f.lossDetail(lossIllegalStep, string(ev.Type()))
-		}
 		return err
 	}
 	return f.record(f.at(ev), residue{})
 }
 
 func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
-	t := f.tasks[b.CallID]
-	if t == nil || f.turn == "" {
-		f.loss(lossResultUnknownCall)
+	t := f.callTask(b.CallID, lossResultUnknownCall, "")
+	if t == nil {
 		return nil
 	}
 	kind := map[event.ToolStatus]string{event.ToolSuccess: "completed", event.ToolError: "failed", event.ToolCancelled: "cancelled", event.ToolRejected: "rejected"}[b.Status]
@@ -425,13 +438,9 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 		kind = "cancelled"
 		f.e.opts.Losses.Add(lossToolStatusRejected)
 	}
-	ok, err := f.step(t, b.CallID, kind)
-	if err != nil {
+	ok, err := f.step(t, b.CallID, kind, lossIllegalToolFinish, "")
+	if err != nil || !ok {
 		return err
-	}
-	if !ok {
-		f.loss(lossIllegalToolFinish)
-		return nil
 	}
 	reason := b.Error
 	if reason == "" && kind != "completed" {
@@ -513,13 +522,9 @@ func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 		f.loss(lossTaskPendingLate)
 		return nil
 	}
-	ok, err := f.step(t, b.TaskID, kind)
-	if err != nil {
+	ok, err := f.step(t, b.TaskID, kind, lossIllegalTaskStep, "")
+	if err != nil || !ok {
 		return err
-	}
-	if !ok {
-		f.loss(lossIllegalTaskStep)
-		return nil
 	}
 	return f.writeTask(ev, b, kind)
 }

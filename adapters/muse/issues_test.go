@@ -3,15 +3,16 @@ package muse_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/muse"
 	"github.com/evtool/evtool/convert"
-	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/validate"
 	"github.com/tidwall/gjson"
@@ -22,35 +23,28 @@ import (
 // hand-written files in testdata/.
 
 // convertTo converts muse bytes to a target dialect and returns the output
-// and the line errors.
+// and the line errors that are errors.
 func convertTo(t *testing.T, in []byte, to string) ([]byte, []*convert.LineError) {
 	t.Helper()
-	d, err := dialect.Lookup(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	var errs []*convert.LineError
-	if _, err := convert.Run(bytes.NewReader(in), &out, "in", convert.Options{From: muse.Dialect{}, To: d},
-		func(le *convert.LineError) {
-			if le.Severity == diag.Error {
-				errs = append(errs, le)
-			}
-		}); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes(), errs
+	out, _, les := convertStream(t, in, muse.Dialect{}, lookup(t, to))
+	return out, errorsOf(les)
 }
 
-// validateAs validates data as dialect name and returns its diagnostics.
-func validateAs(t *testing.T, data []byte, name string) (validate.Summary, []validate.Diagnostic) {
+// lookup returns the dialect of a name.
+func lookup(t *testing.T, name string) dialect.Dialect {
 	t.Helper()
 	d, err := dialect.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d
+}
+
+// validateAs validates data as dialect name and returns its diagnostics.
+func validateAs(t *testing.T, data []byte, name string) (validate.Summary, []validate.Diagnostic) {
+	t.Helper()
 	var diags []validate.Diagnostic
-	sum, err := validate.Stream(bytes.NewReader(data), name, validate.Options{Dialect: d}, func(dg validate.Diagnostic) { diags = append(diags, dg) })
+	sum, err := validate.Stream(bytes.NewReader(data), name, validate.Options{Dialect: lookup(t, name)}, func(dg validate.Diagnostic) { diags = append(diags, dg) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +65,7 @@ func targetsAccept(t *testing.T, name string, in []byte) {
 			t.Errorf("%s → %s: %d errors, first %v\n%s", name, to, sum.Errors, diags[0], out)
 		}
 	}
-	back, _ := fromCanonical(t, toCanonical(t, in))
-	if !bytes.Equal(back, in) {
+	if back := roundTrip(t, in); !bytes.Equal(back, in) {
 		t.Errorf("%s: muse → canonical → muse is not byte for byte:\n in: %s\nout: %s", name, in, back)
 	}
 }
@@ -108,31 +101,20 @@ func rewrite(v gjson.Result, order func([]string) []string) string {
 	return v.Raw
 }
 
+// eachLine rewrites every line of a stream with f.
 func eachLine(in []byte, f func(string) string) []byte {
 	var out []string
-	for _, l := range strings.Split(strings.TrimSuffix(string(in), "\n"), "\n") {
+	for _, l := range dialecttest.Lines(string(in)) {
 		out = append(out, f(l))
 	}
 	return []byte(strings.Join(out, "\n") + "\n")
 }
 
-func sortedKeys(k []string) []string {
-	c := append([]string(nil), k...)
-	for i := range c {
-		for j := i + 1; j < len(c); j++ {
-			if c[j] < c[i] {
-				c[i], c[j] = c[j], c[i]
-			}
-		}
-	}
-	return c
-}
+func sortedKeys(k []string) []string { return slices.Sorted(slices.Values(k)) }
 
 func reversedKeys(k []string) []string {
-	c := make([]string, len(k))
-	for i, s := range k {
-		c[len(k)-1-i] = s
-	}
+	c := slices.Clone(k)
+	slices.Reverse(c)
 	return c
 }
 
@@ -285,8 +267,7 @@ func TestWhiteSpaceRoundTrips(t *testing.T) {
 		sp := eachLine(read(t, f), func(l string) string {
 			return " " + strings.ReplaceAll(strings.ReplaceAll(l, `,"`, `, "`), `":`, `" : `) + "\t"
 		})
-		back, _ := fromCanonical(t, toCanonical(t, sp))
-		if !bytes.Equal(back, sp) {
+		if back := roundTrip(t, sp); !bytes.Equal(back, sp) {
 			t.Errorf("%s spaced out does not round-trip", f)
 		}
 	}
@@ -336,7 +317,7 @@ func TestIntegers(t *testing.T) {
 		// The decoder alone rejects what Muse rejects, with the pointer.
 		_, err := muse.Dialect{}.NewDecoder(dialect.DecodeOptions{}).Decode(nil, []byte(line), 1)
 		var pe interface{ Position() string }
-		if c.deco != (err != nil) || err != nil && !(asPos(err, &pe) && pe.Position() == "/"+c.key) {
+		if c.deco != (err != nil) || err != nil && !(errors.As(err, &pe) && pe.Position() == "/"+c.key) {
 			t.Errorf("%s=%s: decoder says %v", c.key, c.val, err)
 		}
 		// convert reports the line and skips it (exit status 1).
@@ -345,12 +326,6 @@ func TestIntegers(t *testing.T) {
 			t.Errorf("%s=%s: convert reports %v", c.key, c.val, errs)
 		}
 	}
-}
-
-func asPos(err error, pe *interface{ Position() string }) bool {
-	p, ok := err.(interface{ Position() string })
-	*pe = p
-	return ok
 }
 
 // The CommandResult in a bash result's text is lifted only when it is one:
@@ -381,8 +356,7 @@ func TestCommandResultIntegers(t *testing.T) {
 		if f == nil || (f.ExitCode != nil) != c.lifted || c.lifted && f.Command != "ls" || !c.lifted && (f.Output == nil || !strings.HasPrefix(*f.Output, "{")) {
 			t.Errorf("exit_code %s, bytes %s: lifted %+v", c.code, c.bytes, f)
 		}
-		back, _ := fromCanonical(t, toCanonical(t, []byte(line+"\n")))
-		if string(back) != line+"\n" {
+		if back := roundTrip(t, []byte(line+"\n")); string(back) != line+"\n" {
 			t.Errorf("exit_code %s: not byte for byte", c.code)
 		}
 	}
@@ -491,15 +465,12 @@ func TestSeedContract(t *testing.T) {
 			t.Errorf("%s: want ok=%v; schema error %v, decoder %v (%d errors: %v)", c.name, c.ok, schemaErr, err, sum.Errors, diags)
 		}
 		if c.ok {
-			back, _ := fromCanonical(t, toCanonical(t, []byte(c.line+"\n")))
-			if string(back) != c.line+"\n" {
+			if back := roundTrip(t, []byte(c.line+"\n")); string(back) != c.line+"\n" {
 				t.Errorf("%s: not byte for byte:\n in: %s\nout: %s", c.name, c.line, back)
 			}
 		}
 	}
 }
-
-var _ = canonical.Dialect{}
 
 // A run that ends before any turn (it failed before its prompt, or did
 // nothing) still becomes a muse journal its validator accepts: a turn is

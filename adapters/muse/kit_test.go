@@ -115,9 +115,9 @@ func memory() *dialecttest.Memory {
 			record(f, "run.output.delta", `,"kind":"run_output_delta","run_stream":{"id":"r","kind":"run"},"text":"x"`)
 		},
 		Want: []string{
-			muse.RuleTransition + `: accepted after the task already ended (rejected)`,
-			fmt.Sprintf(`%s: record id "rec-%d" repeats line %d in the same stream`, muse.RuleDuplicateID, 135080, 135080), // the record after the last of the stream
-			muse.RuleAfterTerminal + `: run.output.delta after the turn's run.terminal on line 3377`,
+			`muse/lifecycle-transition: accepted after the task already ended (rejected)`,
+			fmt.Sprintf(`muse/duplicate-id: record id "rec-%d" repeats line %d in the same stream`, 135080, 135080), // the record after the last of the stream
+			`muse/after-terminal: run.output.delta after the turn's run.terminal on line 3377`,
 		},
 	}
 }

@@ -4,142 +4,106 @@ import "github.com/evtool/evtool/dialect"
 
 // The loss catalogue of the muse encoder: every kind of fact it drops,
 // approximates or synthesizes, each with a stable id (see dialect.LossKind).
+// LossKinds lists them in the order they are declared here.
+var losses = dialect.NewLossCatalog("muse")
+
 var (
-	lossSynthesizedCommandAccepted = dialect.SynthesizeKind("muse/synthesized-command-accepted",
+	lossSynthesizedCommandAccepted = losses.Synthesize("synthesized-command-accepted",
 		"runtime.command.accepted record", "runtime.command.accepted records",
 		"muse journals it; the source has no such line")
-	lossSynthesizedRunLinked = dialect.SynthesizeKind("muse/synthesized-run-linked",
+	lossSynthesizedRunLinked = losses.Synthesize("synthesized-run-linked",
 		"session.run.linked record", "session.run.linked records",
 		"muse journals it; the source has no such line")
-	lossSynthesizedRunTerminal = dialect.SynthesizeKind("muse/synthesized-run-terminal",
+	lossSynthesizedRunTerminal = losses.Synthesize("synthesized-run-terminal",
 		"run.terminal record", "run.terminal records",
 		"muse journals it; the source has no such line")
-	lossSynthesizedTaskRecord = dialect.SynthesizeKind("muse/synthesized-task-record",
+	lossSynthesizedTaskRecord = losses.Synthesize("synthesized-task-record",
 		"task.%[1]s record", "task.%[1]s records",
 		"muse journals it; the source has no such line")
-	lossSessionFacts = dialect.DropKind("muse/session-facts",
+	lossSessionFacts = losses.Drop("session-facts",
 		"session fact (model, workspace, context files)", "session facts (model, workspace, context files)",
 		"muse journals the model per turn, and no workspace or context files")
-	lossSynthesizedRunStarted = dialect.SynthesizeKind("muse/synthesized-run-started",
+	lossSynthesizedRunStarted = losses.Synthesize("synthesized-run-started",
 		"run.lifecycle.started record", "run.lifecycle.started records",
 		"muse journals it; the source has no such line")
-	lossImageCount = dialect.DropKind("muse/image-count",
+	lossImageCount = losses.Drop("image-count",
 		"image count", "image counts",
 		"muse's turn.input.user has only the prompt")
-	lossTurnEndOutside = dialect.DropKind("muse/turn-end-outside",
+	lossTurnEndOutside = losses.Drop("turn-end-outside",
 		"turn end outside a turn", "turn ends outside a turn",
 		"muse ends only an open turn")
-	lossTurnTokenCounts = dialect.DropKind("muse/turn-token-counts",
+	lossTurnTokenCounts = losses.Drop("turn-token-counts",
 		"turn's token counts", "turns' token counts",
 		"muse has no usage")
-	lossRunOutcome = dialect.DropKind("muse/run-outcome",
+	lossRunOutcome = losses.Drop("run-outcome",
 		"run outcome's details (usage, bounds, errors, structured output)", "run outcomes' details (usage, bounds, errors, structured output)",
 		"muse ends a run with its last run.terminal only")
-	lossSynthesizedStreamLinked = dialect.SynthesizeKind("muse/synthesized-stream-linked",
+	lossSynthesizedStreamLinked = losses.Synthesize("synthesized-stream-linked",
 		"task.stream.linked record", "task.stream.linked records",
 		"muse journals it; the source has no such line")
-	lossToolInputTitle = dialect.DropKind("muse/tool-input-title",
+	lossToolInputTitle = losses.Drop("tool-input-title",
 		"tool's input and title", "tools' inputs and titles",
 		"muse journals no tool input")
-	lossPermissionRequest = dialect.DropKind("muse/permission-request",
-		"permission request", "permission requests",
+	lossPermissionRequest = losses.Shared(dialect.LossPermissionRequest,
 		"muse has no approval round trip; it journals the policy decision")
-	lossPermissionOutcomeUnknownTask = dialect.DropKind("muse/permission-outcome-unknown-task",
+	lossPermissionOutcomeUnknownTask = losses.Drop("permission-outcome-unknown-task",
 		"permission outcome", "permission outcomes",
 		"muse journals a decision only for a known tool task")
-	lossPermissionOutcomeLate = dialect.DropKind("muse/permission-outcome-late",
+	lossPermissionOutcomeLate = losses.Drop("permission-outcome-late",
 		"permission outcome", "permission outcomes",
 		"muse journals the decision before the tool starts")
-	lossEventUnknownCall = dialect.DropKind("muse/event-unknown-call",
+	lossEventUnknownCall = losses.Drop("event-unknown-call",
 		"%[1]s event for an unknown call", "%[1]s events for unknown calls",
 		"muse journals lifecycle events of known tasks only")
-	lossIllegalStep = dialect.DropKind("muse/illegal-step",
+	lossIllegalStep = losses.Drop("illegal-step",
 		"%[1]s event", "%[1]s events",
 		"not a legal lifecycle step for the task at that point")
-	lossUnknownEvent = dialect.DropKind("muse/unknown-event",
-		"unknown %[1]s event", "unknown %[1]s events",
+	lossUnknownEvent = losses.Shared(dialect.LossUnknownEvent,
 		"muse cannot carry another dialect's unknown lines")
-	lossNoSuchRecord = dialect.DropKind("muse/no-such-record",
+	lossNoSuchRecord = losses.Drop("no-such-record",
 		"%[1]s event", "%[1]s events",
 		"muse has no such record")
-	lossResultUnknownCall = dialect.DropKind("muse/result-unknown-call",
+	lossResultUnknownCall = losses.Drop("result-unknown-call",
 		"tool result for an unknown call", "tool results for unknown calls",
 		"muse journals results of known tool tasks only")
-	lossToolStatusRejected = dialect.ApproximateKind("muse/tool-status-rejected",
-		"tool status \"rejected\"", "tool statuses \"rejected\"",
+	lossToolStatusRejected = losses.Shared(dialect.LossToolStatusRejected,
 		"muse rejects only a proposed task; written as cancelled")
-	lossIllegalToolFinish = dialect.DropKind("muse/illegal-tool-finish",
+	lossIllegalToolFinish = losses.Drop("illegal-tool-finish",
 		"tool finish", "tool finishes",
 		"not a legal lifecycle step for the task at that point")
-	lossToolSummary = dialect.DropKind("muse/tool-summary",
-		"tool summary", "tool summaries",
+	lossToolSummary = losses.Shared(dialect.LossToolSummary,
 		"muse's tool.result has one text")
-	lossToolExitCommand = dialect.DropKind("muse/tool-exit-command",
+	lossToolExitCommand = losses.Drop("tool-exit-command",
 		"tool's exit code and command", "tools' exit codes and commands",
 		"written into muse's tool.result text only for bash")
-	lossToolWeb = dialect.DropKind("muse/tool-web",
+	lossToolWeb = losses.Drop("tool-web",
 		"tool web detail", "tool web details",
 		"muse's tool.result has no web details")
-	lossTaskStatusUnknown = dialect.DropKind("muse/task-status-unknown",
+	lossTaskStatusUnknown = losses.Drop("task-status-unknown",
 		"task update", "task updates",
 		"a task status outside the canonical vocabulary")
-	lossSynthesizedTaskProposed = dialect.SynthesizeKind("muse/synthesized-task-proposed",
+	lossSynthesizedTaskProposed = losses.Synthesize("synthesized-task-proposed",
 		"task.proposed record", "task.proposed records",
 		"muse journals it; the source has no such line")
-	lossTaskPendingLate = dialect.DropKind("muse/task-pending-late",
+	lossTaskPendingLate = losses.Drop("task-pending-late",
 		"task update", "task updates",
 		"a task is pending only before its lifecycle starts")
-	lossIllegalTaskStep = dialect.DropKind("muse/illegal-task-step",
+	lossIllegalTaskStep = losses.Drop("illegal-task-step",
 		"task update", "task updates",
 		"not a legal lifecycle step for the task at that point")
-	lossTaskTitleDetail = dialect.DropKind("muse/task-title-detail",
+	lossTaskTitleDetail = losses.Drop("task-title-detail",
 		"task's title and details", "tasks' titles and details",
 		"muse lifecycle events carry a task kind and a reason only")
-	lossRecordedAtMoved = dialect.ApproximateKind("muse/recorded-at-moved",
-		"event's time", "events' times",
-		"muse's recorded_at never decreases: an event earlier than a record already written takes that record's time")
-	lossParentTaskId = dialect.DropKind("muse/parent-task-id",
+	lossParentTaskId = losses.Drop("parent-task-id",
 		"parent task id", "parent task ids",
 		"muse journals a parent task only on a side_effect_intent")
+	lossRecordedAtMoved = losses.Approximate("recorded-at-moved",
+		"event's time", "events' times",
+		"muse's recorded_at never decreases: an event earlier than a record already written takes that record's time")
 )
 
 // LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind {
-	return []*dialect.LossKind{
-		lossSynthesizedCommandAccepted,
-		lossSynthesizedRunLinked,
-		lossSynthesizedRunTerminal,
-		lossSynthesizedTaskRecord,
-		lossSessionFacts,
-		lossSynthesizedRunStarted,
-		lossImageCount,
-		lossTurnEndOutside,
-		lossTurnTokenCounts,
-		lossRunOutcome,
-		lossSynthesizedStreamLinked,
-		lossToolInputTitle,
-		lossPermissionRequest,
-		lossPermissionOutcomeUnknownTask,
-		lossPermissionOutcomeLate,
-		lossEventUnknownCall,
-		lossIllegalStep,
-		lossUnknownEvent,
-		lossNoSuchRecord,
-		lossResultUnknownCall,
-		lossToolStatusRejected,
-		lossIllegalToolFinish,
-		lossToolSummary,
-		lossToolExitCommand,
-		lossToolWeb,
-		lossTaskStatusUnknown,
-		lossSynthesizedTaskProposed,
-		lossTaskPendingLate,
-		lossIllegalTaskStep,
-		lossTaskTitleDetail,
-		lossParentTaskId,
-		lossRecordedAtMoved,
-	}
-}
+func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
 
 // DefaultKeys names the facts the muse encoder takes from --default (or
 // --session-id) when the source lacks them, instead of leaving them empty.

@@ -39,32 +39,59 @@ func read(t *testing.T, f string) []byte {
 	return b
 }
 
-// toCanonical decodes muse bytes into canonical text.
-func toCanonical(t *testing.T, in []byte) []byte {
+// convertStream converts in from one dialect to another (from nil: the
+// dialect is detected), as evtool convert does, and returns the output,
+// the losses and every line error.
+func convertStream(t *testing.T, in []byte, from, to dialect.Dialect) ([]byte, *dialect.Losses, []*convert.LineError) {
 	t.Helper()
 	var out bytes.Buffer
-	_, err := convert.Run(bytes.NewReader(in), &out, "in", convert.Options{From: muse.Dialect{}, To: canonical.Dialect{}},
-		func(le *convert.LineError) {
-			if le.Severity == diag.Error {
-				t.Error(le)
-			}
-		})
+	var les []*convert.LineError
+	res, err := convert.Run(bytes.NewReader(in), &out, "in", convert.Options{From: from, To: to},
+		func(le *convert.LineError) { les = append(les, le) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out.Bytes()
+	return out.Bytes(), res.Losses, les
 }
 
-// fromCanonical encodes canonical text as muse and returns it with the losses.
+// errorsOf returns the line errors that are errors: the lines convert
+// could not convert.
+func errorsOf(les []*convert.LineError) []*convert.LineError {
+	var out []*convert.LineError
+	for _, le := range les {
+		if le.Severity == diag.Error {
+			out = append(out, le)
+		}
+	}
+	return out
+}
+
+// toCanonical decodes muse bytes into canonical text; no line may fail.
+func toCanonical(t *testing.T, in []byte) []byte {
+	t.Helper()
+	out, _, les := convertStream(t, in, muse.Dialect{}, canonical.Dialect{})
+	for _, le := range errorsOf(les) {
+		t.Error(le)
+	}
+	return out
+}
+
+// fromCanonical encodes canonical text as muse and returns it with the
+// losses; no line may have anything to say.
 func fromCanonical(t *testing.T, canon []byte) ([]byte, *dialect.Losses) {
 	t.Helper()
-	var out bytes.Buffer
-	res, err := convert.Run(bytes.NewReader(canon), &out, "canon", convert.Options{From: canonical.Dialect{}, To: muse.Dialect{}},
-		func(le *convert.LineError) { t.Error(le) })
-	if err != nil {
-		t.Fatal(err)
+	out, losses, les := convertStream(t, canon, canonical.Dialect{}, muse.Dialect{})
+	for _, le := range les {
+		t.Error(le)
 	}
-	return out.Bytes(), res.Losses
+	return out, losses
+}
+
+// roundTrip writes muse bytes as canonical text and that back as muse.
+func roundTrip(t *testing.T, in []byte) []byte {
+	t.Helper()
+	back, _ := fromCanonical(t, toCanonical(t, in))
+	return back
 }
 
 func TestCapturesRoundTripByteForByte(t *testing.T) {
@@ -170,8 +197,7 @@ func TestBashResultIsLifted(t *testing.T) {
 	if f == nil || f.Command != "ls -la" || f.ExitCode == nil || *f.ExitCode != 2 || f.Output == nil || *f.Output != "ls: nope" || f.Status != "error" {
 		t.Fatalf("bash result not lifted: %+v", f)
 	}
-	back, _ := fromCanonical(t, toCanonical(t, []byte(line+"\n")))
-	if string(back) != line+"\n" {
+	if back := roundTrip(t, []byte(line+"\n")); string(back) != line+"\n" {
 		t.Errorf("not byte-identical:\n in: %s\nout: %s", line, back)
 	}
 }
@@ -201,8 +227,7 @@ func invented(t *testing.T) []byte {
 
 func TestInventedCapture(t *testing.T) {
 	in := invented(t)
-	back, _ := fromCanonical(t, toCanonical(t, in))
-	if !bytes.Equal(back, in) {
+	if back := roundTrip(t, in); !bytes.Equal(back, in) {
 		t.Errorf("the invented capture does not round-trip byte for byte:\n%s", back)
 	}
 	var warns []string
@@ -232,12 +257,11 @@ func TestInventedCapture(t *testing.T) {
 // muse written by evtool for another dialect reads back and round-trips.
 func TestForeignMuseRoundTrips(t *testing.T) {
 	for _, f := range []string{"../../testdata/streams/basis/full_schema2.jsonl", "../../testdata/streams/mermaid/full_run.jsonl"} {
-		var out bytes.Buffer
-		if _, err := convert.Run(bytes.NewReader(read(t, f)), &out, f, convert.Options{To: muse.Dialect{}}, func(le *convert.LineError) { t.Error(le) }); err != nil {
-			t.Fatal(err)
+		out, _, les := convertStream(t, read(t, f), nil, muse.Dialect{})
+		for _, le := range les {
+			t.Error(le)
 		}
-		back, _ := fromCanonical(t, toCanonical(t, out.Bytes()))
-		if !bytes.Equal(back, out.Bytes()) {
+		if back := roundTrip(t, out); !bytes.Equal(back, out) {
 			t.Errorf("%s: evtool's own muse does not round-trip", f)
 		}
 	}

@@ -260,6 +260,24 @@ func (f *fields) str(k string) (string, error) {
 	return v.Str, nil
 }
 
+// A strField is a required string key and where its value goes.
+type strField struct {
+	k string
+	s *string
+}
+
+// strs reads required strings in the order given, stopping at the first
+// that is missing or not a string.
+func (f *fields) strs(fs ...strField) error {
+	for _, x := range fs {
+		var err error
+		if *x.s, err = f.str(x.k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // optStr reads an Option<String>: absent or null is nil.
 func (f *fields) optStr(k string) (*string, error) {
 	v, ok := f.get(k)
@@ -353,10 +371,7 @@ func ParseRecord(line []byte) (*Record, error) {
 	if r.Durability, err = o.enum("durability", "durable", "ephemeral"); err != nil {
 		return nil, err
 	}
-	if r.CausationID, err = o.str("causation_id"); err != nil {
-		return nil, err
-	}
-	if r.PayloadType, err = o.str("payload_type"); err != nil {
+	if err = o.strs(strField{"causation_id", &r.CausationID}, strField{"payload_type", &r.PayloadType}); err != nil {
 		return nil, err
 	}
 	if psv, err = o.uint("payload_schema_version", jsonobj.U32); err != nil {
@@ -434,14 +449,8 @@ func liftPayload(pt string, pv gjson.Result) (Payload, error) {
 
 func liftCommandAccepted(o *fields) (Payload, error) {
 	p := &CommandAccepted{}
-	var err error
-	if p.Kind, err = o.str("kind"); err != nil {
-		return nil, err
-	}
-	if p.CommandID, err = o.str("command_id"); err != nil {
-		return nil, err
-	}
-	if p.CommandKind, err = o.str("command_kind"); err != nil {
+	err := o.strs(strField{"kind", &p.Kind}, strField{"command_id", &p.CommandID}, strField{"command_kind", &p.CommandKind})
+	if err != nil {
 		return nil, err
 	}
 	if p.ClientID, err = o.optStr("client_id"); err != nil {
@@ -453,11 +462,8 @@ func liftCommandAccepted(o *fields) (Payload, error) {
 // liftHead reads the fields every payload of a run has.
 func liftHead(o *fields) (Head, error) {
 	var h Head
-	var err error
-	if h.Kind, err = o.str("kind"); err != nil {
-		return h, err
-	}
-	if h.CommandID, err = o.str("command_id"); err != nil {
+	err := o.strs(strField{"kind", &h.Kind}, strField{"command_id", &h.CommandID})
+	if err != nil {
 		return h, err
 	}
 	h.RunStream, err = o.stream("run_stream")
@@ -466,14 +472,9 @@ func liftHead(o *fields) (Head, error) {
 
 func liftModelConfigured(o *fields, h Head) (Payload, error) {
 	p := &RunModelConfigured{Head: h}
-	var err error
-	for _, f := range []struct {
-		k string
-		s *string
-	}{{"model_id", &p.ModelID}, {"display_label", &p.DisplayLabel}, {"provider_id", &p.ProviderID}, {"source", &p.Source}} {
-		if *f.s, err = o.str(f.k); err != nil {
-			return nil, err
-		}
+	err := o.strs(strField{"model_id", &p.ModelID}, strField{"display_label", &p.DisplayLabel}, strField{"provider_id", &p.ProviderID}, strField{"source", &p.Source})
+	if err != nil {
+		return nil, err
 	}
 	p.ProfileID, err = o.optStr("profile_id")
 	return p, err
@@ -519,11 +520,7 @@ func liftLifecycle(o *fields, h Head) (Payload, error) {
 
 func liftToolResult(o *fields, h Head) (*ToolResult, error) {
 	p := &ToolResult{Head: h}
-	var err error
-	if p.CallID, err = o.str("call_id"); err != nil {
-		return nil, err
-	}
-	if p.Text, err = o.str("text"); err != nil {
+	if err := o.strs(strField{"call_id", &p.CallID}, strField{"text", &p.Text}); err != nil {
 		return nil, err
 	}
 	if v, ok := o.get("correlation_facts"); ok && v.Type != gjson.Null {
@@ -610,13 +607,9 @@ func liftCommandResult(text string) (cr CommandResult, ok bool) {
 	if err != nil {
 		return cr, false
 	}
-	for _, f := range []struct {
-		k string
-		s *string
-	}{{"chunk_id", &cr.ChunkID}, {"command", &cr.Command}, {"description", &cr.Description}, {"terminal_status", &cr.TerminalStatus}, {"output", &cr.Output}} {
-		if *f.s, err = o.str(f.k); err != nil {
-			return cr, false
-		}
+	if o.strs(strField{"chunk_id", &cr.ChunkID}, strField{"command", &cr.Command}, strField{"description", &cr.Description},
+		strField{"terminal_status", &cr.TerminalStatus}, strField{"output", &cr.Output}) != nil {
+		return cr, false
 	}
 	v, found := o.get("exit_code")
 	if !found {

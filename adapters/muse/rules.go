@@ -13,51 +13,52 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of muse's stream rules. docs/rules.md describes each.
-const (
-	RuleSchemaVersion  = "muse/schema-version"
-	RuleDuplicateID    = "muse/duplicate-id"
-	RuleSequence       = "muse/sequence-increasing"
-	RuleSequenceGap    = "muse/sequence-gap"
-	RuleRecordedAt     = "muse/recorded-at"
-	RuleEphemeral      = "muse/ephemeral-status"
-	RuleCausation      = "muse/causation"
-	RuleTurnStart      = "muse/turn-start"
-	RuleTurnEnd        = "muse/turn-unterminated"
-	RuleAfterTerminal  = "muse/after-terminal"
-	RuleTruncated      = "muse/truncated"
-	RuleTaskNotLinked  = "muse/task-not-linked"
-	RuleTransition     = "muse/lifecycle-transition"
-	RuleLifecycleKind  = "muse/lifecycle-kind"
-	RuleToolResult     = "muse/tool-result-unjoined"
-	RuleUnknownPayload = "muse/unknown-payload"
-	RuleUnknownField   = "muse/unknown-field"
-	RuleUnknownValue   = "muse/unknown-value"
+// The stream rules of muse, in the order `evtool rules` and
+// docs/rules.md list them. Each is declared once: the checker reports
+// through the value, which gives a finding its id and severity.
+var rules dialect.RuleSet
+
+var (
+	ruleSchemaVersion = rules.Warning("muse/schema-version",
+		"schema_version and payload_schema_version are 1 (no version policy is published, so others are read with a warning)")
+	ruleDuplicateID = rules.Error("muse/duplicate-id",
+		"(stream.id, id) is unique: id alone repeats across sessions")
+	ruleSequence = rules.Error("muse/sequence-increasing",
+		"sequence strictly increases within a turn (causation_id)")
+	ruleSequenceGap = rules.Warning("muse/sequence-gap",
+		"sequence starts at 1 and increases by 1 within a turn")
+	ruleRecordedAt = rules.Warning("muse/recorded-at",
+		"recorded_at does not decrease")
+	ruleEphemeral = rules.Error("muse/ephemeral-status",
+		"durability is ephemeral if and only if record_type is status")
+	ruleCausation = rules.Warning("muse/causation",
+		"causation_id equals payload.command_id")
+	ruleTurnStart = rules.Warning("muse/turn-start",
+		"a turn's first record is runtime.command.accepted")
+	ruleTurnEnd = rules.Error("muse/turn-unterminated",
+		"a turn ends with run.terminal.* before the next turn begins")
+	ruleAfterTerminal = rules.Error("muse/after-terminal",
+		"nothing follows a turn's run.terminal.* in that turn")
+	ruleTruncated = rules.Error("muse/truncated",
+		"the last turn ends with run.terminal.*; without it the stream is truncated")
+	ruleTaskNotLinked = rules.Error("muse/task-not-linked",
+		"task.stream.linked comes before a task's lifecycle events")
+	ruleTransition = rules.Error("muse/lifecycle-transition",
+		"each lifecycle event is a legal transition from the task's last one")
+	ruleLifecycleKind = rules.Error("muse/lifecycle-kind",
+		"payload_type is task.lifecycle.<event.kind> and event.task_id is payload.task_id")
+	ruleToolResult = rules.Warning("muse/tool-result-unjoined",
+		"a tool.result joins a tool task, by its scheduled idempotency key or its tool name")
+	ruleUnknownPayload = rules.Unknown("muse/unknown-payload",
+		"payload_type and lifecycle kinds are known (error under --strict)")
+	ruleUnknownField = rules.Unknown("muse/unknown-field",
+		"envelope, payload and event keys are known (error under --strict)")
+	ruleUnknownValue = rules.Unknown("muse/unknown-value",
+		"payload.kind is its payload type's kind, run.terminal's terminal is completed, failed or cancelled, and correlation_facts.outcome is success or failure: open strings in Muse's types, closed sets on the wire (error under --strict)")
 )
 
 // Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.WarningRule(RuleSchemaVersion, "schema_version and payload_schema_version are 1 (no version policy is published, so others are read with a warning)"),
-		dialect.ErrorRule(RuleDuplicateID, "(stream.id, id) is unique: id alone repeats across sessions"),
-		dialect.ErrorRule(RuleSequence, "sequence strictly increases within a turn (causation_id)"),
-		dialect.WarningRule(RuleSequenceGap, "sequence starts at 1 and increases by 1 within a turn"),
-		dialect.WarningRule(RuleRecordedAt, "recorded_at does not decrease"),
-		dialect.ErrorRule(RuleEphemeral, "durability is ephemeral if and only if record_type is status"),
-		dialect.WarningRule(RuleCausation, "causation_id equals payload.command_id"),
-		dialect.WarningRule(RuleTurnStart, "a turn's first record is runtime.command.accepted"),
-		dialect.ErrorRule(RuleTurnEnd, "a turn ends with run.terminal.* before the next turn begins"),
-		dialect.ErrorRule(RuleAfterTerminal, "nothing follows a turn's run.terminal.* in that turn"),
-		dialect.ErrorRule(RuleTruncated, "the last turn ends with run.terminal.*; without it the stream is truncated"),
-		dialect.ErrorRule(RuleTaskNotLinked, "task.stream.linked comes before a task's lifecycle events"),
-		dialect.ErrorRule(RuleTransition, "each lifecycle event is a legal transition from the task's last one"),
-		dialect.ErrorRule(RuleLifecycleKind, "payload_type is task.lifecycle.<event.kind> and event.task_id is payload.task_id"),
-		dialect.WarningRule(RuleToolResult, "a tool.result joins a tool task, by its scheduled idempotency key or its tool name"),
-		dialect.WarningRule(RuleUnknownPayload, "payload_type and lifecycle kinds are known (error under --strict)"),
-		dialect.WarningRule(RuleUnknownField, "envelope, payload and event keys are known (error under --strict)"),
-		dialect.WarningRule(RuleUnknownValue, "payload.kind is its payload type's kind, run.terminal's terminal is completed, failed or cancelled, and correlation_facts.outcome is success or failure: open strings in Muse's types, closed sets on the wire (error under --strict)"),
-	}
-}
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // payloadKinds are the payload.kind words Muse writes for each known
 // payload family. The field is a plain String in Muse's types, but each
@@ -210,7 +211,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.sequence(r, t, rep)
 	p := r.Get("payload")
 	if cmd := p.Get("command_id"); cmd.Exists() && cmd.Str != cause {
-		rep.Warnf("/payload/command_id", RuleCausation, "payload.command_id %q differs from causation_id %q", cmd.Str, cause)
+		rep.Reportf(ruleCausation, "/payload/command_id", "payload.command_id %q differs from causation_id %q", cmd.Str, cause)
 	}
 	c.payload(pt, p, t, n, rep)
 }
@@ -220,29 +221,29 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 func (c *checker) envelope(r gjson.Result, n int, rep dialect.Reporter) {
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !slices.Contains(envelopeKeys, k.Str) {
-			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown envelope key %q", k.Str)
+			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown envelope key %q", k.Str)
 		}
 		return true
 	})
 	for _, k := range []string{"schema_version", "payload_schema_version"} {
 		if v := r.Get(k); v.Type == gjson.Number && v.Raw != "1" {
-			rep.Warnf("/"+k, RuleSchemaVersion, "%s is %s; only 1 is known", k, v.Raw)
+			rep.Reportf(ruleSchemaVersion, "/"+k, "%s is %s; only 1 is known", k, v.Raw)
 		}
 	}
 	key := r.Get("stream.id").Str + "\x00" + r.Get("id").Str
 	if prev, dup := c.ids.Get(key); dup {
-		rep.Errorf("/id", RuleDuplicateID, "record id %q repeats line %d in the same stream", r.Get("id").Str, prev)
+		rep.Reportf(ruleDuplicateID, "/id", "record id %q repeats line %d in the same stream", r.Get("id").Str, prev)
 	} else {
 		c.ids.Add(key, uint64(n))
 	}
 	rt, du := r.Get("record_type").Str, r.Get("durability").Str
 	if (du == "ephemeral") != (rt == "status") {
-		rep.Errorf("/durability", RuleEphemeral, "durability %q with record_type %q: ephemeral goes with status and only with status", du, rt)
+		rep.Reportf(ruleEphemeral, "/durability", "durability %q with record_type %q: ephemeral goes with status and only with status", du, rt)
 	}
 	if at := r.Get("recorded_at"); at.Type == gjson.Number {
 		if v, err := strconv.ParseUint(at.Raw, 10, 64); err == nil {
 			if v < c.lastAt {
-				rep.Warnf("/recorded_at", RuleRecordedAt, "recorded_at %d is before the previous record's %d", v, c.lastAt)
+				rep.Reportf(ruleRecordedAt, "/recorded_at", "recorded_at %d is before the previous record's %d", v, c.lastAt)
 			}
 			c.lastAt = v
 		}
@@ -262,15 +263,15 @@ func (c *checker) enter(cause, pt string, rep dialect.Reporter) *turnState {
 	}
 	if t == nil {
 		if prev := c.turns[c.turn]; c.turn != "" && prev != nil && prev.terminal == 0 {
-			rep.Errorf("/causation_id", RuleTurnEnd, "turn %q begins before turn %q ended with run.terminal.*", cause, c.turn)
+			rep.Reportf(ruleTurnEnd, "/causation_id", "turn %q begins before turn %q ended with run.terminal.*", cause, c.turn)
 		}
 		t = &turnState{}
 		c.turns[strings.Clone(cause)] = t
 		if pt != "runtime.command.accepted" {
-			rep.Warnf("/payload_type", RuleTurnStart, "turn %q begins with %s, not runtime.command.accepted", cause, pt)
+			rep.Reportf(ruleTurnStart, "/payload_type", "turn %q begins with %s, not runtime.command.accepted", cause, pt)
 		}
 	} else if t.terminal > 0 {
-		rep.Errorf("/payload_type", RuleAfterTerminal, "%s after the turn's run.terminal on line %d", pt, t.terminal)
+		rep.Reportf(ruleAfterTerminal, "/payload_type", "%s after the turn's run.terminal on line %d", pt, t.terminal)
 	}
 	if cause != c.turn {
 		c.leave(c.turn)
@@ -291,9 +292,9 @@ func (c *checker) sequence(r gjson.Result, t *turnState, rep dialect.Reporter) {
 	}
 	switch {
 	case t.seq > 0 && v <= t.seq:
-		rep.Errorf("/sequence", RuleSequence, "sequence %d does not increase within the turn (previous %d)", v, t.seq)
+		rep.Reportf(ruleSequence, "/sequence", "sequence %d does not increase within the turn (previous %d)", v, t.seq)
 	case v != t.seq+1:
-		rep.Warnf("/sequence", RuleSequenceGap, "sequence %d, want %d", v, t.seq+1)
+		rep.Reportf(ruleSequenceGap, "/sequence", "sequence %d, want %d", v, t.seq+1)
 	}
 	if v > t.seq {
 		t.seq = v
@@ -303,7 +304,6 @@ func (c *checker) sequence(r gjson.Result, t *turnState, rep dialect.Reporter) {
 // payload checks the payload of a record of type pt: its keys, the words
 // of its closed sets, and what its family says of tasks and calls.
 func (c *checker) payload(pt string, p gjson.Result, t *turnState, n int, rep dialect.Reporter) {
-	unknown := func(ptr, format string, args ...any) { rep.Unknownf(ptr, RuleUnknownField, format, args...) }
 	family := pt
 	switch {
 	case strings.HasPrefix(pt, "run.terminal."):
@@ -314,12 +314,12 @@ func (c *checker) payload(pt string, p gjson.Result, t *turnState, n int, rep di
 	}
 	keys, known := payloadKeys[family]
 	if !known {
-		rep.Unknownf("/payload_type", RuleUnknownPayload, "unknown payload type %q (passed through)", pt)
+		rep.Reportf(ruleUnknownPayload, "/payload_type", "unknown payload type %q (passed through)", pt)
 		return
 	}
 	jsonobj.ForEach(p, func(k, _ gjson.Result) bool {
 		if !slices.Contains(keys, k.Str) {
-			unknown("/payload/"+jsonptr.Escape(k.Str), "unknown key %q in a %s payload", k.Str, pt)
+			rep.Reportf(ruleUnknownField, "/payload/"+jsonptr.Escape(k.Str), "unknown key %q in a %s payload", k.Str, pt)
 		}
 		return true
 	})
@@ -327,7 +327,7 @@ func (c *checker) payload(pt string, p gjson.Result, t *turnState, n int, rep di
 	// (the decoder's residue holds them).
 	value := func(ptr string, v gjson.Result, known []string, what string) {
 		if v.Type == gjson.String && !slices.Contains(known, v.Str) {
-			rep.Unknownf(ptr, RuleUnknownValue, "unknown %s %q (known: %s; kept as read)", what, v.Str, strings.Join(known, ", "))
+			rep.Reportf(ruleUnknownValue, ptr, "unknown %s %q (known: %s; kept as read)", what, v.Str, strings.Join(known, ", "))
 		}
 	}
 	value("/payload/kind", p.Get("kind"), []string{payloadKinds[family]}, "kind for a "+pt+" payload")
@@ -343,11 +343,11 @@ func (c *checker) payload(pt string, p gjson.Result, t *turnState, n int, rep di
 	case "task.stream.linked":
 		c.linked(p.Get("task_id").Str)
 	case "task.lifecycle":
-		c.lifecycle(pt, p, n, rep.Errorf, rep.Report, unknown)
+		c.lifecycle(pt, p, n, rep)
 	case "tool.result":
 		call := p.Get("call_id").Str
 		if !c.calls.Has(call) && !c.tools.Has(p.Get("correlation_facts.tool_name").Str) {
-			rep.Warnf("/payload/call_id", RuleToolResult, "tool.result for call %q joins no tool task", call)
+			rep.Reportf(ruleToolResult, "/payload/call_id", "tool.result for call %q joins no tool task", call)
 		}
 	}
 }
@@ -363,7 +363,10 @@ func (c *checker) linked(task string) {
 	}
 }
 
-func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rule, format string, args ...any), report func(dialect.Finding), unknown func(ptr, format string, args ...any)) {
+// lifecycle checks a task.lifecycle.* record: its event against its
+// payload, its place in the task's lifecycle, and what a tool task
+// proposes or schedules for a later tool.result to join.
+func (c *checker) lifecycle(pt string, p gjson.Result, n int, rep dialect.Reporter) {
 	task := p.Get("task_id").Str
 	e := p.Get("event")
 	kind := e.Get("kind").Str
@@ -373,18 +376,18 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 		if slices.Contains(LifecycleKinds, kind) {
 			msg = fmt.Sprintf("lifecycle event of kind %q does not fit that kind's fields (passed through as unknown)", kind)
 		}
-		dialect.Reporter{Line: n, Report: report}.Unknownf("/payload/event", RuleUnknownPayload, "%s", msg)
+		rep.Reportf(ruleUnknownPayload, "/payload/event", "%s", msg)
 		return
 	}
 	if pt != "task.lifecycle."+kind {
-		errf("/payload/event/kind", RuleLifecycleKind, "event kind %q under payload_type %s", kind, pt)
+		rep.Reportf(ruleLifecycleKind, "/payload/event/kind", "event kind %q under payload_type %s", kind, pt)
 	}
 	if id := e.Get("task_id"); id.Str != task {
-		errf("/payload/event/task_id", RuleLifecycleKind, "event.task_id %q differs from payload.task_id %q", id.Str, task)
+		rep.Reportf(ruleLifecycleKind, "/payload/event/task_id", "event.task_id %q differs from payload.task_id %q", id.Str, task)
 	}
 	jsonobj.ForEach(e, func(k, _ gjson.Result) bool {
 		if k.Str != "kind" && k.Str != "task_id" && !slices.Contains(eventKeys[kind], k.Str) {
-			unknown("/payload/event/"+jsonptr.Escape(k.Str), "unknown key %q in a %s event", k.Str, kind)
+			rep.Reportf(ruleUnknownField, "/payload/event/"+jsonptr.Escape(k.Str), "unknown key %q in a %s event", k.Str, kind)
 		}
 		return true
 	})
@@ -397,16 +400,16 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 		prev, linked = LifecycleKinds[v&(linkedBit-1)], v&linkedBit != 0
 	}
 	if !linked {
-		errf("/payload/task_id", RuleTaskNotLinked, "%s for task %q before its task.stream.linked", pt, task)
+		rep.Reportf(ruleTaskNotLinked, "/payload/task_id", "%s for task %q before its task.stream.linked", pt, task)
 	}
 	if terminalKind(prev) {
-		errf("/payload/event/kind", RuleTransition, "%s after the task already ended (%s)", kind, prev)
+		rep.Reportf(ruleTransition, "/payload/event/kind", "%s after the task already ended (%s)", kind, prev)
 	} else if !slices.Contains(next[prev], kind) {
 		from := prev
 		if from == "" {
 			from = "nothing"
 		}
-		errf("/payload/event/kind", RuleTransition, "%s may not follow %s (legal: %s)", kind, from, strings.Join(next[prev], ", "))
+		rep.Reportf(ruleTransition, "/payload/event/kind", "%s may not follow %s (legal: %s)", kind, from, strings.Join(next[prev], ", "))
 	}
 	switch {
 	case terminalKind(kind):
@@ -432,11 +435,10 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, errf func(ptr, rul
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Error, Rule: RuleTruncated, Message: "the stream is empty"})
+		report(ruleTruncated.Finding(0, "", "the stream is empty"))
 		return
 	}
 	if t := c.turns[c.turn]; t != nil && t.terminal == 0 {
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: fmt.Sprintf("turn %q ends without run.terminal.*: the stream is truncated", c.turn)})
+		report(ruleTruncated.Finding(last, "", fmt.Sprintf("turn %q ends without run.terminal.*: the stream is truncated", c.turn)))
 	}
 }

@@ -88,39 +88,39 @@ func TestRules(t *testing.T) {
 			l := turn(c, 1)
 			l[0] = strings.Replace(l[0], `"schema_version":1`, `"schema_version":2`, 1)
 			return l
-		}(), Want: []ruletest.Want{{Line: 1, Rule: muse.RuleSchemaVersion}}},
+		}(), Want: []ruletest.Want{{Line: 1, Rule: "muse/schema-version"}}},
 		{Name: "duplicate id", Lines: []string{turn(c, 1)[0], turn(c, 1)[1], strings.Replace(turn("c2", 1)[0], `"id":"id-1"`, `"id":"id-1"`, 1), turn("c2", 5)[1]},
-			Want: []ruletest.Want{{Line: 3, Rule: muse.RuleDuplicateID}, {Line: 3, Rule: muse.RuleRecordedAt}}},
+			Want: []ruletest.Want{{Line: 3, Rule: "muse/duplicate-id"}, {Line: 3, Rule: "muse/recorded-at"}}},
 		{Name: "sequence goes back", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.seq = 1 })),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleSequence}, {Line: 3, Rule: muse.RuleSequenceGap}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/sequence-increasing"}, {Line: 3, Rule: "muse/sequence-gap"}}},
 		{Name: "sequence gap", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.seq = 5 })),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleSequenceGap}, {Line: 3, Rule: muse.RuleSequence}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/sequence-gap"}, {Line: 3, Rule: "muse/sequence-increasing"}}},
 		{Name: "recorded_at goes back", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.at = -2 })),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleRecordedAt}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/recorded-at"}}},
 		{Name: "ephemeral without status", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.rt, r.du = "event", "ephemeral" })),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleEphemeral}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/ephemeral-status"}}},
 		{Name: "status that is durable", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.rt, r.du = "status", "durable" })),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleEphemeral}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/ephemeral-status"}}},
 		{Name: "causation differs from command id", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.payload = strings.Replace(r.payload, `"command_id":"c1"`, `"command_id":"zz"`, 1) })),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleCausation}}},
-		{Name: "turn starts oddly", Lines: turn(c, 1)[1:], Want: []ruletest.Want{{Line: 1, Rule: muse.RuleTurnStart}, {Line: 1, Rule: muse.RuleSequenceGap}}},
-		{Name: "turn never ends", Lines: append(turn(c, 1)[:1], turn("c2", 5)...), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleTurnEnd}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/causation"}}},
+		{Name: "turn starts oddly", Lines: turn(c, 1)[1:], Want: []ruletest.Want{{Line: 1, Rule: "muse/turn-start"}, {Line: 1, Rule: "muse/sequence-gap"}}},
+		{Name: "turn never ends", Lines: append(turn(c, 1)[:1], turn("c2", 5)...), Want: []ruletest.Want{{Line: 2, Rule: "muse/turn-unterminated"}}},
 		{Name: "record after terminal", Lines: append(turn(c, 1), rec{id: 9, seq: 3, cause: c, pt: "session.run.linked", payload: head("session_run_linked", c)}.String()),
-			Want: []ruletest.Want{{Line: 3, Rule: muse.RuleAfterTerminal}}},
-		{Name: "truncated", Lines: turn(c, 1)[:1], Want: []ruletest.Want{{Line: 1, Rule: muse.RuleTruncated}}},
-		{Name: "task not linked", Lines: turn(c, 1, ok("proposed", `,"task_kind":"model.x"`)), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleTaskNotLinked}}},
+			Want: []ruletest.Want{{Line: 3, Rule: "muse/after-terminal"}}},
+		{Name: "truncated", Lines: turn(c, 1)[:1], Want: []ruletest.Want{{Line: 1, Rule: "muse/truncated"}}},
+		{Name: "task not linked", Lines: turn(c, 1, ok("proposed", `,"task_kind":"model.x"`)), Want: []ruletest.Want{{Line: 2, Rule: "muse/task-not-linked"}}},
 		{Name: "illegal transition", Lines: turn(c, 1, ok("linked", ""), ok("proposed", `,"task_kind":"model.x"`), ok("completed", "")),
-			Want: []ruletest.Want{{Line: 4, Rule: muse.RuleTransition}}},
+			Want: []ruletest.Want{{Line: 4, Rule: "muse/lifecycle-transition"}}},
 		{Name: "event after the end", Lines: turn(c, 1, ok("linked", ""), ok("proposed", `,"task_kind":"model.x"`), ok("rejected", `,"reason":"skip"`), ok("accepted", "")),
-			Want: []ruletest.Want{{Line: 5, Rule: muse.RuleTransition}}},
+			Want: []ruletest.Want{{Line: 5, Rule: "muse/lifecycle-transition"}}},
 		{Name: "lifecycle kind mismatch", Lines: turn(c, 1, ok("linked", ""), raw(ok("proposed", `,"task_kind":"model.x"`), func(r *rec) { r.pt = "task.lifecycle.accepted" })),
-			Want: []ruletest.Want{{Line: 3, Rule: muse.RuleLifecycleKind}}},
+			Want: []ruletest.Want{{Line: 3, Rule: "muse/lifecycle-kind"}}},
 		{Name: "tool result joins nothing", Lines: turn(c, 1, func(id, seq int) rec {
 			return rec{id: id, seq: seq, cause: c, pt: "tool.result", payload: `{"kind":"tool_result","command_id":"c1","call_id":"call_9","text":"x","correlation_facts":{"tool_name":"bash"}}`}
-		}), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleToolResult}}},
+		}), Want: []ruletest.Want{{Line: 2, Rule: "muse/tool-result-unjoined"}}},
 		{Name: "unknown payload and kind", Lines: turn(c, 1, ok("linked", ""), func(id, seq int) rec {
 			return rec{id: id, seq: seq, cause: c, pt: "subagent.spawned", payload: head("x", c)}
-		}, ok("paused", "")), Want: []ruletest.Want{{Line: 3, Rule: muse.RuleUnknownPayload}, {Line: 4, Rule: muse.RuleUnknownPayload}}},
+		}, ok("paused", "")), Want: []ruletest.Want{{Line: 3, Rule: "muse/unknown-payload"}, {Line: 4, Rule: "muse/unknown-payload"}}},
 		// Issue 20: words outside the closed sets of open strings are
 		// reported, each at its value.
 		{Name: "unknown values", Lines: turn(c, 1,
@@ -133,12 +133,12 @@ func TestRules(t *testing.T) {
 			func(id, seq int) rec {
 				return rec{id: id, seq: seq, cause: c, pt: "tool.result", payload: `{"kind":"tool_result","command_id":"c1","call_id":"call_8","text":"x","correlation_facts":{"outcome":"failure"}}`}
 			}),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleUnknownValue}, {Line: 3, Rule: muse.RuleUnknownValue}, {Line: 3, Rule: muse.RuleToolResult}, {Line: 4, Rule: muse.RuleToolResult}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/unknown-value"}, {Line: 3, Rule: "muse/unknown-value"}, {Line: 3, Rule: "muse/tool-result-unjoined"}, {Line: 4, Rule: "muse/tool-result-unjoined"}}},
 		{Name: "unknown terminal state", Lines: func() []string {
 			l := turn(c, 1)
 			l[1] = strings.Replace(l[1], `{"kind":"run_terminal","command_id":"c1"}`, `{"kind":"run_terminal","command_id":"c1","terminal":"timed_out"}`, 1)
 			return l
-		}(), Want: []ruletest.Want{{Line: 2, Rule: muse.RuleUnknownValue}}},
+		}(), Want: []ruletest.Want{{Line: 2, Rule: "muse/unknown-value"}}},
 		{Name: "known terminal states", Lines: func() []string {
 			var out []string
 			for i, st := range []string{"completed", "failed", "cancelled"} {
@@ -150,6 +150,6 @@ func TestRules(t *testing.T) {
 			return out
 		}()},
 		{Name: "unknown keys", Lines: turn(c, 1, raw(ok("linked", ""), func(r *rec) { r.extra = `,"shard":3` }), raw(ok("proposed", `,"task_kind":"model.x","hint":1`), func(r *rec) {})),
-			Want: []ruletest.Want{{Line: 2, Rule: muse.RuleUnknownField}, {Line: 3, Rule: muse.RuleUnknownField}}},
+			Want: []ruletest.Want{{Line: 2, Rule: "muse/unknown-field"}, {Line: 3, Rule: "muse/unknown-field"}}},
 	})
 }

@@ -166,28 +166,27 @@ func diff(actual, derived record) residue {
 			res.Absent = append(res.Absent, k)
 		}
 	}
-	ekeys := actual.env.keys()
-	switch {
-	case envSorted(ekeys):
-		res.EOrder = "sorted"
-	case !slices.Equal(ekeys, declaredOrder(envelopeKeys, ekeys)):
-		res.EKeys = ekeys
-	}
-	keys := actual.payload.keys()
-	switch {
-	case isSorted(keys) && len(keys) > 1:
-		res.Order = "sorted"
-	case !slices.Equal(keys, declaredOrder(derived.payload.keys(), keys)):
-		res.Keys = keys
-	}
+	res.EOrder, res.EKeys = keyOrder(actual.env.keys(), envelopeKeys)
+	res.Order, res.Keys = keyOrder(actual.payload.keys(), derived.payload.keys())
 	return res
 }
 
-func isSorted(keys []string) bool { return sort.StringsAreSorted(keys) }
+// keyOrder says how an object's keys are ordered, for the residue: "sorted"
+// (as jq -S writes them), or the keys themselves when they are in neither
+// sorted nor declared order, or neither when declared order is theirs.
+func keyOrder(keys, declared []string) (how string, explicit []string) {
+	switch {
+	case jqSorted(keys):
+		return "sorted", nil
+	case !slices.Equal(keys, declaredOrder(declared, keys)):
+		return "", keys
+	}
+	return "", nil
+}
 
-// envSorted says whether envelope keys are in sorted order (as jq -S
-// writes them); Muse's own order is not sorted.
-func envSorted(keys []string) bool { return len(keys) > 1 && isSorted(keys) }
+// jqSorted says whether an object's keys (two or more) are in sorted order,
+// as jq -S writes them; Muse's own order is not sorted.
+func jqSorted(keys []string) bool { return len(keys) > 1 && sort.StringsAreSorted(keys) }
 
 // declaredOrder orders the actual keys as the derivation declares them,
 // with keys the derivation does not know at the end, sorted (residue
@@ -220,40 +219,29 @@ func (res *residue) apply(r record) record {
 	for k, v := range res.P {
 		out.payload.set(k, string(v))
 	}
-	var order []string
+	out.env = reorder(out.env, res.EKeys, res.EOrder, envelopeKeys)
+	out.payload = reorder(out.payload, res.Keys, res.Order, r.payload.keys())
+	return out
+}
+
+// reorder puts an object's members in the order the residue recorded (see
+// keyOrder): the keys it lists, sorted, or as declared.
+func reorder(have kvs, explicit []string, how string, declared []string) kvs {
+	order := explicit
 	switch {
-	case len(res.EKeys) > 0:
-		order = res.EKeys
-	case res.EOrder == "sorted":
-		order = out.env.keys()
+	case len(explicit) > 0:
+	case how == "sorted":
+		order = have.keys()
 		sort.Strings(order)
 	default:
-		order = declaredOrder(envelopeKeys, out.env.keys())
+		order = declaredOrder(declared, have.keys())
 	}
-	envs := make(kvs, 0, len(out.env))
+	out := make(kvs, 0, len(have))
 	for _, k := range order {
-		if v, ok := out.env.get(k); ok {
-			envs = append(envs, kv{k, v})
+		if v, ok := have.get(k); ok {
+			out = append(out, kv{k, v})
 		}
 	}
-	out.env = envs
-	order = nil
-	switch {
-	case len(res.Keys) > 0:
-		order = res.Keys
-	case res.Order == "sorted":
-		order = out.payload.keys()
-		sort.Strings(order)
-	default:
-		order = declaredOrder(r.payload.keys(), out.payload.keys())
-	}
-	sorted := make(kvs, 0, len(out.payload))
-	for _, k := range order {
-		if v, ok := out.payload.get(k); ok {
-			sorted = append(sorted, kv{k, v})
-		}
-	}
-	out.payload = sorted
 	return out
 }
 
