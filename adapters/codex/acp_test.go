@@ -1,15 +1,13 @@
 package codex_test
 
 import (
-	"bytes"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,19 +15,12 @@ import (
 // shows as the tool kind its vocabulary gives, and the prompt response
 // carries the turn's usage (unstable profile).
 func TestACPProjection(t *testing.T) {
-	data, err := os.ReadFile("testdata/written_rust_all_items.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	to, _ := dialect.Lookup(acp.Name)
-	var out bytes.Buffer
-	if _, err := convert.Run(bytes.NewReader(data), &out, "x", convert.Options{From: codex.Dialect{}, To: to,
-		Config: &acp.Config{Profile: acp.Unstable, Transcript: true}}, func(le *convert.LineError) { t.Error(le) }); err != nil {
-		t.Fatal(err)
-	}
+	out, _ := convertFile(t, "testdata/written_rust_all_items.jsonl", codex.Dialect{}, to,
+		&acp.Config{Profile: acp.Unstable, Transcript: true}, func(le *convert.LineError) { t.Error(le) })
 	kinds := map[string]string{}
 	var usage string
-	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, l := range dialecttest.Lines(string(out)) {
 		u := gjson.Get(l, "params.update")
 		if u.Get("sessionUpdate").Str == "tool_call" {
 			kinds[u.Get("toolCallId").Str] = u.Get("kind").Str

@@ -22,6 +22,7 @@ package codex
 import (
 	"bufio"
 	_ "embed"
+	"slices"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -166,26 +167,8 @@ func ItemTypes() []string {
 	return out
 }
 
-func knownField(t, k string) bool {
-	if k == "type" {
-		return true
-	}
-	for _, f := range fields[t] {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
+func knownField(t, k string) bool { return k == "type" || slices.Contains(fields[t], k) }
 
 func knownItemField(t, k string) bool {
-	if k == "id" || k == "type" {
-		return true
-	}
-	for _, f := range itemFields[t] {
-		if f == k {
-			return true
-		}
-	}
-	return false
+	return k == "id" || k == "type" || slices.Contains(itemFields[t], k)
 }

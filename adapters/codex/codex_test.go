@@ -36,15 +36,6 @@ func captures(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string { return dialecttest.ReadLines(t, path) }
-
-// toCanonical decodes codex lines, as a whole stream, and writes canonical
-// text.
-func toCanonical(t *testing.T, lines []string) []string {
-	t.Helper()
-	return dialecttest.Canonical(t, dialecttest.DecodeStream(t, codex.Dialect{}, lines...))
-}
-
 // fromCanonical parses canonical text and encodes codex lines.
 func fromCanonical(t *testing.T, canon []string) ([]string, *dialect.Losses) {
 	t.Helper()
@@ -58,7 +49,7 @@ func fromCanonical(t *testing.T, canon []string) ([]string, *dialect.Losses) {
 // at all: every fact of theirs has a canonical place.
 func TestCapturesHaveNoResidue(t *testing.T) {
 	for _, f := range captures(t) {
-		for i, l := range toCanonical(t, readLines(t, f)) {
+		for i, l := range dialecttest.Canonical(t, decode(t, dialecttest.ReadLines(t, f)...)) {
 			if gjson.Get(l, "ext").Exists() {
 				t.Errorf("%s: canonical line %d has residue: %s", filepath.Base(f), i+1, l)
 			}
@@ -73,7 +64,7 @@ func TestStreamsCoverEveryType(t *testing.T) {
 	seen := map[string]bool{}
 	mark := func(k string) { seen[k] = true }
 	for _, f := range streams(t) {
-		for i, l := range readLines(t, f) {
+		for i, l := range dialecttest.ReadLines(t, f) {
 			r := gjson.Parse(l)
 			typ := r.Get("type").Str
 			mark("type:" + typ)
@@ -187,7 +178,7 @@ func TestProcesses(t *testing.T) {
 		{"headless, then a thread.started", []string{ts, tc, h, ts, tc2}, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			canon := toCanonical(t, c.lines)
+			canon, back, losses := dialecttest.RoundTrip(t, codex.Dialect{}, c.lines...)
 			sessions, residue := 0, false
 			for _, l := range canon {
 				if gjson.Get(l, "type").Str == "session_started" {
@@ -207,7 +198,6 @@ func TestProcesses(t *testing.T) {
 			if err != nil || (sum.Errors > 0) != c.canonErr {
 				t.Errorf("canonical reading: %d errors, want errors %v (%v):\n%s\n%s", sum.Errors, c.canonErr, err, strings.Join(diags, "\n"), strings.Join(canon, "\n"))
 			}
-			back, losses := fromCanonical(t, canon)
 			if !losses.Empty() {
 				t.Errorf("losses %v", losses.List())
 			}

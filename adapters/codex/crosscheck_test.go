@@ -15,7 +15,8 @@ import (
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/validate"
+	"github.com/evtool/evtool/dialecttest"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -59,15 +60,8 @@ func TestCrossCheck(t *testing.T) {
 		return p
 	}
 	conv := func(f string, from, to dialect.Dialect, cfg dialect.Config) []byte {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		if _, err := convert.Run(bytes.NewReader(data), &out, f, convert.Options{From: from, To: to, Config: cfg}, func(*convert.LineError) {}); err != nil {
-			t.Fatal(err)
-		}
-		return out.Bytes()
+		out, _ := convertFile(t, f, from, to, cfg, func(*convert.LineError) {})
+		return out
 	}
 	self := abs("codex.schema.json")
 	canonSchema := abs("../canonical/canonical.schema.json")
@@ -94,12 +88,12 @@ func TestCrossCheck(t *testing.T) {
 		if d.Name() == codex.Name {
 			continue
 		}
-		for _, f := range streamsOf(d.Name()) {
+		for _, f := range teststreams.Valid(d.Name()) {
 			cases = append(cases, crossCase{self, write(conv(f, d, codex.Dialect{}, nil)), "valid", false})
 		}
 	}
 	var broken []string
-	rej := readLines(t, "testdata/contract/reject.jsonl")
+	rej := dialecttest.ReadLines(t, "testdata/contract/reject.jsonl")
 	for i := 0; i+1 < len(rej); i += 2 {
 		if gjson.Get(rej[i], "schema").Bool() {
 			broken = append(broken, rej[i+1])
@@ -124,15 +118,7 @@ func TestCrossCheck(t *testing.T) {
 	// evtool's own ACP validator finds no error in the projection either.
 	for _, f := range streams(t) {
 		for _, profile := range []string{acp.Stable, acp.Unstable} {
-			out := conv(f, codex.Dialect{}, to, &acp.Config{Profile: profile, Transcript: true})
-			sum, err := validate.Stream(bytes.NewReader(out), f, validate.Options{Dialect: to}, func(d validate.Diagnostic) {
-				if d.Severity == dialect.Error {
-					t.Errorf("%s", d)
-				}
-			})
-			if err != nil || sum.Errors > 0 {
-				t.Errorf("%s (%s): %+v %v", f, profile, sum, err)
-			}
+			validates(t, f+" ("+profile+")", conv(f, codex.Dialect{}, to, &acp.Config{Profile: profile, Transcript: true}), to)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/stream"
 	"github.com/tidwall/gjson"
@@ -19,16 +20,28 @@ import (
 // end's included.
 func decode(t *testing.T, lines ...string) []*event.Event {
 	t.Helper()
-	dec := codex.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-	var evs []*event.Event
-	for i, l := range lines {
-		var err error
-		evs, err = dec.Decode(evs, []byte(l), i+1)
-		if err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
+	return dialecttest.DecodeStream(t, codex.Dialect{}, lines...)
+}
+
+// read reads lines as evtool validate and convert do (stream.Reader, with
+// opts): the types of the events, and the lines it refused.
+func read(t *testing.T, opts stream.Options, lines ...string) (rd *stream.Reader, types []string, bad []*stream.LineError) {
+	t.Helper()
+	rd = stream.NewReader(strings.NewReader(strings.Join(lines, "\n")), "x", opts)
+	for {
+		ev, err := rd.Next()
+		var le *stream.LineError
+		switch {
+		case err == io.EOF:
+			return rd, types, bad
+		case errors.As(err, &le):
+			bad = append(bad, le)
+		case err != nil:
+			t.Fatal(err)
+		default:
+			types = append(types, string(ev.Type()))
 		}
 	}
-	return dec.End(evs)
 }
 
 func u64(n uint64) *uint64 { return &n }
@@ -183,8 +196,7 @@ func TestWebSearchDuplicateID(t *testing.T) {
 	if fin == nil || fin.Kind != event.KindFetch || gjson.GetBytes(fin.Web, "action.url").Str != "https://example.com/" {
 		t.Errorf("tool_finished: %+v", fin)
 	}
-	canon := toCanonical(t, lines)
-	back, losses := fromCanonical(t, canon)
+	_, back, losses := dialecttest.RoundTrip(t, codex.Dialect{}, lines...)
 	if !losses.Empty() {
 		t.Errorf("losses: %v", losses.List())
 	}
@@ -194,20 +206,13 @@ func TestWebSearchDuplicateID(t *testing.T) {
 	// Through the one reading: no problem at /item/id, and a key
 	// repeated anywhere else is still refused.
 	bad := append(slices.Clone(lines[:4]), `{"type":"turn.completed","usage":{"input_tokens":1,"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}`)
-	rd := stream.NewReader(strings.NewReader(strings.Join(bad, "\n")), "x", stream.Options{Dialect: codex.Dialect{}})
+	_, _, refused := read(t, stream.Options{Dialect: codex.Dialect{}}, bad...)
 	var dups []int
-	for {
-		_, err := rd.Next()
-		if err == io.EOF {
-			break
+	for _, le := range refused {
+		if le.Diags[0].Rule != stream.RuleDuplicateKey {
+			t.Errorf("line %d: %v", le.Line, le)
 		}
-		var le *stream.LineError
-		if errors.As(err, &le) {
-			if le.Diags[0].Rule != stream.RuleDuplicateKey {
-				t.Errorf("line %d: %v", le.Line, le)
-			}
-			dups = append(dups, le.Line)
-		}
+		dups = append(dups, le.Line)
 	}
 	if len(dups) != 1 || dups[0] != 5 {
 		t.Errorf("duplicate-key lines %v, want [5]", dups)
@@ -217,34 +222,20 @@ func TestWebSearchDuplicateID(t *testing.T) {
 // TestNonJSONLinesGoOn feeds a stream with stderr text merged into it: the
 // one reading reports each such line as a syntax error and reads on.
 func TestNonJSONLinesGoOn(t *testing.T) {
-	in := strings.Join([]string{
+	rd, types, refused := read(t, stream.Options{},
 		`{"type":"thread.started","thread_id":"t"}`,
 		`Reading additional input from stdin...`,
 		`{"type":"turn.started"}`,
 		`2026-10-01T09:14:03.512Z  INFO codex_exec: {"type":"item.completed"}`,
 		`{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"ok"}}`,
 		`{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}`,
-	}, "\n")
-	rd := stream.NewReader(strings.NewReader(in), "x", stream.Options{})
-	var types []string
+	)
 	var bad []int
-	for {
-		ev, err := rd.Next()
-		if err == io.EOF {
-			break
+	for _, le := range refused {
+		bad = append(bad, le.Line)
+		if le.Diags[0].Rule != stream.RuleSyntax {
+			t.Errorf("line %d: rule %s, want %s", le.Line, le.Diags[0].Rule, stream.RuleSyntax)
 		}
-		var le *stream.LineError
-		if errors.As(err, &le) {
-			bad = append(bad, le.Line)
-			if le.Diags[0].Rule != stream.RuleSyntax {
-				t.Errorf("line %d: rule %s, want %s", le.Line, le.Diags[0].Rule, stream.RuleSyntax)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		types = append(types, string(ev.Type()))
 	}
 	if rd.Dialect() == nil || rd.Dialect().Name() != codex.Name {
 		t.Fatalf("dialect: %v", rd.Dialect())
@@ -267,7 +258,7 @@ func TestHeadlessStream(t *testing.T) {
 	if !evs[0].Synthetic || evs[0].Type() != event.TypeSessionStarted {
 		t.Fatalf("first event %v, want a synthetic session_started", evs[0])
 	}
-	back, _ := fromCanonical(t, toCanonical(t, lines))
+	_, back, _ := dialecttest.RoundTrip(t, codex.Dialect{}, lines...)
 	if strings.Join(back, "\n") != strings.Join(lines, "\n") {
 		t.Errorf("got back:\n%s", strings.Join(back, "\n"))
 	}

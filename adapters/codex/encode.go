@@ -132,9 +132,7 @@ func (e *Encoder) line(ev *event.Event) error {
 		}
 		return e.emit(end(l, e.res))
 	case *event.TurnStarted:
-		l := e.begin(ev)
-		l.Str("type", "turn.started")
-		return e.emit(end(l, e.res))
+		return e.strLine(ev, "turn.started")
 	case *event.TurnFinished:
 		l := e.begin(ev)
 		if b.Status == event.StatusOK {
@@ -157,16 +155,9 @@ func (e *Encoder) line(ev *event.Event) error {
 		}
 		return e.emit(end(l, e.res))
 	case *event.Error:
-		l := e.begin(ev)
-		l.Str("type", "error")
-		l.Str("message", b.Message)
-		return e.emit(end(l, e.res))
+		return e.strLine(ev, "error", "message", b.Message)
 	case *event.MessageDelta:
-		l := e.begin(ev)
-		l.Str("type", "item.plan.delta")
-		l.Str("item_id", b.MessageID)
-		l.Str("delta", b.Text)
-		return e.emit(end(l, e.res))
+		return e.strLine(ev, "item.plan.delta", "item_id", b.MessageID, "delta", b.Text)
 	case *event.PermissionRequested:
 		l := e.begin(ev)
 		l.Str("type", "request_user_input")
@@ -301,6 +292,17 @@ func (e *Encoder) begin(ev *event.Event) *jsonobj.Writer {
 	e.res = ev.Ext.Get(Name)
 	e.l.Begin(e.res)
 	return &e.l
+}
+
+// strLine writes a line of the given type whose other fields are
+// strings, given as key and value pairs in the order Codex writes them.
+func (e *Encoder) strLine(ev *event.Event, typ string, kv ...string) error {
+	l := e.begin(ev)
+	l.Str("type", typ)
+	for i := 0; i+1 < len(kv); i += 2 {
+		l.Str(kv[i], kv[i+1])
+	}
+	return e.emit(end(l, e.res))
 }
 
 // end finishes a line (or an item): the source's own keys that begin with

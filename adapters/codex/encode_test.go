@@ -3,12 +3,15 @@ package codex_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/evtool/evtool/validate"
 	"github.com/tidwall/gjson"
@@ -21,34 +24,56 @@ func fit(t *testing.T, canon ...string) (out []string, losses map[string]int) {
 	t.Helper()
 	var in []string
 	for i, l := range canon {
-		in = append(in, `{"seq":`+itoa(i)+`,`+strings.TrimPrefix(l, "{"))
+		in = append(in, `{"seq":`+strconv.Itoa(i)+`,`+strings.TrimPrefix(l, "{"))
 	}
 	from, _ := dialect.Lookup("canonical")
-	var buf bytes.Buffer
-	res, err := convert.Run(strings.NewReader(strings.Join(in, "\n")+"\n"), &buf, "in", convert.Options{From: from, To: codex.Dialect{}},
-		func(le *convert.LineError) { t.Errorf("input: %v", le) })
-	if err != nil {
+	f := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(f, []byte(strings.Join(in, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	buf, res := convertFile(t, f, from, codex.Dialect{}, nil, func(le *convert.LineError) { t.Errorf("input: %v", le) })
 	losses = map[string]int{}
 	for _, l := range res.Losses.List() {
 		losses[l.ID] += l.Count
 	}
-	var diags []string
-	sum, err := validate.Stream(bytes.NewReader(buf.Bytes()), "out", validate.Options{Dialect: codex.Dialect{}}, func(d validate.Diagnostic) {
-		diags = append(diags, d.String())
-	})
-	if err != nil || sum.Errors > 0 {
-		t.Fatalf("the codex output does not validate (%v):\n%s\noutput:\n%s", err, strings.Join(diags, "\n"), buf.String())
+	if !validates(t, "the codex output", buf, codex.Dialect{}) {
+		t.Fatalf("output:\n%s", buf)
 	}
-	return strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n"), losses
+	return dialecttest.Lines(string(buf)), losses
 }
 
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
+// convertFile converts the stream in file f from one dialect to another
+// with cfg, as evtool convert does, and returns the output.
+func convertFile(t *testing.T, f string, from, to dialect.Dialect, cfg dialect.Config, onError func(*convert.LineError)) ([]byte, convert.Result) {
+	t.Helper()
+	in, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return itoa(i/10) + string(rune('0'+i%10))
+	defer in.Close()
+	var out bytes.Buffer
+	res, err := convert.Run(in, &out, f, convert.Options{From: from, To: to, Config: cfg}, onError)
+	if err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	return out.Bytes(), res
+}
+
+// validates requires evtool's validator to find no error in a stream of
+// d; what names the stream in the failure.
+func validates(t *testing.T, what string, data []byte, d dialect.Dialect) bool {
+	t.Helper()
+	var diags []string
+	sum, err := validate.Stream(bytes.NewReader(data), what, validate.Options{Dialect: d}, func(d validate.Diagnostic) {
+		if d.Severity == dialect.Error {
+			diags = append(diags, d.String())
+		}
+	})
+	if err != nil || sum.Errors > 0 {
+		t.Errorf("%s does not validate as %s (%v):\n%s", what, d.Name(), err, strings.Join(diags, "\n"))
+		return false
+	}
+	return true
 }
 
 // checkLosses requires the counts of the given loss kinds.
@@ -260,28 +285,12 @@ func TestFitEveryDialect(t *testing.T) {
 		if d.Name() == codex.Name {
 			continue
 		}
-		for _, f := range streamsOf(d.Name()) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if _, err := convert.Run(bytes.NewReader(data), &buf, f, convert.Options{From: d, To: codex.Dialect{}}, func(*convert.LineError) {}); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			var diags []string
-			sum, err := validate.Stream(bytes.NewReader(buf.Bytes()), f, validate.Options{Dialect: codex.Dialect{}}, func(d validate.Diagnostic) {
-				diags = append(diags, d.String())
-			})
-			if err != nil || sum.Errors > 0 {
-				t.Errorf("%s → codex does not validate (%v):\n%s", f, err, strings.Join(diags, "\n"))
-			}
+		for _, f := range teststreams.Valid(d.Name()) {
+			out, _ := convertFile(t, f, d, codex.Dialect{}, nil, func(*convert.LineError) {})
+			validates(t, f+" → codex", out, codex.Dialect{})
 		}
 	}
 }
-
-// streamsOf returns a dialect's test streams.
-func streamsOf(d string) []string { return teststreams.Valid(d) }
 
 // TestLineFallback: a line kept whole in ext.codex["@line"] (the decoder's
 // safety net) is written as it is.

@@ -15,14 +15,12 @@ import (
 // foreign is the state of fitting another dialect's stream to Codex's
 // shape.
 type foreign struct {
-	ended   bool            // the run finished: nothing more is written
-	ending  bool            // the run is finishing: it ends the open turn
-	turns   int             // turns written
-	msgs    int             // agent messages written in the open turn
-	text    strings.Builder // message deltas not yet written as an agent_message
-	thought strings.Builder // reasoning deltas not yet written
-	inText  bool
-	inThink bool
+	ended   bool              // the run finished: nothing more is written
+	ending  bool              // the run is finishing: it ends the open turn
+	turns   int               // turns written
+	msgs    int               // agent messages written in the open turn
+	text    deltas            // message deltas not yet written as an agent_message
+	thought deltas            // reasoning deltas not yet written
 	said    strings.Builder   // every agent message written, for the run's answer
 	lastMsg string            // the last agent message written
 	reasons bool              // a reasoning item was written
@@ -212,55 +210,32 @@ func (e *Encoder) fitTurnFinished(b *event.TurnFinished) error {
 	return e.endTurn(b.Status, b.Reason, b.Usage, false)
 }
 
-// fitText joins streamed text into whole message and reasoning items.
+// fitText joins streamed text into whole message and reasoning items: a
+// delta is kept until the text ends (flushBefore); a whole message or
+// reasoning repeats the deltas before it, which are dropped.
 func (e *Encoder) fitText(body event.Body) error {
+	loss := e.opts.Losses
 	switch b := body.(type) {
 	case *event.MessageDelta:
-		return e.fitMessageDelta(b)
+		if b.MessageID != "" {
+			loss.Add(lossMessageID)
+		}
+		e.f.text.add(b.Text)
+		loss.Add(lossMessageDelta)
 	case *event.Message:
-		return e.fitMessage(b)
+		if b.MessageID != "" {
+			loss.Add(lossMessageID)
+		}
+		e.f.text.take()
+		return e.message(b.Text)
 	case *event.ReasoningDelta:
-		return e.fitReasoningDelta(b)
+		e.f.thought.add(b.Text)
+		loss.Add(lossReasoningDelta)
+	case *event.Reasoning:
+		e.f.thought.take()
+		return e.reasoning(b.Text)
 	}
-	return e.fitReasoning(body.(*event.Reasoning))
-}
-
-// fitMessageDelta keeps a message delta until the text ends.
-func (e *Encoder) fitMessageDelta(b *event.MessageDelta) error {
-	if b.MessageID != "" {
-		e.opts.Losses.Add(lossMessageID)
-	}
-	e.f.text.WriteString(b.Text)
-	e.f.inText = true
-	e.opts.Losses.Add(lossMessageDelta)
 	return nil
-}
-
-func (e *Encoder) fitMessage(b *event.Message) error {
-	if b.MessageID != "" {
-		e.opts.Losses.Add(lossMessageID)
-	}
-	if e.f.inText {
-		e.f.text.Reset() // the message repeats its deltas
-		e.f.inText = false
-	}
-	return e.message(b.Text)
-}
-
-// fitReasoningDelta keeps a reasoning delta until the text ends.
-func (e *Encoder) fitReasoningDelta(b *event.ReasoningDelta) error {
-	e.f.thought.WriteString(b.Text)
-	e.f.inThink = true
-	e.opts.Losses.Add(lossReasoningDelta)
-	return nil
-}
-
-func (e *Encoder) fitReasoning(b *event.Reasoning) error {
-	if e.f.inThink {
-		e.f.thought.Reset() // the reasoning repeats its deltas
-		e.f.inThink = false
-	}
-	return e.reasoning(b.Text)
 }
 
 // fitTool writes a call's events as the items of its type.
@@ -520,25 +495,37 @@ func (e *Encoder) flushText() error {
 }
 
 func (e *Encoder) flushMessage() error {
-	f := &e.f
-	if !f.inText {
-		return nil
+	if s, ok := e.f.text.take(); ok {
+		return e.message(s)
 	}
-	f.inText = false
-	s := f.text.String()
-	f.text.Reset()
-	return e.message(s)
+	return nil
 }
 
 func (e *Encoder) flushThought() error {
-	f := &e.f
-	if !f.inThink {
-		return nil
+	if s, ok := e.f.thought.take(); ok {
+		return e.reasoning(s)
 	}
-	f.inThink = false
-	s := f.thought.String()
-	f.thought.Reset()
-	return e.reasoning(s)
+	return nil
+}
+
+// deltas is text streamed in deltas, joined until it is written whole.
+type deltas struct {
+	b    strings.Builder
+	open bool // a delta came since the text was last taken
+}
+
+func (d *deltas) add(s string) {
+	d.b.WriteString(s)
+	d.open = true
+}
+
+// take returns the joined text and forgets it; ok is false when no delta
+// came since the last take (an empty delta counts).
+func (d *deltas) take() (s string, ok bool) {
+	s, ok = d.b.String(), d.open
+	d.b.Reset()
+	d.open = false
+	return s, ok
 }
 
 // closed records a call whose item completed.

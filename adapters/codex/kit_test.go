@@ -85,6 +85,6 @@ func memory() *dialecttest.Memory {
 		},
 		Probe: func(f *dialecttest.Feed) { f.Line(cmdStarted("item_0")); f.Line(done) },
 		End:   true,
-		Want:  []string{codex.RuleItemClosed + `: item.started for item "item_0", which completed on line 4`},
+		Want:  []string{codex.RuleItemClosed.ID + `: item.started for item "item_0", which completed on line 4`},
 	}
 }

@@ -14,51 +14,52 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of codex's stream rules. docs/dialects/codex.md describes each.
-const (
-	RuleFirstLine       = "codex/first-line"
-	RuleThreadChanged   = "codex/thread-changed"
-	RuleOneTurn         = "codex/one-turn-per-process"
-	RuleTurnStarted     = "codex/turn-started-twice"
-	RuleTurnNotStarted  = "codex/turn-not-started"
-	RuleTruncated       = "codex/truncated"
-	RuleOutsideTurn     = "codex/outside-turn"
-	RuleItemStarted     = "codex/item-started-twice"
-	RuleItemClosed      = "codex/item-closed"
-	RuleItemType        = "codex/item-type-changed"
-	RuleItemUnfinished  = "codex/item-unfinished"
-	RuleItemStatus      = "codex/item-status"
-	RuleUsageNested     = "codex/usage-nested"
-	RuleUsageDecreasing = "codex/usage-decreasing"
-	RuleUnknownType     = "codex/unknown-type"
-	RuleUnknownItemType = "codex/unknown-item-type"
-	RuleUnknownField    = "codex/unknown-field"
-	RuleUnknownValue    = "codex/unknown-value"
+// rules is the catalogue of codex's stream rules (see dialect.RuleSet);
+// docs/dialects/codex.md describes each rule.
+var rules dialect.RuleSet
+
+// The rules, in the order `evtool rules` and docs/rules.md list them.
+var (
+	ruleFirstLine = rules.Error("codex/first-line",
+		"the first line is thread.started")
+	ruleThreadChanged = rules.Error("codex/thread-changed",
+		"every thread.started of a stream names the same thread (a stream is one thread: its processes one after the other)")
+	ruleOneTurn = rules.Error("codex/one-turn-per-process",
+		"a process runs one turn: a later turn begins with its own thread.started (codex exec resume)")
+	ruleTurnStarted = rules.Error("codex/turn-started-twice",
+		"turn.started comes only when no turn is open")
+	ruleTurnNotStarted = rules.Error("codex/turn-not-started",
+		"turn.completed and turn.failed end a turn that turn.started opened")
+	ruleTruncated = rules.Error("codex/truncated",
+		"every process's turn ends with turn.completed or turn.failed; without it (an interrupted or killed run) the process is incomplete")
+	ruleOutsideTurn = rules.Warning("codex/outside-turn",
+		"item events come inside a turn")
+	ruleItemStarted = rules.Error("codex/item-started-twice",
+		"an item starts once")
+	ruleItemClosed = rules.Error("codex/item-closed",
+		"nothing follows an item's item.completed (item ids are unique within a process)")
+	ruleItemType = rules.Error("codex/item-type-changed",
+		"an item keeps its type from start to end")
+	ruleItemUnfinished = rules.Warning("codex/item-unfinished",
+		"an item started in a turn completes before the turn ends")
+	ruleItemStatus = rules.Warning("codex/item-status",
+		"an item is in_progress until item.completed gives its final status")
+	ruleUsageNested = rules.Warning("codex/usage-nested",
+		"usage counts are not negative, cached and cache-write input lie within input_tokens, reasoning within output_tokens")
+	ruleUsageDecreasing = rules.Warning("codex/usage-decreasing",
+		"usage is the thread's running total: no count falls from one turn.completed to the next")
+	ruleUnknownType = rules.Unknown("codex/unknown-type",
+		"the type is one Codex is known to write (error under --strict)")
+	ruleUnknownItemType = rules.Unknown("codex/unknown-item-type",
+		"the item type is one Codex is known to write (error under --strict)")
+	ruleUnknownField = rules.Unknown("codex/unknown-field",
+		"every field is known for its type (error under --strict)")
+	ruleUnknownValue = rules.Unknown("codex/unknown-value",
+		"a status, kind, tool or action word is one Codex is known to write (error under --strict)")
 )
 
 // Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleFirstLine, "the first line is thread.started"),
-		dialect.ErrorRule(RuleThreadChanged, "every thread.started of a stream names the same thread (a stream is one thread: its processes one after the other)"),
-		dialect.ErrorRule(RuleOneTurn, "a process runs one turn: a later turn begins with its own thread.started (codex exec resume)"),
-		dialect.ErrorRule(RuleTurnStarted, "turn.started comes only when no turn is open"),
-		dialect.ErrorRule(RuleTurnNotStarted, "turn.completed and turn.failed end a turn that turn.started opened"),
-		dialect.ErrorRule(RuleTruncated, "every process's turn ends with turn.completed or turn.failed; without it (an interrupted or killed run) the process is incomplete"),
-		dialect.WarningRule(RuleOutsideTurn, "item events come inside a turn"),
-		dialect.ErrorRule(RuleItemStarted, "an item starts once"),
-		dialect.ErrorRule(RuleItemClosed, "nothing follows an item's item.completed (item ids are unique within a process)"),
-		dialect.ErrorRule(RuleItemType, "an item keeps its type from start to end"),
-		dialect.WarningRule(RuleItemUnfinished, "an item started in a turn completes before the turn ends"),
-		dialect.WarningRule(RuleItemStatus, "an item is in_progress until item.completed gives its final status"),
-		dialect.WarningRule(RuleUsageNested, "usage counts are not negative, cached and cache-write input lie within input_tokens, reasoning within output_tokens"),
-		dialect.WarningRule(RuleUsageDecreasing, "usage is the thread's running total: no count falls from one turn.completed to the next"),
-		dialect.WarningRule(RuleUnknownType, "the type is one Codex is known to write (error under --strict)"),
-		dialect.WarningRule(RuleUnknownItemType, "the item type is one Codex is known to write (error under --strict)"),
-		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
-		dialect.WarningRule(RuleUnknownValue, "a status, kind, tool or action word is one Codex is known to write (error under --strict)"),
-	}
-}
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // item is an open item: started or updated, not completed.
 type item struct {
@@ -111,14 +112,14 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	rep := dialect.Reporter{Line: n, Report: report}
 	typ := r.Get("type").Str
 	if c.lines == 1 && typ != "thread.started" {
-		rep.Errorf("/type", RuleFirstLine, "the first line is %q, want thread.started", typ)
+		rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want thread.started", typ)
 	}
 	if typ == "thread.started" {
 		c.process(rep, r, report)
 	}
 	if _, known := fields[typ]; !known {
 		if typ != "" {
-			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+			rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
@@ -126,17 +127,17 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	switch typ {
 	case "turn.started":
 		if c.turn > 0 {
-			rep.Errorf("/type", RuleTurnStarted, "turn.started while the turn started on line %d is open", c.turnLine)
+			rep.Reportf(ruleTurnStarted, "/type", "turn.started while the turn started on line %d is open", c.turnLine)
 			c.endTurn(n, report)
 		} else if c.procTurn > 0 {
-			rep.Errorf("/type", RuleOneTurn, "a second turn in the process begun on line %d (its turn started on line %d): each `codex exec` process runs one turn, and a resumed one writes its own thread.started", c.procLine, c.procTurn)
+			rep.Reportf(ruleOneTurn, "/type", "a second turn in the process begun on line %d (its turn started on line %d): each `codex exec` process runs one turn, and a resumed one writes its own thread.started", c.procLine, c.procTurn)
 		}
 		c.procTurn = n
 		c.turns++
 		c.turn, c.turnLine, c.ended = c.turns, n, false
 	case "turn.completed", "turn.failed":
 		if c.turn == 0 {
-			rep.Errorf("/type", RuleTurnNotStarted, "%s without an open turn", typ)
+			rep.Reportf(ruleTurnNotStarted, "/type", "%s without an open turn", typ)
 		}
 		c.endTurn(n, report)
 		c.ended = true
@@ -172,14 +173,14 @@ func (c *checker) process(rep dialect.Reporter, r gjson.Result, report func(dial
 		return
 	}
 	if id.Type == gjson.String && c.procLine > 0 && id.Str != c.thread {
-		rep.Errorf("/thread_id", RuleThreadChanged, "thread %q, and %q on line 1: a stream holds the processes of one thread", id.Str, c.thread)
+		rep.Reportf(ruleThreadChanged, "/thread_id", "thread %q, and %q on line 1: a stream holds the processes of one thread", id.Str, c.thread)
 	}
 	switch {
 	case c.turn > 0:
-		rep.Errorf("/type", RuleTruncated, "a new process begins while the turn started on line %d is open: that process ended without turn.completed or turn.failed (an interrupted or killed run)", c.turnLine)
+		rep.Reportf(ruleTruncated, "/type", "a new process begins while the turn started on line %d is open: that process ended without turn.completed or turn.failed (an interrupted or killed run)", c.turnLine)
 		c.endTurn(rep.Line, report)
 	case !c.ended:
-		rep.Errorf("/type", RuleTruncated, "a new process begins before the one begun on line %d ended a turn: that process is incomplete", max(c.procLine, 1))
+		rep.Reportf(ruleTruncated, "/type", "a new process begins before the one begun on line %d ended a turn: that process is incomplete", max(c.procLine, 1))
 	}
 	if c.procLine == 0 {
 		c.thread = strings.Clone(id.Str) // the stream lacked its first thread.started
@@ -198,35 +199,35 @@ func (c *checker) item(rep dialect.Reporter, ev string, it gjson.Result) {
 	typ := itemTypeField(it)
 	if _, known := itemFields[typ]; !known {
 		if typ != "" {
-			rep.Unknownf("/item/type", RuleUnknownItemType, "unknown item type %q (kept as opaque data)", typ)
+			rep.Reportf(ruleUnknownItemType, "/item/type", "unknown item type %q (kept as opaque data)", typ)
 		}
 	} else {
 		c.itemFields(rep, typ, it)
 	}
 	if c.turn == 0 {
-		rep.Warnf("/type", RuleOutsideTurn, "%s of item %q outside a turn", ev, id)
+		rep.Reportf(ruleOutsideTurn, "/type", "%s of item %q outside a turn", ev, id)
 	}
 	if v, closed := c.done.Get(id); closed {
 		line, _ := unpack(v)
-		rep.Errorf("/item/id", RuleItemClosed, "%s for item %q, which completed on line %d", ev, id, line)
+		rep.Reportf(ruleItemClosed, "/item/id", "%s for item %q, which completed on line %d", ev, id, line)
 		return
 	}
 	o := c.open[id]
 	if o != nil && o.typ != typ {
-		rep.Errorf("/item/type", RuleItemType, "item %q is %s here and %s on line %d", id, typ, o.typ, o.first)
+		rep.Reportf(ruleItemType, "/item/type", "item %q is %s here and %s on line %d", id, typ, o.typ, o.first)
 	}
 	if st := it.Get("status"); st.Type == gjson.String && toolItems[typ] {
 		switch {
 		case ev != "item.completed" && st.Str != "in_progress":
-			rep.Warnf("/item/status", RuleItemStatus, "%s of item %q has status %q; an item is in_progress until it completes", ev, id, st.Str)
+			rep.Reportf(ruleItemStatus, "/item/status", "%s of item %q has status %q; an item is in_progress until it completes", ev, id, st.Str)
 		case ev == "item.completed" && st.Str == "in_progress":
-			rep.Warnf("/item/status", RuleItemStatus, "item %q completes with status in_progress", id)
+			rep.Reportf(ruleItemStatus, "/item/status", "item %q completes with status in_progress", id)
 		}
 	}
 	switch ev {
 	case "item.started":
 		if o != nil {
-			rep.Errorf("/item/id", RuleItemStarted, "item %q already started on line %d", id, o.first)
+			rep.Reportf(ruleItemStarted, "/item/id", "item %q already started on line %d", id, o.first)
 			return
 		}
 		c.open[strings.Clone(id)] = &item{typ: strings.Clone(typ), first: rep.Line, turn: c.turn}
@@ -318,7 +319,7 @@ func (c *checker) itemWords(rep dialect.Reporter, typ string, it gjson.Result) {
 // knownWord reports a string that is not one of words.
 func knownWord(rep dialect.Reporter, v gjson.Result, ptr string, words []string, what string) {
 	if v.Type == gjson.String && !slices.Contains(words, v.Str) {
-		rep.Unknownf(ptr, RuleUnknownValue, "unknown %s %q (known: %s; kept as written)", what, v.Str, strings.Join(words, ", "))
+		rep.Reportf(ruleUnknownValue, ptr, "unknown %s %q (known: %s; kept as written)", what, v.Str, strings.Join(words, ", "))
 	}
 }
 
@@ -329,7 +330,7 @@ func unknownFields(rep dialect.Reporter, o gjson.Result, ptr string, known func(
 	}
 	jsonobj.ForEach(o, func(k, _ gjson.Result) bool {
 		if !known(k.Str) {
-			rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q", k.Str)
+			rep.Reportf(ruleUnknownField, ptr+"/"+jsonptr.Escape(k.Str), "unknown field %q", k.Str)
 		}
 		return true
 	})
@@ -343,7 +344,7 @@ func (c *checker) checkUsage(rep dialect.Reporter, u gjson.Result) {
 	}
 	unknownFields(rep, u, "/usage", func(k string) bool { return slices.Contains(usageFields, k) })
 	if msg := nested(u); msg != "" {
-		rep.Warnf("/usage", RuleUsageNested, "%s: Codex's counts are nested (cached and cache-write within input, reasoning within output)", msg)
+		rep.Reportf(ruleUsageNested, "/usage", "%s: Codex's counts are nested (cached and cache-write within input, reasoning within output)", msg)
 	}
 	for i, k := range usageFields {
 		v := u.Get(k)
@@ -352,7 +353,7 @@ func (c *checker) checkUsage(rep dialect.Reporter, u gjson.Result) {
 			continue
 		}
 		if c.hasUsage[i] && n < c.usage[i] {
-			rep.Warnf("/usage/"+k, RuleUsageDecreasing, "%s fell from %d to %d: usage is the thread's running total", k, c.usage[i], n)
+			rep.Reportf(ruleUsageDecreasing, "/usage/"+k, "%s fell from %d to %d: usage is the thread's running total", k, c.usage[i], n)
 		}
 		c.usage[i], c.hasUsage[i] = n, true
 	}
@@ -378,23 +379,20 @@ func (c *checker) reportOpen(in func(*item) bool, report func(dialect.Finding)) 
 	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(c.open[a].first, c.open[b].first) })
 	for _, id := range ids {
 		o := c.open[id]
-		report(dialect.Finding{Line: o.first, Pointer: "/item/id", Severity: dialect.Warning, Rule: RuleItemUnfinished,
-			Message: fmt.Sprintf("%s item %q never completed in its turn", o.typ, id)})
+		report(ruleItemUnfinished.Finding(o.first, "/item/id", fmt.Sprintf("%s item %q never completed in its turn", o.typ, id)))
 		delete(c.open, id)
 	}
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want thread.started first"})
+		report(ruleFirstLine.Finding(0, "", "the stream is empty: want thread.started first"))
 		return
 	}
 	switch {
 	case c.turn > 0:
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: fmt.Sprintf("the stream ends inside the turn started on line %d, without turn.completed or turn.failed: it is incomplete (an interrupted or killed run)", c.turnLine)})
+		report(ruleTruncated.Finding(last, "", fmt.Sprintf("the stream ends inside the turn started on line %d, without turn.completed or turn.failed: it is incomplete (an interrupted or killed run)", c.turnLine)))
 	case !c.ended:
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: fmt.Sprintf("the stream ends before the turn of the process begun on line %d ended: it is incomplete", max(c.procLine, 1))})
+		report(ruleTruncated.Finding(last, "", fmt.Sprintf("the stream ends before the turn of the process begun on line %d ended: it is incomplete", max(c.procLine, 1))))
 	}
 }

@@ -1,44 +1,31 @@
 package codex_test
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"testing"
 
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/teststreams"
 )
 
-// firstLine returns the first non-blank line of a file.
-func firstLine(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, len(data)+1)
-	for sc.Scan() {
-		if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
-			return append([]byte(nil), l...)
-		}
-	}
-	return nil
-}
-
-// TestSniffAgainstEveryDialect takes the first line of every test stream of
-// every registered dialect: codex's sniffer accepts exactly the codex ones,
-// and no other dialect's sniffer accepts a codex one. No two sniffers may
-// claim one first line.
+// TestSniffAgainstEveryDialect takes the first JSON line (the line a
+// dialect is detected by) of every test stream of every registered
+// dialect: codex's sniffer accepts exactly the codex ones, and no other
+// dialect's sniffer accepts a codex one. No two sniffers may claim one
+// first line.
 func TestSniffAgainstEveryDialect(t *testing.T) {
 	all := dialect.All()
 	lines := 0
 	for _, owner := range all {
 		for _, f := range teststreams.Valid(owner.Name()) {
-			l := firstLine(t, f)
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := dialecttest.FirstLine(data)
 			if l == nil {
 				continue
 			}

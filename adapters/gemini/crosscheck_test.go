@@ -14,6 +14,7 @@ import (
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/evtool/evtool/validate"
 )
@@ -109,10 +110,10 @@ func TestCrossCheck(t *testing.T) {
 			cases = append(cases, crossCase{ours, write(conv(f, "gemini", nil)), "valid", false})
 		}
 	}
-	accept := readLines(t, "testdata/contract/accept.jsonl")
+	accept := dialecttest.ReadLines(t, "testdata/contract/accept.jsonl")
 	cases = append(cases, crossCase{ours, write([]byte(strings.Join(append(accept, referenceLines(t)...), "\n") + "\n")), "valid", false})
 	var broken []string
-	rej := readLines(t, "testdata/contract/reject.jsonl")
+	rej := dialecttest.ReadLines(t, "testdata/contract/reject.jsonl")
 	for i := 0; i+1 < len(rej); i += 2 {
 		if strings.Contains(rej[i], `"schema":true`) {
 			broken = append(broken, rej[i+1])

@@ -1,52 +1,32 @@
 package gemini_test
 
 import (
-	"bufio"
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/gemini"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/dialecttest"
 )
 
 // encodeCanonical writes canonical lines as gemini and returns the lines
 // and the loss summary.
 func encodeCanonical(t *testing.T, defaults dialect.Defaults, lines ...string) ([]string, []string) {
 	t.Helper()
-	var out bytes.Buffer
-	w := bufio.NewWriter(&out)
-	losses := &dialect.Losses{}
-	enc := gemini.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses, Defaults: defaults})
-	for _, l := range lines {
-		ev, err := event.Parse([]byte(l))
-		if err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
+	out, losses := dialecttest.Encode(t, gemini.Dialect{}, dialect.EncodeOptions{Defaults: defaults}, lines...)
 	var ls []string
 	for _, l := range losses.List() {
 		ls = append(ls, l.String())
 	}
-	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	// Whatever the encoder writes, gemini's validator accepts.
-	if diags, _ := validateAll(t, out.Bytes(), gemini.Dialect{}); len(diags) > 0 {
-		for _, d := range diags {
-			if d.Severity == dialect.Error {
-				t.Errorf("the output does not validate: %s", d)
-			}
+	diags, _ := validateAll(t, []byte(out), gemini.Dialect{})
+	for _, d := range diags {
+		if d.Severity == dialect.Error {
+			t.Errorf("the output does not validate: %s", d)
 		}
 	}
-	return got, ls
+	return dialecttest.Lines(out), ls
 }
 
 func checkLines(t *testing.T, got, want []string) {
@@ -180,11 +160,7 @@ func TestEncodeAnswerNeverStreamed(t *testing.T) {
 // unknown line (a banner a conversion kept): it is counted, and no init is
 // synthesised for it, so the real session start is not a repeated one.
 func TestEncodeLossWording(t *testing.T) {
-	var out bytes.Buffer
-	w := bufio.NewWriter(&out)
-	losses := &dialect.Losses{}
-	enc := gemini.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
-	for _, l := range []string{
+	out, losses := dialecttest.Encode(t, gemini.Dialect{}, dialect.EncodeOptions{},
 		`{"seq":0,"type":"unknown","dialect":"evtool","source_type":"unreadable-line","raw":{"text":"Loaded cached credentials."}}`,
 		`{"seq":1,"type":"session_started","time":"2026-10-01T09:00:00.000000Z","schema":1,"source":{"dialect":"x"},"session_id":"s","model":"m"}`,
 		`{"seq":2,"type":"tool_call","time":"2026-10-01T09:00:00.100000Z","call_id":"c1","name":"shell","title":"one"}`,
@@ -194,17 +170,8 @@ func TestEncodeLossWording(t *testing.T) {
 		`{"seq":6,"type":"tool_finished","time":"2026-10-01T09:00:00.500000Z","call_id":"c2","status":"cancelled"}`,
 		`{"seq":7,"type":"tool_finished","time":"2026-10-01T09:00:00.600000Z","call_id":"c3","status":"cancelled"}`,
 		`{"seq":8,"type":"session_finished","time":"2026-10-01T09:00:01.000000Z","status":"ok","usage":{"total_tokens":7}}`,
-	} {
-		ev, err := event.Parse([]byte(l))
-		if err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Flush()
-	if first, _, _ := strings.Cut(out.String(), "\n"); first != `{"type":"init","timestamp":"2026-10-01T09:00:00.000Z","session_id":"s","model":"m"}` {
+	)
+	if first, _, _ := strings.Cut(out, "\n"); first != `{"type":"init","timestamp":"2026-10-01T09:00:00.000Z","session_id":"s","model":"m"}` {
 		t.Errorf("first line %s, want the source's init", first)
 	}
 	catalogue := map[string]bool{}
@@ -267,7 +234,7 @@ func TestEncodeHandMadeCanonical(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			encodeCanonical(t, dialect.Defaults{}, readLines(t, f)...)
+			encodeCanonical(t, dialect.Defaults{}, dialecttest.ReadLines(t, f)...)
 		})
 	}
 }

@@ -18,6 +18,7 @@ package gemini
 import (
 	"bufio"
 	_ "embed"
+	"slices"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -109,23 +110,4 @@ func Types() []string {
 // "type", or nil for an unknown type.
 func Fields(typ string) []string { return append([]string(nil), fields[typ]...) }
 
-func knownField(t, k string) bool {
-	if k == "type" {
-		return true
-	}
-	for _, f := range fields[t] {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, k string) bool {
-	for _, f := range list {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
+func knownField(t, k string) bool { return k == "type" || slices.Contains(fields[t], k) }

@@ -47,8 +47,6 @@ func streamFiles(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string { return dialecttest.ReadLines(t, path) }
-
 func decode(t *testing.T, lines ...string) []*event.Event {
 	t.Helper()
 	return dialecttest.DecodeStream(t, gemini.Dialect{}, lines...)
@@ -88,7 +86,7 @@ func TestRoundTrip(t *testing.T) {
 func TestStreamsCoverEveryTypeAndField(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range streamFiles(t) {
-		for _, l := range readLines(t, f) {
+		for _, l := range dialecttest.ReadLines(t, f) {
 			r := gjson.Parse(l)
 			typ := r.Get("type").Str
 			r.ForEach(func(k, v gjson.Result) bool {
@@ -140,7 +138,7 @@ func TestStreamsCoverEveryTypeAndField(t *testing.T) {
 // user's message and ended by result; a round that ends to call a tool and
 // the last one; each run of deltas assembled into a message next to it.
 func TestTurnsAndRounds(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_shell_tool.jsonl")...)
+	evs := decode(t, dialecttest.ReadLines(t, "testdata/written_shell_tool.jsonl")...)
 	var got []string
 	for _, ev := range evs {
 		s := string(ev.Type())
@@ -187,7 +185,7 @@ func TestTurnsAndRounds(t *testing.T) {
 // cache_read_tokens; input is derived and not kept; duration_ms,
 // tool_calls and models stay in the residue.
 func TestUsageMapping(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_plain_answer.jsonl")...)
+	evs := decode(t, dialecttest.ReadLines(t, "testdata/written_plain_answer.jsonl")...)
 	end := evs[len(evs)-1]
 	u := end.Body.(*event.SessionFinished).Usage
 	// stats: input_tokens 9690 (790 + 8900), cached 4096, so 9690 − 4096.
@@ -231,7 +229,7 @@ func TestOutcomes(t *testing.T) {
 		{"written_turn_limit.jsonl", event.StatusError, event.StopMaxTurnRequests, "Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json."},
 	}
 	for _, tt := range tests {
-		evs := decode(t, readLines(t, "testdata/"+tt.file)...)
+		evs := decode(t, dialecttest.ReadLines(t, "testdata/"+tt.file)...)
 		end := evs[len(evs)-1].Body.(*event.SessionFinished)
 		turn := evs[len(evs)-2].Body.(*event.TurnFinished)
 		if end.Status != tt.status || end.Message != tt.message || turn.Status != tt.status || turn.StopReason != tt.stop {
@@ -244,7 +242,7 @@ func TestOutcomes(t *testing.T) {
 // errors; tool results keep output and error apart, and the error's type
 // rides in the residue.
 func TestErrorLinesAndToolResults(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_tool_errors.jsonl")...)
+	evs := decode(t, dialecttest.ReadLines(t, "testdata/written_tool_errors.jsonl")...)
 	var finished []*event.ToolFinished
 	var notices []*event.Notice
 	for _, ev := range evs {
@@ -273,7 +271,7 @@ func TestErrorLinesAndToolResults(t *testing.T) {
 	if len(notices) != 1 || notices[0].Severity != event.SeverityWarning || notices[0].Message != "Loop detected, stopping execution" {
 		t.Errorf("notices %+v", notices)
 	}
-	evs = decode(t, readLines(t, "testdata/written_invalid_model_stream.jsonl")...)
+	evs = decode(t, dialecttest.ReadLines(t, "testdata/written_invalid_model_stream.jsonl")...)
 	n := 0
 	for _, ev := range evs {
 		if e, ok := ev.Body.(*event.Error); ok {
@@ -313,7 +311,7 @@ func TestToolKinds(t *testing.T) {
 // TestUnknownsAreKept: unknown types become unknown events with the whole
 // line; unknown fields ride in ext.gemini.
 func TestUnknownsAreKept(t *testing.T) {
-	lines := readLines(t, "testdata/written_unknown_types_and_fields.jsonl")
+	lines := dialecttest.ReadLines(t, "testdata/written_unknown_types_and_fields.jsonl")
 	evs := decode(t, lines...)
 	var unknown []*event.Unknown
 	for _, ev := range evs {
@@ -332,7 +330,7 @@ func TestUnknownsAreKept(t *testing.T) {
 // TestTimestamps: the producer's millisecond times become canonical
 // microsecond times; a timestamp in another form is kept as written.
 func TestTimestamps(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_strings_and_numbers.jsonl")...)
+	evs := decode(t, dialecttest.ReadLines(t, "testdata/written_strings_and_numbers.jsonl")...)
 	for _, ev := range evs {
 		switch b := ev.Body.(type) {
 		case *event.UserMessage:
@@ -385,7 +383,7 @@ func TestDecodeErrors(t *testing.T) {
 func TestProvenance(t *testing.T) {
 	dec := gemini.Dialect{}.NewDecoder(dialect.DecodeOptions{Provenance: true})
 	var evs []*event.Event
-	for i, l := range readLines(t, "testdata/written_shell_tool.jsonl") {
+	for i, l := range dialecttest.ReadLines(t, "testdata/written_shell_tool.jsonl") {
 		var err error
 		if evs, err = dec.Decode(evs, []byte(l), i+1); err != nil {
 			t.Fatal(err)

@@ -154,7 +154,7 @@ func TestBannerGluedToInit(t *testing.T) {
 			t.Errorf("syntax error at %d:%d, want 1:1", d.Line, d.Col)
 		}
 	}
-	if strings.Join(got, " ") != stream.RuleSyntax+" "+gemini.RuleFirstLine {
+	if strings.Join(got, " ") != stream.RuleSyntax+" "+gemini.RuleFirstLine.ID {
 		t.Errorf("diagnostics %v, want json/syntax then gemini/first-line", got)
 	}
 	kept, _ := convertAll(t, data, nil, "canonical", convert.Keep)

@@ -14,50 +14,50 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of Gemini CLI's stream rules. docs/dialects/gemini.md describes
-// each.
-const (
-	RuleFirstLine       = "gemini/first-line"
-	RuleInitRepeated    = "gemini/init-repeated"
-	RuleAfterResult     = "gemini/after-result"
-	RuleTruncated       = "gemini/truncated"
-	RuleToolIDReused    = "gemini/tool-id-reused"
-	RuleResultUnknown   = "gemini/tool-result-unknown-call"
-	RuleResultTwice     = "gemini/tool-result-twice"
-	RuleToolUnfinished  = "gemini/tool-unfinished"
-	RuleStatsInput      = "gemini/stats-input"
-	RuleStatsCached     = "gemini/stats-cached"
-	RuleStatsTotal      = "gemini/stats-total"
-	RuleStatsModels     = "gemini/stats-models"
-	RuleTimestamp       = "gemini/timestamp"
-	RuleUnknownType     = "gemini/unknown-type"
-	RuleUnknownField    = "gemini/unknown-field"
-	RuleUnknownValue    = "gemini/unknown-value"
-	RuleSessionIDChange = "gemini/session-id"
+// rules is the catalogue of Gemini CLI's stream rules (see dialect.RuleSet);
+// docs/dialects/gemini.md describes each rule.
+var rules dialect.RuleSet
+
+// The rules, in the order `evtool rules` and docs/rules.md list them.
+var (
+	ruleFirstLine = rules.Error("gemini/first-line",
+		"the first JSON line is init")
+	ruleInitRepeated = rules.Error("gemini/init-repeated",
+		"init appears only as the first line")
+	ruleAfterResult = rules.Error("gemini/after-result",
+		"nothing follows result")
+	ruleTruncated = rules.Error("gemini/truncated",
+		"the stream ends with result; without it the run is incomplete (a killed process writes none)")
+	ruleToolIDReused = rules.Error("gemini/tool-id-reused",
+		"a tool_id is announced by one tool_use")
+	ruleResultUnknown = rules.Error("gemini/tool-result-unknown-call",
+		"tool_result names the tool_id of an earlier tool_use")
+	ruleResultTwice = rules.Error("gemini/tool-result-twice",
+		"a call has at most one tool_result")
+	ruleToolUnfinished = rules.Warning("gemini/tool-unfinished",
+		"every tool_use has its tool_result before result")
+	ruleStatsInput = rules.Warning("gemini/stats-input",
+		"stats.input (and each model's) is input_tokens − cached, at least 0")
+	ruleStatsCached = rules.Warning("gemini/stats-cached",
+		"stats.cached (and each model's) is at most input_tokens, which includes it")
+	ruleStatsTotal = rules.Warning("gemini/stats-total",
+		"stats.total_tokens (and each model's) is at least input_tokens + output_tokens")
+	ruleStatsModels = rules.Warning("gemini/stats-models",
+		"each count of stats is the sum of that count over stats.models")
+	ruleTimestamp = rules.Warning("gemini/timestamp",
+		"timestamp is an ISO 8601 time, as Date.toISOString() writes it")
+	ruleSessionIDChange = rules.Warning("gemini/session-id",
+		"no second init names another session")
+	ruleUnknownType = rules.Unknown("gemini/unknown-type",
+		"the type is one of the six known types (error under --strict)")
+	ruleUnknownField = rules.Unknown("gemini/unknown-field",
+		"every field is known for its type (error under --strict)")
+	ruleUnknownValue = rules.Unknown("gemini/unknown-value",
+		"tool_result.error.type is one of Gemini CLI's tool error types (error under --strict)")
 )
 
 // Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleFirstLine, "the first JSON line is init"),
-		dialect.ErrorRule(RuleInitRepeated, "init appears only as the first line"),
-		dialect.ErrorRule(RuleAfterResult, "nothing follows result"),
-		dialect.ErrorRule(RuleTruncated, "the stream ends with result; without it the run is incomplete (a killed process writes none)"),
-		dialect.ErrorRule(RuleToolIDReused, "a tool_id is announced by one tool_use"),
-		dialect.ErrorRule(RuleResultUnknown, "tool_result names the tool_id of an earlier tool_use"),
-		dialect.ErrorRule(RuleResultTwice, "a call has at most one tool_result"),
-		dialect.WarningRule(RuleToolUnfinished, "every tool_use has its tool_result before result"),
-		dialect.WarningRule(RuleStatsInput, "stats.input (and each model's) is input_tokens − cached, at least 0"),
-		dialect.WarningRule(RuleStatsCached, "stats.cached (and each model's) is at most input_tokens, which includes it"),
-		dialect.WarningRule(RuleStatsTotal, "stats.total_tokens (and each model's) is at least input_tokens + output_tokens"),
-		dialect.WarningRule(RuleStatsModels, "each count of stats is the sum of that count over stats.models"),
-		dialect.WarningRule(RuleTimestamp, "timestamp is an ISO 8601 time, as Date.toISOString() writes it"),
-		dialect.WarningRule(RuleSessionIDChange, "no second init names another session"),
-		dialect.WarningRule(RuleUnknownType, "the type is one of the six known types (error under --strict)"),
-		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
-		dialect.WarningRule(RuleUnknownValue, "tool_result.error.type is one of Gemini CLI's tool error types (error under --strict)"),
-	}
-}
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // checker keeps state for open calls only; a call with its tool_result
 // leaves its id, with the result's line, in done.
@@ -78,26 +78,25 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		return
 	}
 	rep := dialect.Reporter{Line: n, Report: report}
-	errf, warnf := rep.Errorf, rep.Warnf
 	typ := r.Get("type").Str
 	if c.result > 0 {
-		errf("/type", RuleAfterResult, "%s after result on line %d: result must be the last line", typ, c.result)
+		rep.Reportf(ruleAfterResult, "/type", "%s after result on line %d: result must be the last line", typ, c.result)
 	}
 	if c.lines == 1 && typ != "init" {
-		errf("/type", RuleFirstLine, "the first JSON line is %q, want init", typ)
+		rep.Reportf(ruleFirstLine, "/type", "the first JSON line is %q, want init", typ)
 	}
 	if c.lines > 1 && typ == "init" {
-		errf("/type", RuleInitRepeated, "init may only be the first line")
+		rep.Reportf(ruleInitRepeated, "/type", "init may only be the first line")
 	}
 	if _, known := fields[typ]; !known {
 		if typ != "" {
-			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+			rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
 		}
 		return
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(typ, k.Str) {
-			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
+			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})
@@ -107,11 +106,11 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		// the closed enum ToolErrorType (or TOOL_EXECUTION_ERROR); a
 		// result's is any error class name, an open set.
 		if t := e.Get("type"); typ == "tool_result" && t.Type == gjson.String && !toolErrorTypes[t.Str] {
-			rep.Unknownf("/error/type", RuleUnknownValue, "unknown tool error type %q (kept as written)", t.Str)
+			rep.Reportf(ruleUnknownValue, "/error/type", "unknown tool error type %q (kept as written)", t.Str)
 		}
 	}
 	if ts := r.Get("timestamp"); ts.Type == gjson.String && !isISOTime(ts.Str) {
-		warnf("/timestamp", RuleTimestamp, "timestamp %q is not an ISO 8601 time", ts.Str)
+		rep.Reportf(ruleTimestamp, "/timestamp", "timestamp %q is not an ISO 8601 time", ts.Str)
 	}
 
 	id := r.Get("tool_id").Str
@@ -119,16 +118,16 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	case "init":
 		s := r.Get("session_id").Str
 		if c.lines > 1 && c.session != "" && s != c.session {
-			warnf("/session_id", RuleSessionIDChange, "init names session %q, the first init %q", s, c.session)
+			rep.Reportf(ruleSessionIDChange, "/session_id", "init names session %q, the first init %q", s, c.session)
 		}
 		if c.lines == 1 {
 			c.session = s
 		}
 	case "tool_use":
 		if l, ok := c.open[id]; ok {
-			errf("/tool_id", RuleToolIDReused, "tool_id %q was already announced on line %d", id, l)
+			rep.Reportf(ruleToolIDReused, "/tool_id", "tool_id %q was already announced on line %d", id, l)
 		} else if l, ok := c.done.Get(id); ok {
-			errf("/tool_id", RuleToolIDReused, "tool_id %q was already announced, and its result was on line %d", id, l)
+			rep.Reportf(ruleToolIDReused, "/tool_id", "tool_id %q was already announced, and its result was on line %d", id, l)
 		} else {
 			c.open[strings.Clone(id)] = n // a gjson string shares the line's memory
 		}
@@ -137,9 +136,9 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			delete(c.open, id)
 			c.done.Add(id, idset.Line(n))
 		} else if l, ok := c.done.Get(id); ok {
-			errf("/tool_id", RuleResultTwice, "call %q already has a tool_result on line %d", id, l)
+			rep.Reportf(ruleResultTwice, "/tool_id", "call %q already has a tool_result on line %d", id, l)
 		} else {
-			errf("/tool_id", RuleResultUnknown, "tool_result for %q, which no tool_use announced", id)
+			rep.Reportf(ruleResultUnknown, "/tool_id", "tool_result for %q, which no tool_use announced", id)
 			c.done.Add(id, idset.Line(n))
 		}
 	case "result":
@@ -153,8 +152,8 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 // unknownKeys reports the keys of a nested object that its type lacks.
 func unknownKeys(rep dialect.Reporter, v gjson.Result, ptr string, known []string, what string) {
 	jsonobj.ForEach(v, func(k, _ gjson.Result) bool {
-		if !contains(known, k.Str) {
-			rep.Unknownf(ptr+"/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q in %s", k.Str, what)
+		if !slices.Contains(known, k.Str) {
+			rep.Reportf(ruleUnknownField, ptr+"/"+jsonptr.Escape(k.Str), "unknown field %q in %s", k.Str, what)
 		}
 		return true
 	})
@@ -209,7 +208,7 @@ func checkStats(rep dialect.Reporter, s gjson.Result) {
 			sum = new(big.Int)
 		}
 		if top.Cmp(sum) != 0 {
-			rep.Warnf("/stats/"+k, RuleStatsModels, "stats.%s is %s, but the models' %s add up to %s", k, top, k, sum)
+			rep.Reportf(ruleStatsModels, "/stats/"+k, "stats.%s is %s, but the models' %s add up to %s", k, top, k, sum)
 		}
 	}
 }
@@ -223,7 +222,7 @@ func counts(rep dialect.Reporter, s gjson.Result, ptr string) {
 		// The API counts cached tokens within the prompt: more cached
 		// than prompt has no disjoint input (the decoder leaves it
 		// unstated).
-		rep.Warnf(ptr+"/cached", RuleStatsCached, "cached is %s, more than input_tokens %s, which includes it", cached, in)
+		rep.Reportf(ruleStatsCached, ptr+"/cached", "cached is %s, more than input_tokens %s, which includes it", cached, in)
 	}
 	if input, ok := count(s, "input"); ok && okIn && okCached {
 		want := new(big.Int).Sub(in, cached)
@@ -231,12 +230,12 @@ func counts(rep dialect.Reporter, s gjson.Result, ptr string) {
 			want.SetInt64(0)
 		}
 		if input.Cmp(want) != 0 {
-			rep.Warnf(ptr+"/input", RuleStatsInput, "input is %s, want input_tokens − cached = %s", input, want)
+			rep.Reportf(ruleStatsInput, ptr+"/input", "input is %s, want input_tokens − cached = %s", input, want)
 		}
 	}
 	if total, ok := count(s, "total_tokens"); ok && okIn && okOut {
 		if sum := new(big.Int).Add(in, out); total.Cmp(sum) < 0 {
-			rep.Warnf(ptr+"/total_tokens", RuleStatsTotal, "total_tokens is %s, less than input_tokens + output_tokens = %s", total, sum)
+			rep.Reportf(ruleStatsTotal, ptr+"/total_tokens", "total_tokens is %s, less than input_tokens + output_tokens = %s", total, sum)
 		}
 	}
 }
@@ -252,12 +251,11 @@ func count(s gjson.Result, k string) (*big.Int, bool) {
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream has no JSON line: want init first"})
+		report(ruleFirstLine.Finding(0, "", "the stream has no JSON line: want init first"))
 		return
 	}
 	if c.result == 0 {
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: "the stream ends without result: the run is incomplete"})
+		report(ruleTruncated.Finding(last, "", "the stream ends without result: the run is incomplete"))
 		return
 	}
 	type open struct {
@@ -270,7 +268,6 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	}
 	slices.SortFunc(calls, func(a, b open) int { return cmp.Compare(a.line, b.line) })
 	for _, k := range calls {
-		report(dialect.Finding{Line: k.line, Pointer: "/tool_id", Severity: dialect.Warning, Rule: RuleToolUnfinished,
-			Message: fmt.Sprintf("call %q has no tool_result before result", k.id)})
+		report(ruleToolUnfinished.Finding(k.line, "/tool_id", fmt.Sprintf("call %q has no tool_result before result", k.id)))
 	}
 }

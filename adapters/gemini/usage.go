@@ -5,6 +5,8 @@ package gemini
 // round, or not at all.
 
 import (
+	"slices"
+
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -170,7 +172,7 @@ func (e *Encoder) stats(b *event.SessionFinished, ev *event.Event) {
 		}
 	}
 	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
-		if !contains(statsFields, k.Str) && k.Str != jsonobj.AbsentKey {
+		if !slices.Contains(statsFields, k.Str) && k.Str != jsonobj.AbsentKey {
 			out = jsonenc.Key(out, &first, k.Str)
 			out = append(out, v.Raw...)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 
 	"github.com/evtool/evtool/adapters/gemini"
 	"github.com/evtool/evtool/event"
@@ -35,7 +36,7 @@ import (
 // convention (codex, gemini) must write back as input_tokens.
 func TestStatsArithmetic(t *testing.T) {
 	const file = "testdata/written_cached_usage.jsonl"
-	lines := readLines(t, file)
+	lines := dialecttest.ReadLines(t, file)
 	raw := gjson.Get(lines[len(lines)-1], "stats")
 	inTokens, cached := raw.Get("input_tokens").Uint(), raw.Get("cached").Uint()
 	if inTokens != 20525 || cached != 7559 || raw.Get("input").Uint() != 12966 || raw.Get("output_tokens").Uint() != 312 || raw.Get("total_tokens").Uint() != 21107 {
@@ -185,7 +186,7 @@ func TestEncodeUsageToGemini(t *testing.T) {
 // ends a failed turn with its cause has it; and a failed turn's reason,
 // with no session message, becomes result's error message.
 func TestTurnReason(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_api_error.jsonl")...)
+	evs := decode(t, dialecttest.ReadLines(t, "testdata/written_api_error.jsonl")...)
 	tf := evs[len(evs)-2].Body.(*event.TurnFinished)
 	sf := evs[len(evs)-1].Body.(*event.SessionFinished)
 	const msg = "[API Error: Requested entity was not found.]"
@@ -193,7 +194,7 @@ func TestTurnReason(t *testing.T) {
 		t.Errorf("turn %q %q, session %q", tf.Status, tf.Reason, sf.Message)
 	}
 	for _, f := range []string{"written_plain_answer.jsonl", "written_invalid_model_stream.jsonl"} {
-		evs := decode(t, readLines(t, "testdata/"+f)...)
+		evs := decode(t, dialecttest.ReadLines(t, "testdata/"+f)...)
 		if r := evs[len(evs)-2].Body.(*event.TurnFinished).Reason; r != "" {
 			t.Errorf("%s: a result without an error object gives the turn a reason %q", f, r)
 		}

@@ -5,6 +5,7 @@ package opencode
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -212,7 +213,7 @@ func (d *Decoder) busResidue(props gjson.Result, carried []string, pres *jsonobj
 		pres.Add("sessionID", []byte(sid.Raw))
 	}
 	jsonobj.ForEach(props, func(k, v gjson.Result) bool {
-		if !known(carried, k.Str) {
+		if !slices.Contains(carried, k.Str) {
 			pres.Add(k.Str, []byte(v.Raw))
 		}
 		return true

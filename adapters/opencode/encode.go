@@ -231,31 +231,29 @@ func (e *Encoder) reasoningDelta(b *event.ReasoningDelta) error {
 // message writes a text part; it repeats the deltas before it, which are
 // not written.
 func (e *Encoder) message(ev *event.Event, res gjson.Result, b *event.Message) error {
-	joined := e.inText
-	e.text.Reset()
-	e.inText = false
-	if err := e.flush(); err != nil {
-		return err
-	}
-	if joined {
-		e.loss.Add(lossMessageDeltas)
-	}
-	return e.partLine(ev, res, "text", func(p *obj) { e.textPart(p, b.Text, b.MessageID) })
+	return e.whole(ev, res, &e.text, &e.inText, lossMessageDeltas, "text", func(p *obj) { e.textPart(p, b.Text, b.MessageID) })
 }
 
 // reasoning writes a reasoning part; it repeats the deltas before it,
 // which are not written.
 func (e *Encoder) reasoning(ev *event.Event, res gjson.Result, b *event.Reasoning) error {
-	joined := e.inReason
-	e.reason.Reset()
-	e.inReason = false
+	return e.whole(ev, res, &e.reason, &e.inReason, lossReasoningDeltas, "reasoning", func(p *obj) { e.reasoningPart(p, b.Text) })
+}
+
+// whole writes a whole part of type typ, filled by fill, that repeats the
+// deltas gathered before it (buf, open while deltas came): they are
+// dropped, not written, and the part counts as joined from them.
+func (e *Encoder) whole(ev *event.Event, res gjson.Result, buf *strings.Builder, open *bool, joined *dialect.LossKind, typ string, fill func(*obj)) error {
+	had := *open
+	buf.Reset()
+	*open = false
 	if err := e.flush(); err != nil {
 		return err
 	}
-	if joined {
-		e.loss.Add(lossReasoningDeltas)
+	if had {
+		e.loss.Add(joined)
 	}
-	return e.partLine(ev, res, "reasoning", func(p *obj) { e.reasoningPart(p, b.Text) })
+	return e.partLine(ev, res, typ, fill)
 }
 
 // usageEvent adds a usage to the next step_finish's; an opencode

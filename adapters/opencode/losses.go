@@ -6,211 +6,138 @@ import "github.com/evtool/evtool/dialect"
 // approximates or synthesizes, each with a stable id (see dialect.LossKind).
 // An opencode source comes back as it was and counts none of them; they
 // are what another dialect's stream loses on its way into run json.
+// LossKinds lists them in the order they are declared below.
+var losses = dialect.NewLossCatalog("opencode")
+
 var (
-	lossUnknownEvent = dialect.DropKind("opencode/unknown-event",
-		"unknown %[1]s event", "unknown %[1]s events",
+	lossUnknownEvent = losses.Shared(dialect.LossUnknownEvent,
 		"opencode cannot carry another dialect's unknown lines")
-	lossNoSuchEvent = dialect.DropKind("opencode/no-such-event",
-		"%[1]s event", "%[1]s events",
+	lossNoSuchEvent = losses.Shared(dialect.LossNoSuchEvent,
 		"opencode has no such event")
-	lossUserMessage = dialect.DropKind("opencode/user-message",
-		"user message", "user messages",
+	lossUserMessage = losses.Shared(dialect.LossUserMessage,
 		"opencode run json does not echo the user's message")
-	lossTurnPrompt = dialect.DropKind("opencode/turn-prompt",
-		"turn prompt", "turn prompts",
+	lossTurnPrompt = losses.Shared(dialect.LossTurnPrompt,
 		"opencode run json does not echo the user's message")
-	lossMessageDeltas = dialect.ApproximateKind("opencode/message-deltas",
+	lossMessageDeltas = losses.Approximate("message-deltas",
 		"message streamed in deltas", "messages streamed in deltas",
 		"opencode writes a text part whole; the deltas are joined")
-	lossReasoningDeltas = dialect.ApproximateKind("opencode/reasoning-deltas",
+	lossReasoningDeltas = losses.Approximate("reasoning-deltas",
 		"reasoning text streamed in deltas", "reasoning texts streamed in deltas",
 		"opencode writes a reasoning part whole; the deltas are joined")
-	lossToolMutability = dialect.DropKind("opencode/tool-mutability",
+	lossToolMutability = losses.Drop("tool-mutability",
 		"tool's mutability", "tools' mutability",
 		"opencode tool calls do not say whether they change anything")
-	lossToolKind = dialect.ApproximateKind("opencode/tool-kind",
+	lossToolKind = losses.Approximate("tool-kind",
 		"tool kind", "tool kinds",
 		"opencode names a tool; its kind is read from the name")
-	lossToolProgress = dialect.DropKind("opencode/tool-progress",
-		"tool progress event", "tool progress events",
+	lossToolProgress = losses.Shared(dialect.LossToolProgress,
 		"opencode writes a tool call once, when it has ended")
-	lossToolName = dialect.ApproximateKind("opencode/tool-name",
-		"tool name", "tool names",
+	lossToolName = losses.Shared(dialect.LossToolName,
 		"the source does not name the tool; written as tool")
-	lossToolStatus = dialect.ApproximateKind("opencode/tool-status",
-		"tool status %[1]s", "tool statuses %[1]s",
+	lossToolStatus = losses.Shared(dialect.LossToolStatus,
 		"opencode's ended calls are completed or error; written as error")
-	lossToolInputNotObject = dialect.ApproximateKind("opencode/tool-input-not-object",
-		"tool input that is not an object", "tool inputs that are not objects",
+	lossToolInputNotObject = losses.Shared(dialect.LossToolInputNotObject,
 		"opencode's tool input is an object; written as {}")
-	lossToolOutputChunks = dialect.ApproximateKind("opencode/tool-output-chunks",
+	lossToolOutputChunks = losses.Approximate("tool-output-chunks",
 		"tool output streamed in chunks", "tool outputs streamed in chunks",
 		"opencode writes a call's output whole; the chunks are joined")
-	lossToolSummary = dialect.DropKind("opencode/tool-summary",
-		"tool summary", "tool summaries",
+	lossToolSummary = losses.Shared(dialect.LossToolSummary,
 		"opencode's tool state has a title, not a summary")
-	lossToolCommand = dialect.DropKind("opencode/tool-command",
-		"tool command", "tool commands",
+	lossToolCommand = losses.Shared(dialect.LossToolCommand,
 		"opencode's bash input names the command; a separate command field has no place")
-	lossToolEdit = dialect.DropKind("opencode/tool-edit",
+	lossToolEdit = losses.Drop("tool-edit",
 		"tool edit fact", "tool edit facts",
 		"opencode's tool state carries the tool's own metadata only")
-	lossToolWeb = dialect.DropKind("opencode/tool-web",
+	lossToolWeb = losses.Drop("tool-web",
 		"tool web detail", "tool web details",
 		"opencode's tool state carries the tool's own metadata only")
-	lossErrorRecoverable = dialect.DropKind("opencode/error-recoverable",
+	lossErrorRecoverable = losses.Drop("error-recoverable",
 		"error's recoverability", "errors' recoverability",
 		"opencode errors have a name and data only")
-	lossNotice = dialect.DropKind("opencode/notice",
+	lossNotice = losses.Drop("notice",
 		"notice", "notices",
 		"opencode run json writes messages for people on stderr")
-	lossPermissionRequest = dialect.DropKind("opencode/permission-request",
-		"permission request", "permission requests",
+	lossPermissionRequest = losses.Shared(dialect.LossPermissionRequest,
 		"opencode run json answers permission requests itself and writes nothing")
-	lossPermissionOutcome = dialect.DropKind("opencode/permission-outcome",
-		"permission outcome", "permission outcomes",
+	lossPermissionOutcome = losses.Shared(dialect.LossPermissionOutcome,
 		"opencode run json answers permission requests itself and writes nothing")
-	lossPlanUpdate = dialect.DropKind("opencode/plan-update",
-		"plan update", "plan updates",
+	lossPlanUpdate = losses.Shared(dialect.LossPlanUpdate,
 		"opencode's todo list is a todowrite tool call, not an event")
-	lossTaskUpdated = dialect.DropKind("opencode/task-updated",
-		"task_updated event", "task_updated events",
+	lossTaskUpdated = losses.Shared(dialect.LossTaskUpdated,
 		"opencode run json writes only its own session's parts")
-	lossModelConfigured = dialect.DropKind("opencode/model-configured",
-		"model_configured event", "model_configured events",
+	lossModelConfigured = losses.Shared(dialect.LossModelConfigured,
 		"opencode run json names no model")
-	lossRepeatedSessionStart = dialect.DropKind("opencode/repeated-session-start",
-		"repeated session start", "repeated session starts",
+	lossRepeatedSessionStart = losses.Shared(dialect.LossRepeatedSessionStart,
 		"an opencode stream is one session")
-	lossSessionModel = dialect.DropKind("opencode/session-model",
+	lossSessionModel = losses.Drop("session-model",
 		"session's model and provider", "sessions' models and providers",
 		"opencode run json names no model")
-	lossProducerVersion = dialect.DropKind("opencode/producer-version",
-		"producer version", "producer versions",
+	lossProducerVersion = losses.Shared(dialect.LossProducerVersion,
 		"opencode run json names no version")
-	lossSessionFacts = dialect.DropKind("opencode/session-facts",
+	lossSessionFacts = losses.Drop("session-facts",
 		"session fact (workspace, context files, skills, commands, MCP, task id)",
 		"session facts (workspace, context files, skills, commands, MCP, task id)",
 		"opencode run json has no session header")
-	lossLaterTurn = dialect.ApproximateKind("opencode/later-turn",
-		"turn after the first", "turns after the first",
+	lossLaterTurn = losses.Shared(dialect.LossLaterTurn,
 		"an opencode run is one turn; later turns follow in the same stream")
-	lossLineTimestamp = dialect.ApproximateKind("opencode/line-timestamp",
+	lossLineTimestamp = losses.Approximate("line-timestamp",
 		"line timestamp", "line timestamps",
 		"the source states no time for the line; written as the last time stated, or 0")
-	lossSubMillisecond = dialect.ApproximateKind("opencode/sub-millisecond",
+	lossSubMillisecond = losses.Approximate("sub-millisecond",
 		"sub-millisecond time", "sub-millisecond times",
 		"opencode times are epoch milliseconds")
-	lossSynthesizedStepStart = dialect.SynthesizeKind("opencode/synthesized-step-start",
+	lossSynthesizedStepStart = losses.Synthesize("synthesized-step-start",
 		"step_start line", "step_start lines",
 		"opencode opens each model round with a step_start")
-	lossSynthesizedStepFinish = dialect.SynthesizeKind("opencode/synthesized-step-finish",
+	lossSynthesizedStepFinish = losses.Synthesize("synthesized-step-finish",
 		"step_finish line", "step_finish lines",
 		"opencode closes each model round with a step_finish")
-	lossSynthesizedError = dialect.SynthesizeKind("opencode/synthesized-error",
+	lossSynthesizedError = losses.Synthesize("synthesized-error",
 		"error line", "error lines",
 		"opencode shows a failed run by an error line")
-	lossUsageEvent = dialect.DropKind("opencode/usage-event",
-		"usage event", "usage events",
+	lossUsageEvent = losses.Shared(dialect.LossUsageEvent,
 		"opencode states usage on step_finish only")
-	lossUsageBesideRound = dialect.DropKind("opencode/usage-beside-round",
+	lossUsageBesideRound = losses.Drop("usage-beside-round",
 		"round's usage events beside its own usage", "rounds' usage events beside their own usage",
 		"opencode states one usage per step")
-	lossStopReason = dialect.ApproximateKind("opencode/stop-reason",
-		"stop reason %[1]s", "stop reasons %[1]s",
+	lossStopReason = losses.Shared(dialect.LossStopReason,
 		"opencode's finish reasons are the model SDK's; written as other")
-	lossUnstatedCount = dialect.ApproximateKind("opencode/unstated-count",
+	lossUnstatedCount = losses.Approximate("unstated-count",
 		"unstated %[1]s count", "unstated %[1]s counts",
 		"opencode states every count of a step; written as 0")
-	lossUnstatedCost = dialect.ApproximateKind("opencode/unstated-cost",
+	lossUnstatedCost = losses.Approximate("unstated-cost",
 		"unstated step cost", "unstated step costs",
 		"opencode states a cost for every step; written as 0")
-	lossTokenTotalNotSum = dialect.DropKind("opencode/token-total-not-sum",
+	lossTokenTotalNotSum = losses.Drop("token-total-not-sum",
 		"token total that is not the sum of the stated counts", "token totals that are not the sum of the stated counts",
 		"opencode's tokens.total is input + output + reasoning + cache read + cache write")
-	lossThoughtsResponses = dialect.DropKind("opencode/thoughts-responses",
+	lossThoughtsResponses = losses.Drop("thoughts-responses",
 		"thoughts token or model response count", "thoughts token or model response counts",
 		"opencode counts input, output, reasoning and cache tokens")
-	lossTurnReason = dialect.DropKind("opencode/turn-reason",
-		"turn reason", "turn reasons",
+	lossTurnReason = losses.Shared(dialect.LossTurnReason,
 		"opencode does not say why a turn ended")
-	lossTurnStopToolUse = dialect.ApproximateKind("opencode/turn-stop-tool-use",
+	lossTurnStopToolUse = losses.Approximate("turn-stop-tool-use",
 		"turn stop reason \"tool_use\"", "turn stop reasons \"tool_use\"",
 		"an opencode run that hands back to the user ends with a step that stops; written as stop")
-	lossTurnUsageTotal = dialect.ApproximateKind("opencode/turn-usage-total",
+	lossTurnUsageTotal = losses.Approximate("turn-usage-total",
 		"turn usage total", "turn usage totals",
 		"opencode states usage per step; the turn's total is written on its last step")
-	lossTurnUsageTotalDiffers = dialect.DropKind("opencode/turn-usage-total-differs",
+	lossTurnUsageTotalDiffers = losses.Drop("turn-usage-total-differs",
 		"turn usage total that differs from the sum of the steps", "turn usage totals that differ from the sum of the steps",
 		"opencode states usage per step only")
-	lossRunBound = dialect.DropKind("opencode/run-bound",
-		"run bound (stopped_by)", "run bounds (stopped_by)",
+	lossRunBound = losses.Shared(dialect.LossRunBound,
 		"opencode does not say what limit ended a run")
-	lossStructuredOutput = dialect.DropKind("opencode/structured-output",
-		"structured output", "structured outputs",
+	lossStructuredOutput = losses.Shared(dialect.LossStructuredOutput,
 		"opencode run json has no structured output")
-	lossRunErrorList = dialect.DropKind("opencode/run-error-list",
-		"run error list", "run error lists",
+	lossRunErrorList = losses.Shared(dialect.LossRunErrorList,
 		"opencode writes each error as it happens, not as a list at the end")
-	lossRunReasoning = dialect.DropKind("opencode/run-reasoning",
+	lossRunReasoning = losses.Drop("run-reasoning",
 		"run reasoning summary", "run reasoning summaries",
 		"opencode writes reasoning parts as they end")
 )
 
 // LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind {
-	return []*dialect.LossKind{
-		lossUnknownEvent,
-		lossNoSuchEvent,
-		lossUserMessage,
-		lossTurnPrompt,
-		lossMessageDeltas,
-		lossReasoningDeltas,
-		lossToolMutability,
-		lossToolKind,
-		lossToolProgress,
-		lossToolName,
-		lossToolStatus,
-		lossToolInputNotObject,
-		lossToolOutputChunks,
-		lossToolSummary,
-		lossToolCommand,
-		lossToolEdit,
-		lossToolWeb,
-		lossErrorRecoverable,
-		lossNotice,
-		lossPermissionRequest,
-		lossPermissionOutcome,
-		lossPlanUpdate,
-		lossTaskUpdated,
-		lossModelConfigured,
-		lossRepeatedSessionStart,
-		lossSessionModel,
-		lossProducerVersion,
-		lossSessionFacts,
-		lossLaterTurn,
-		lossLineTimestamp,
-		lossSubMillisecond,
-		lossSynthesizedStepStart,
-		lossSynthesizedStepFinish,
-		lossSynthesizedError,
-		lossUsageEvent,
-		lossUsageBesideRound,
-		lossStopReason,
-		lossUnstatedCount,
-		lossUnstatedCost,
-		lossTokenTotalNotSum,
-		lossThoughtsResponses,
-		lossTurnReason,
-		lossTurnStopToolUse,
-		lossTurnUsageTotal,
-		lossTurnUsageTotalDiffers,
-		lossRunBound,
-		lossStructuredOutput,
-		lossRunErrorList,
-		lossRunReasoning,
-	}
-}
+func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
 
 // DefaultKeys names the facts the opencode encoder takes from --default
 // (or --session-id) when the source lacks them: every line of run json

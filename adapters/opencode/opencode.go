@@ -23,6 +23,7 @@ package opencode
 import (
 	"bufio"
 	_ "embed"
+	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
@@ -168,23 +169,4 @@ func RunTypes() []string {
 	return out
 }
 
-func knownRunField(t, k string) bool {
-	if k == "type" {
-		return true
-	}
-	for _, f := range runFields[t] {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
-
-func known(list []string, k string) bool {
-	for _, f := range list {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
+func knownRunField(t, k string) bool { return k == "type" || slices.Contains(runFields[t], k) }

@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/evtool/evtool/dialect"
@@ -11,49 +12,49 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of opencode's stream rules.
-const (
-	RuleEmpty        = "opencode/empty"
-	RuleFirstLine    = "opencode/first-line"
-	RuleTruncated    = "opencode/truncated"
-	RuleAfterDone    = "opencode/after-done"
-	RuleShape        = "opencode/shape-mixed"
-	RuleSessionID    = "opencode/session-id"
-	RulePartSession  = "opencode/part-session"
-	RulePartType     = "opencode/part-type"
-	RulePartRepeated = "opencode/part-repeated"
-	RuleStepOpen     = "opencode/step-unfinished"
-	RuleOutsideStep  = "opencode/outside-step"
-	RuleToolState    = "opencode/tool-not-ended"
-	RuleUsageTotal   = "opencode/usage-total"
-	RuleUnknownType  = "opencode/unknown-type"
-	RuleUnknownField = "opencode/unknown-field"
-	RuleUnknownValue = "opencode/unknown-value"
-	RuleTextState    = "opencode/text-not-ended"
+// rules is the catalogue of opencode's stream rules (see dialect.RuleSet).
+var rules dialect.RuleSet
+
+// The rules, in the order `evtool rules` and docs/rules.md list them.
+var (
+	ruleEmpty = rules.Error("opencode/empty",
+		"a stream has at least one line")
+	ruleFirstLine = rules.Error("opencode/first-line",
+		"a run json stream starts with step_start, error or done: a run's parts come inside steps")
+	ruleTruncated = rules.Error("opencode/truncated",
+		"a run ends with a step_finish that does not stop to call tools, an error or done (the bus: session.idle); any other last line means the stream was cut")
+	ruleAfterDone = rules.Error("opencode/after-done",
+		"nothing follows done, the run's terminal line")
+	ruleShape = rules.Error("opencode/shape-mixed",
+		"a stream is run json or the server bus throughout, as its first line is")
+	ruleSessionID = rules.Error("opencode/session-id",
+		"every run json line and its part name the session of the first line: run writes only its own session's parts")
+	rulePartSession = rules.Warning("opencode/part-session",
+		"a bus part names the session of its line (the bus carries every session's events, so this is a warning only)")
+	rulePartType = rules.Error("opencode/part-type",
+		"a run json part line carries the part type of its line type (text: text, tool_use: tool, …)")
+	rulePartRepeated = rules.Warning("opencode/part-repeated",
+		"a part is written once; opencode writes a part again when it is republished after it ended (the first reading stands)")
+	ruleStepOpen = rules.Warning("opencode/step-unfinished",
+		"a step_start comes after the previous step's step_finish")
+	ruleOutsideStep = rules.Warning("opencode/outside-step",
+		"reasoning, text, tool_use and step_finish come inside a step, after its step_start")
+	ruleToolState = rules.Error("opencode/tool-not-ended",
+		"run json writes a tool call when it has ended: state.status is completed or error, never pending or running")
+	ruleTextState = rules.Error("opencode/text-not-ended",
+		"run json writes a text or reasoning part when it has ended: its time.end is set")
+	ruleUsageTotal = rules.Warning("opencode/usage-total",
+		"tokens.total, when stated, is input + output + reasoning + cache.read + cache.write")
+	ruleUnknownType = rules.Unknown("opencode/unknown-type",
+		"the type is one of the known run json or bus types (error under --strict)")
+	ruleUnknownField = rules.Unknown("opencode/unknown-field",
+		"every field of a run json line and its part is known (error under --strict)")
+	ruleUnknownValue = rules.Unknown("opencode/unknown-value",
+		"an open string of a documented set (a step's finish reason, a bus part's type, an error's name, done's reason) holds one of its documented words (error under --strict)")
 )
 
 // Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleEmpty, "a stream has at least one line"),
-		dialect.ErrorRule(RuleFirstLine, "a run json stream starts with step_start, error or done: a run's parts come inside steps"),
-		dialect.ErrorRule(RuleTruncated, "a run ends with a step_finish that does not stop to call tools, an error or done (the bus: session.idle); any other last line means the stream was cut"),
-		dialect.ErrorRule(RuleAfterDone, "nothing follows done, the run's terminal line"),
-		dialect.ErrorRule(RuleShape, "a stream is run json or the server bus throughout, as its first line is"),
-		dialect.ErrorRule(RuleSessionID, "every run json line and its part name the session of the first line: run writes only its own session's parts"),
-		dialect.WarningRule(RulePartSession, "a bus part names the session of its line (the bus carries every session's events, so this is a warning only)"),
-		dialect.ErrorRule(RulePartType, "a run json part line carries the part type of its line type (text: text, tool_use: tool, …)"),
-		dialect.WarningRule(RulePartRepeated, "a part is written once; opencode writes a part again when it is republished after it ended (the first reading stands)"),
-		dialect.WarningRule(RuleStepOpen, "a step_start comes after the previous step's step_finish"),
-		dialect.WarningRule(RuleOutsideStep, "reasoning, text, tool_use and step_finish come inside a step, after its step_start"),
-		dialect.ErrorRule(RuleToolState, "run json writes a tool call when it has ended: state.status is completed or error, never pending or running"),
-		dialect.ErrorRule(RuleTextState, "run json writes a text or reasoning part when it has ended: its time.end is set"),
-		dialect.WarningRule(RuleUsageTotal, "tokens.total, when stated, is input + output + reasoning + cache.read + cache.write"),
-		dialect.WarningRule(RuleUnknownType, "the type is one of the known run json or bus types (error under --strict)"),
-		dialect.WarningRule(RuleUnknownField, "every field of a run json line and its part is known (error under --strict)"),
-		dialect.WarningRule(RuleUnknownValue, "an open string of a documented set (a step's finish reason, a bus part's type, an error's name, done's reason) holds one of its documented words (error under --strict)"),
-	}
-}
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // checker keeps, besides a few flags, the ids of the parts read so far
 // (as compact digests).
@@ -88,11 +89,11 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		c.bus = bus
 		c.session = r.Get("sessionID").Str
 	} else if bus != c.bus && r.Get("type").Type == gjson.String {
-		rep.Errorf("", RuleShape, "a %s line in a stream whose first line is %s", shapeName(bus), shapeName(c.bus))
+		rep.Reportf(ruleShape, "", "a %s line in a stream whose first line is %s", shapeName(bus), shapeName(c.bus))
 		return
 	}
 	if c.done > 0 {
-		rep.Errorf("/type", RuleAfterDone, "%s after done on line %d: done is the run's last line", typ, c.done)
+		rep.Reportf(ruleAfterDone, "/type", "%s after done on line %d: done is the run's last line", typ, c.done)
 	}
 	if bus {
 		c.busLine(r, typ, rep)
@@ -100,22 +101,22 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	if _, ok := runFields[typ]; !ok {
 		if typ != "" {
-			rep.Unknownf("/type", RuleUnknownType, "unknown event type %q (kept as opaque data)", typ)
+			rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
 		}
 		c.last = lastOther
 		return
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownRunField(typ, k.Str) {
-			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, typ)
+			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})
 	if first && typ != "step_start" && typ != "error" && typ != "done" {
-		rep.Errorf("/type", RuleFirstLine, "the first line is %s: a run's parts come inside steps, which step_start opens", typ)
+		rep.Reportf(ruleFirstLine, "/type", "the first line is %s: a run's parts come inside steps, which step_start opens", typ)
 	}
 	if s := r.Get("sessionID"); s.Type == gjson.String && s.Str != c.session {
-		rep.Errorf("/sessionID", RuleSessionID, "session %q, but the stream's first line names %q", s.Str, c.session)
+		rep.Reportf(ruleSessionID, "/sessionID", "session %q, but the stream's first line names %q", s.Str, c.session)
 	}
 	switch typ {
 	case "error":
@@ -124,7 +125,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		return
 	case "done":
 		if v := r.Get("reason"); v.Type == gjson.String && v.Str != "idle" {
-			rep.Unknownf("/reason", RuleUnknownValue, "done with reason %q: run writes idle (kept as written)", v.Str)
+			rep.Reportf(ruleUnknownValue, "/reason", "done with reason %q: run writes idle (kept as written)", v.Str)
 		}
 		c.done = n
 		c.last = lastOther
@@ -137,11 +138,11 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	want := partType[typ]
 	if pt := p.Get("type"); pt.Exists() && pt.Str != want {
-		rep.Errorf("/part/type", RulePartType, "a %s line carries a %s part, want %s", typ, pt.Str, want)
+		rep.Reportf(rulePartType, "/part/type", "a %s line carries a %s part, want %s", typ, pt.Str, want)
 	}
 	jsonobj.ForEach(p, func(k, _ gjson.Result) bool {
-		if !known(partFields[want], k.Str) {
-			rep.Unknownf("/part/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on a %s part", k.Str, want)
+		if !slices.Contains(partFields[want], k.Str) {
+			rep.Reportf(ruleUnknownField, "/part/"+jsonptr.Escape(k.Str), "unknown field %q on a %s part", k.Str, want)
 		}
 		return true
 	})
@@ -149,22 +150,22 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	case "tool_use":
 		if st := p.Get("state.status"); st.Type == gjson.String {
 			if _, ended := toolStatuses[st.Str]; !ended {
-				rep.Errorf("/part/state/status", RuleToolState, "tool_use with state.status %q: run writes a call only once it is completed or error", st.Str)
+				rep.Reportf(ruleToolState, "/part/state/status", "tool_use with state.status %q: run writes a call only once it is completed or error", st.Str)
 			}
 		}
 	case "text", "reasoning":
 		// run.ts writes these parts when part.time.end is set, so a line
 		// without it cannot come from opencode run.
 		if p.Get("time").IsObject() && !p.Get("time.end").Exists() {
-			rep.Errorf("/part/time", RuleTextState, "a %s part without time.end: run writes it only once it has ended", want)
+			rep.Reportf(ruleTextState, "/part/time", "a %s part without time.end: run writes it only once it has ended", want)
 		} else if !p.Get("time").Exists() && want == "text" {
-			rep.Errorf("/part", RuleTextState, "a text part without time: run writes it only once time.end is set")
+			rep.Reportf(ruleTextState, "/part", "a text part without time: run writes it only once time.end is set")
 		}
 	}
 	// In run json the part's session is the stream's: run keeps only its
 	// own session's parts.
 	if s := p.Get("sessionID"); s.Type == gjson.String && c.session != "" && s.Str != c.session {
-		rep.Errorf("/part/sessionID", RuleSessionID, "the part names session %q, but the stream's first line names %q", s.Str, c.session)
+		rep.Reportf(ruleSessionID, "/part/sessionID", "the part names session %q, but the stream's first line names %q", s.Str, c.session)
 	}
 	c.part(p, "/part", want, gjson.Result{}, rep)
 }
@@ -172,19 +173,19 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 // errorName reports an error name outside those the SDK documents.
 func (c *checker) errorName(v gjson.Result, ptr string, rep dialect.Reporter) {
 	if v.Type == gjson.String && !errorNames[v.Str] {
-		rep.Unknownf(ptr, RuleUnknownValue, "error name %q is not one of the SDK's error types (kept as written)", v.Str)
+		rep.Reportf(ruleUnknownValue, ptr, "error name %q is not one of the SDK's error types (kept as written)", v.Str)
 	}
 }
 
 // part checks one part that run json writes (or the bus states ended).
 func (c *checker) part(p gjson.Result, ptr, typ string, session gjson.Result, rep dialect.Reporter) {
 	if s := p.Get("sessionID"); s.Type == gjson.String && session.Type == gjson.String && s.Str != session.Str {
-		rep.Warnf(ptr+"/sessionID", RulePartSession, "the part names session %q, its line %q", s.Str, session.Str)
+		rep.Reportf(rulePartSession, ptr+"/sessionID", "the part names session %q, its line %q", s.Str, session.Str)
 	}
 	id := p.Get("id").Str
 	if typ != "step-start" && id != "" {
 		if first, seen := c.parts.Get(id); seen {
-			rep.Warnf(ptr+"/id", RulePartRepeated, "part %q was written already on line %d", id, first)
+			rep.Reportf(rulePartRepeated, ptr+"/id", "part %q was written already on line %d", id, first)
 			return
 		}
 		c.parts.Add(id, idset.Line(rep.Line))
@@ -192,25 +193,25 @@ func (c *checker) part(p gjson.Result, ptr, typ string, session gjson.Result, re
 	switch typ {
 	case "step-start":
 		if c.inStep > 0 {
-			rep.Warnf(ptr+"/type", RuleStepOpen, "a step_start while the step of line %d has no step_finish", c.inStep)
+			rep.Reportf(ruleStepOpen, ptr+"/type", "a step_start while the step of line %d has no step_finish", c.inStep)
 		}
 		c.inStep = rep.Line
 		c.last = lastOther
 	case "step-finish":
 		if c.inStep == 0 {
-			rep.Warnf(ptr+"/type", RuleOutsideStep, "a step_finish with no step_start before it")
+			rep.Reportf(ruleOutsideStep, ptr+"/type", "a step_finish with no step_start before it")
 		}
 		c.inStep = 0
 		c.last = lastStepEnd
 		if r := p.Get("reason"); r.Str == "tool-calls" {
 			c.last = lastStepMore
 		} else if r.Type == gjson.String && !knownFinish[r.Str] {
-			rep.Unknownf(ptr+"/reason", RuleUnknownValue, "finish reason %q is not one of the model SDK's (kept as written, read as other)", r.Str)
+			rep.Reportf(ruleUnknownValue, ptr+"/reason", "finish reason %q is not one of the model SDK's (kept as written, read as other)", r.Str)
 		}
 		c.total(p.Get("tokens"), ptr+"/tokens", rep)
 	default:
 		if c.inStep == 0 {
-			rep.Warnf(ptr+"/type", RuleOutsideStep, "a %s part outside a step (no step_start before it)", typ)
+			rep.Reportf(ruleOutsideStep, ptr+"/type", "a %s part outside a step (no step_start before it)", typ)
 		}
 		c.last = lastOther
 	}
@@ -233,13 +234,13 @@ func (c *checker) total(t gjson.Result, ptr string, rep dialect.Reporter) {
 		want += n
 	}
 	if ok && tot.Raw != strconv.FormatUint(want, 10) {
-		rep.Warnf(ptr+"/total", RuleUsageTotal, "total is %s, but input + output + reasoning + cache read + cache write is %d", tot.Raw, want)
+		rep.Reportf(ruleUsageTotal, ptr+"/total", "total is %s, but input + output + reasoning + cache read + cache write is %d", tot.Raw, want)
 	}
 }
 
 func (c *checker) busLine(r gjson.Result, typ string, rep dialect.Reporter) {
 	if !busTypes[typ] {
-		rep.Unknownf("/type", RuleUnknownType, "unknown bus event type %q (kept as opaque data)", typ)
+		rep.Reportf(ruleUnknownType, "/type", "unknown bus event type %q (kept as opaque data)", typ)
 		return
 	}
 	props := r.Get("properties")
@@ -247,7 +248,7 @@ func (c *checker) busLine(r gjson.Result, typ string, rep dialect.Reporter) {
 	case "message.part.updated":
 		p := props.Get("part")
 		if pt := p.Get("type"); pt.Type == gjson.String && !busPartTypes[pt.Str] {
-			rep.Unknownf("/properties/part/type", RuleUnknownValue, "part type %q is not one of the SDK's (kept as written)", pt.Str)
+			rep.Reportf(ruleUnknownValue, "/properties/part/type", "part type %q is not one of the SDK's (kept as written)", pt.Str)
 		}
 		if p.IsObject() && finished(p) {
 			c.open = true
@@ -266,13 +267,12 @@ func (c *checker) busLine(r gjson.Result, typ string, rep dialect.Reporter) {
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Error, Rule: RuleEmpty, Message: "the stream is empty"})
+		report(ruleEmpty.Finding(0, "", "the stream is empty"))
 		return
 	}
 	if c.bus {
 		if c.open {
-			report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-				Message: "the bus stream ends inside a turn: no session.idle after its last events"})
+			report(ruleTruncated.Finding(last, "", "the bus stream ends inside a turn: no session.idle after its last events"))
 		}
 		return
 	}
@@ -283,8 +283,7 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.last == lastStepMore {
 		why = "its last step stopped to call tools, and the step that should follow is missing"
 	}
-	report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-		Message: fmt.Sprintf("the run is incomplete: %s (opencode 1.18 writes no terminal line; this is how its end is read)", why)})
+	report(ruleTruncated.Finding(last, "", fmt.Sprintf("the run is incomplete: %s (opencode 1.18 writes no terminal line; this is how its end is read)", why)))
 }
 
 func shapeName(bus bool) string {

@@ -7,6 +7,7 @@ package opencode
 import (
 	"encoding/json"
 	"math/big"
+	"slices"
 	"strconv"
 
 	"github.com/evtool/evtool/event"
@@ -445,7 +446,7 @@ func (d *Decoder) usage(p gjson.Result, ptr string, res *jsonobj.Residue) *event
 		})
 	}
 	jsonobj.ForEach(t, func(k, _ gjson.Result) bool {
-		whole = whole || !known([]string{"total", "input", "output", "reasoning", "cache"}, k.Str)
+		whole = whole || !slices.Contains([]string{"total", "input", "output", "reasoning", "cache"}, k.Str)
 		return true
 	})
 	// keys in another order than the writer's come back as written

@@ -1,6 +1,8 @@
 package opencode
 
 import (
+	"slices"
+
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -140,7 +142,7 @@ func reorder(obj []byte, keys gjson.Result) []byte {
 func (o *obj) close() {
 	if o.res.IsObject() {
 		jsonobj.ForEach(o.res, func(k, v gjson.Result) bool {
-			if k.Str == keyBefore || (k.Str != "" && k.Str[0] == '@') || known(o.done, k.Str) {
+			if k.Str == keyBefore || (k.Str != "" && k.Str[0] == '@') || slices.Contains(o.done, k.Str) {
 				return true
 			}
 			o.key(k.Str)

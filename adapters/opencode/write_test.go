@@ -1,12 +1,12 @@
-package opencode
+package opencode_test
 
 import (
-	"bufio"
-	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/adapters/opencode"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/dialecttest"
 )
 
 // TestLineSeparatorsRaw: opencode writes with JSON.stringify, which leaves
@@ -14,22 +14,11 @@ import (
 // foreign source as for opencode's own lines (whose byte-for-byte round
 // trip testdata/probe/opencode/valid/integer_edges_and_unicode.jsonl checks).
 func TestLineSeparatorsRaw(t *testing.T) {
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	e := newEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
-	for _, ev := range []*event.Event{
-		{Body: &event.SessionStarted{Source: event.SourceInfo{Dialect: "basis"}, SessionID: "ses_u"}},
-		{Time: "2026-01-01T00:00:00Z", Body: &event.Message{Text: "a\u2028b\u2029c\n\"q\""}},
-	} {
-		if err := e.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
-	if want := "\"text\":\"a\u2028b\u2029c\\n\\\"q\\\"\""; !bytes.Contains(buf.Bytes(), []byte(want)) {
-		t.Errorf("got %s\nwant it to hold %s", buf.Bytes(), want)
+	out, _ := dialecttest.Encode(t, opencode.Dialect{}, dialect.EncodeOptions{},
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"},"session_id":"ses_u"}`,
+		`{"seq":1,"type":"message","time":"2026-01-01T00:00:00Z","text":"a\u2028b\u2029c\n\"q\""}`,
+	)
+	if want := "\"text\":\"a\u2028b\u2029c\\n\\\"q\\\"\""; !strings.Contains(out, want) {
+		t.Errorf("got %s\nwant it to hold %s", out, want)
 	}
 }
