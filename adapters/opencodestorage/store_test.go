@@ -1,0 +1,148 @@
+package opencodestorage_test
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evtool/evtool/adapters/opencodestorage"
+	"github.com/evtool/evtool/sessions"
+	"github.com/tidwall/gjson"
+)
+
+func scan(t testing.TB, root string) []sessions.Ref {
+	t.Helper()
+	var refs []sessions.Ref
+	if err := (opencodestorage.Store{}).Scan(context.Background(), root, func(r sessions.Ref) error {
+		refs = append(refs, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return refs
+}
+
+func open(t testing.TB, ref sessions.Ref) string {
+	t.Helper()
+	rc, err := (opencodestorage.Store{}).Open(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sessionID returns the id of a stream's session line.
+func sessionID(stream []byte) string { return gjson.GetBytes(stream, "id").Str }
+
+// TestStoreRegistered: the store is the one of agent opencode, in this
+// dialect.
+func TestStoreRegistered(t *testing.T) {
+	s, ok := sessions.Lookup("opencode")
+	if !ok || s.Dialect() != opencodestorage.Name {
+		t.Fatalf("sessions.Lookup(opencode) = %v, %v", s, ok)
+	}
+	t.Setenv("XDG_DATA_HOME", "/data")
+	t.Setenv("OPENCODE_DB", "alt.db")
+	if got := s.Roots(); len(got) != 2 || got[0] != "/data/opencode" || got[1] != "/data/opencode/alt.db" {
+		t.Errorf("Roots() = %q", got)
+	}
+}
+
+// TestOpenDatabase: every session of a database, opened, gives its
+// stream's lines byte for byte; Scan finds them by one query, in order of
+// creation, with the session's own time.
+func TestOpenDatabase(t *testing.T) {
+	dir := t.TempDir()
+	db := openWriter(t, filepath.Join(dir, "opencode.db"))
+	for _, name := range dbStreams {
+		insertStream(t, db, readStream(t, name))
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	refs := scan(t, dir)
+	if len(refs) != len(dbStreams) {
+		t.Fatalf("Scan found %d sessions, want %d", len(refs), len(dbStreams))
+	}
+	for i, name := range dbStreams {
+		want := readStream(t, name)
+		ref := refs[i]
+		if ref.ID != sessionID(want) || ref.Path != filepath.Join(dir, "opencode.db") || ref.Agent != "opencode" {
+			t.Errorf("ref %d = %+v, want session %s", i, ref, sessionID(want))
+		}
+		updated := gjson.GetBytes(want, "data.time_updated").Int()
+		if !ref.Modified.Equal(time.UnixMilli(updated)) {
+			t.Errorf("%s: Modified %v, want the session's time_updated %d", name, ref.Modified, updated)
+		}
+		if got := open(t, ref); got != string(want) {
+			t.Errorf("%s: Open gives\n%s\nwant\n%s", name, got, want)
+		}
+	}
+	// A database named directly.
+	if refs := scan(t, filepath.Join(dir, "opencode.db")); len(refs) != len(dbStreams) {
+		t.Errorf("Scan of the file found %d sessions", len(refs))
+	}
+}
+
+// TestOpenStorage: every stream written as the JSON storage comes back
+// byte for byte: the ids from the files' paths in the frame, the records
+// compacted, without the ids the frame states.
+func TestOpenStorage(t *testing.T) {
+	names, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	for _, f := range names {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			want := readStream(t, name)
+			if strings.Contains(string(want), `"type":"permission"`) {
+				t.Skip("a line type opencode does not store")
+			}
+			writeStorage(t, filepath.Join(dir, "storage"), want)
+			refs := scan(t, dir)
+			if len(refs) != 1 || refs[0].ID != sessionID(want) {
+				t.Fatalf("Scan: %+v", refs)
+			}
+			if got := open(t, refs[0]); got != string(want) {
+				t.Errorf("Open gives\n%s\nwant\n%s", got, want)
+			}
+			// The session file named directly.
+			if r := scan(t, refs[0].Path); len(r) != 1 || r[0].ID != refs[0].ID {
+				t.Errorf("Scan of the session file: %+v", r)
+			}
+		})
+	}
+}
+
+// TestStoragesAgree: a session both in the database and in the JSON
+// storage (opencode 1.2 copies the files and leaves them) is found once,
+// in the database, and both give the same lines.
+func TestStoragesAgree(t *testing.T) {
+	dir := t.TempDir()
+	stream := readStream(t, "written_tools_reasoning.jsonl")
+	db := openWriter(t, filepath.Join(dir, "opencode.db"))
+	insertStream(t, db, stream)
+	db.Close()
+	writeStorage(t, filepath.Join(dir, "storage"), stream)
+	extra := readStream(t, "written_json_storage_1_1.jsonl")
+	writeStorage(t, filepath.Join(dir, "storage"), extra)
+	refs := scan(t, dir)
+	if len(refs) != 2 || refs[0].ID != sessionID(stream) || !strings.HasSuffix(refs[0].Path, "opencode.db") ||
+		refs[1].ID != sessionID(extra) || !strings.HasSuffix(refs[1].Path, ".json") {
+		t.Fatalf("Scan: %+v", refs)
+	}
+	fromDB := open(t, refs[0])
+	fromJSON := open(t, sessions.Ref{ID: refs[0].ID, Path: filepath.Join(dir, "storage", "session", gjson.GetBytes(stream, "data.project_id").Str, refs[0].ID+".json")})
+	if fromDB != fromJSON || fromDB != string(stream) {
+		t.Errorf("the storages disagree:\n%s\n%s", fromDB, fromJSON)
+	}
+}
