@@ -174,6 +174,9 @@ func (e *FailError) Error() string {
 // lines before the first JSON line are held back (a few, as a banner
 // is), so that such an input writes nothing; it is an *EmptyError.
 func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineError)) (Result, error) {
+	if ro, ok := opts.To.(dialect.ReadOnly); ok {
+		return Result{Losses: &dialect.Losses{}}, fmt.Errorf("convert: %s: %w (%s)", opts.To.Name(), dialect.ErrReadOnly, ro.ReadOnly())
+	}
 	if err := dialect.CheckConfig(opts.To, opts.Config); err != nil {
 		return Result{Losses: &dialect.Losses{}}, fmt.Errorf("convert: %w", err)
 	}

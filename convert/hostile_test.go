@@ -124,7 +124,7 @@ func TestDepthGuard(t *testing.T) {
 		if se := ndjson.Check([]byte(strings.Split(in, "\n")[1])); se != nil {
 			t.Fatalf("the input line must be readable: %v", se)
 		}
-		for _, to := range dialect.All() {
+		for _, to := range dialect.Targets() {
 			out, res, err := convertIt(t, []byte(in), convert.Options{To: to, Defaults: dialect.Defaults{SessionID: "s", Workspace: "/r", Model: "m"}})
 			if err != nil {
 				t.Errorf("%d deep to %s: %v", depth, to.Name(), err)

@@ -177,10 +177,10 @@ func TestCrossCheck(t *testing.T) {
 				crossCase{canonSchema, write(base+".provenance.jsonl", strings.Split(strings.TrimSpace(canonical(f, true)), "\n")), "valid"})
 			// The stream converted to each other dialect validates there too.
 			for _, other := range wire {
-				if other == d {
+				od, _ := dialect.Lookup(other)
+				if other == d || !dialect.Writable(od) {
 					continue
 				}
-				od, _ := dialect.Lookup(other)
 				out := strings.Split(strings.TrimSpace(conv(f, od, false)), "\n")
 				cases = append(cases, crossCase{abs(other + ".schema.json"), write(base+".to-"+other+".jsonl", out), "valid"})
 			}
@@ -188,6 +188,9 @@ func TestCrossCheck(t *testing.T) {
 		ref, err := os.ReadFile("../../shared/dialects/" + d + ".md")
 		if errors.Is(err, fs.ErrNotExist) {
 			ref, err = os.ReadFile("../../shared/dialects-next/" + d + ".md")
+		}
+		if dd, _ := dialect.Lookup(d); errors.Is(err, fs.ErrNotExist) && !dialect.Writable(dd) {
+			continue // an agent's on-disk format: ../shared/ondisk has notes, not example lines
 		}
 		if err != nil {
 			t.Fatalf("the %s reference is needed beside the repository: %v", d, err)

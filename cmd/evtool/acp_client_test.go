@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 )
@@ -36,7 +37,7 @@ func acpStreams(t *testing.T) []string {
 		}
 		// Every adapter's own streams too: the Claude turn-model defect of
 		// issue 20 showed only on streams that lived there.
-		globs = append(globs, "../../adapters/"+d+"/testdata/*.jsonl")
+		globs = append(globs, "../../adapters/"+teststreams.Folder(d)+"/testdata/*.jsonl")
 	}
 	for _, g := range globs {
 		m, _ := filepath.Glob(g)
