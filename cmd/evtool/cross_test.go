@@ -307,7 +307,7 @@ func TestCrossConversions(t *testing.T) {
 					if to == "canonical" {
 						return
 					}
-					for _, b := range names {
+					for _, b := range targets() {
 						if b == to || b == "canonical" {
 							continue
 						}
