@@ -68,9 +68,9 @@ func memory() *dialecttest.Memory {
 		},
 		End: true,
 		Want: []string{
-			acp.RuleToolCallTwice + `: a second tool_call for "call_0000000"`,
-			acp.RuleTurnClosed + `: the turn ends with tool call "call_0000002" still in_progress`,
-			acp.RuleToolCallOpen + `: tool call "call_0000002" is still in_progress at the end of the stream`,
+			`acp/tool-call-duplicate: a second tool_call for "call_0000000"`,
+			`acp/turn-closed: the turn ends with tool call "call_0000002" still in_progress`,
+			`acp/tool-call-open: tool call "call_0000002" is still in_progress at the end of the stream`,
 		},
 	}
 }

@@ -3,6 +3,7 @@ package acp
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,41 +14,28 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of ACP's stream rules.
-const (
-	RuleJSONRPC        = "acp/jsonrpc"
-	RuleMethod         = "acp/method"
-	RuleSession        = "acp/session-id"
-	RuleToolCallFirst  = "acp/tool-call-first"
-	RuleToolCallTwice  = "acp/tool-call-duplicate"
-	RuleToolCallOpen   = "acp/tool-call-open"
-	RuleCustomField    = "acp/custom-field"
-	RuleAbsolutePath   = "acp/absolute-path"
-	RuleAfterResponse  = "acp/update-after-response"
-	RuleUnknownID      = "acp/response-unknown-id"
-	RuleUnanswered     = "acp/request-unanswered"
-	RuleUnstableUpdate = "acp/unstable-variant"
-	RuleTurnClosed     = "acp/turn-closed"
+// rules is the catalogue of ACP's stream rules, in the order `evtool
+// rules` and docs/rules.md list them.
+var rules dialect.RuleSet
+
+var (
+	ruleJSONRPC        = rules.Error("acp/jsonrpc", `each line is a JSON-RPC 2.0 request, notification or response (jsonrpc "2.0"; a response has result or error)`)
+	ruleMethod         = rules.Unknown("acp/method", "the method is one of ACP v1's (custom methods start with _); error under --strict")
+	ruleSession        = rules.Warning("acp/session-id", "one session id throughout")
+	ruleToolCallFirst  = rules.Error("acp/tool-call-first", "a tool_call comes before any tool_call_update or permission request for its id")
+	ruleToolCallTwice  = rules.Error("acp/tool-call-duplicate", "one tool_call per id; later sightings are tool_call_updates")
+	ruleToolCallOpen   = rules.Error("acp/tool-call-open", "every tool call is completed or failed by the end of the stream")
+	ruleCustomField    = rules.Error("acp/custom-field", "no custom field at the root of an ACP type: extensions go under _meta")
+	ruleAbsolutePath   = rules.Error("acp/absolute-path", "paths in locations and diffs are absolute")
+	ruleAfterResponse  = rules.Error("acp/update-after-response", "every update of a turn comes before that turn's session/prompt response")
+	ruleUnknownID      = rules.Warning("acp/response-unknown-id", "a response answers a request of the stream")
+	ruleUnanswered     = rules.Warning("acp/request-unanswered", "every request of a transcript is answered")
+	ruleUnstableUpdate = rules.Warning("acp/unstable-variant", "session updates are stable v1 variants (unstable ones are opt-in)")
+	ruleTurnClosed     = rules.Error("acp/turn-closed", "a turn is closed in itself: its tool calls completed or failed and its permission requests answered before its session/prompt response")
 )
 
 // Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleJSONRPC, `each line is a JSON-RPC 2.0 request, notification or response (jsonrpc "2.0"; a response has result or error)`),
-		dialect.WarningRule(RuleMethod, "the method is one of ACP v1's (custom methods start with _); error under --strict"),
-		dialect.WarningRule(RuleSession, "one session id throughout"),
-		dialect.ErrorRule(RuleToolCallFirst, "a tool_call comes before any tool_call_update or permission request for its id"),
-		dialect.ErrorRule(RuleToolCallTwice, "one tool_call per id; later sightings are tool_call_updates"),
-		dialect.ErrorRule(RuleToolCallOpen, "every tool call is completed or failed by the end of the stream"),
-		dialect.ErrorRule(RuleCustomField, "no custom field at the root of an ACP type: extensions go under _meta"),
-		dialect.ErrorRule(RuleAbsolutePath, "paths in locations and diffs are absolute"),
-		dialect.ErrorRule(RuleAfterResponse, "every update of a turn comes before that turn's session/prompt response"),
-		dialect.WarningRule(RuleUnknownID, "a response answers a request of the stream"),
-		dialect.WarningRule(RuleUnanswered, "every request of a transcript is answered"),
-		dialect.WarningRule(RuleUnstableUpdate, "session updates are stable v1 variants (unstable ones are opt-in)"),
-		dialect.ErrorRule(RuleTurnClosed, "a turn is closed in itself: its tool calls completed or failed and its permission requests answered before its session/prompt response"),
-	}
-}
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // knownMethods are ACP v1's method names (meta.json and meta.unstable.json).
 var knownMethods = []string{
@@ -151,22 +139,21 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
 	r := gjson.ParseBytes(line)
 	rep := dialect.Reporter{Line: n, Report: report}
-	errf, warnf := rep.Errorf, rep.Warnf
 	if !r.IsObject() {
 		return
 	}
 	if r.Get("jsonrpc").Str != "2.0" {
-		errf("/jsonrpc", RuleJSONRPC, `jsonrpc must be "2.0"`)
+		rep.Reportf(ruleJSONRPC, "/jsonrpc", `jsonrpc must be "2.0"`)
 	}
 	method, id := r.Get("method"), r.Get("id")
 	switch {
 	case method.Exists():
 		if method.Type != gjson.String {
-			errf("/method", RuleJSONRPC, "method must be a string")
+			rep.Reportf(ruleJSONRPC, "/method", "method must be a string")
 			return
 		}
 		if !slices.Contains(knownMethods, method.Str) && !strings.HasPrefix(method.Str, "_") {
-			rep.Unknownf("/method", RuleMethod, "unknown method %q", method.Str)
+			rep.Reportf(ruleMethod, "/method", "unknown method %q", method.Str)
 		}
 		if id.Exists() {
 			c.requests[strings.Clone(id.Raw)] = request{intern(method.Str, knownMethods), n}
@@ -174,11 +161,11 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	case id.Exists():
 		res, rerr := r.Get("result").Exists(), r.Get("error").Exists()
 		if res == rerr {
-			errf("", RuleJSONRPC, "a response has exactly one of result and error")
+			rep.Reportf(ruleJSONRPC, "", "a response has exactly one of result and error")
 		}
 		q, ok := c.requests[id.Raw]
 		if !ok {
-			warnf("/id", RuleUnknownID, "response %s answers no request of this stream", id.Raw)
+			rep.Reportf(ruleUnknownID, "/id", "response %s answers no request of this stream", id.Raw)
 			return
 		}
 		delete(c.requests, id.Raw)
@@ -189,7 +176,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		return
 	default:
-		errf("", RuleJSONRPC, "a message has a method or an id")
+		rep.Reportf(ruleJSONRPC, "", "a message has a method or an id")
 		return
 	}
 	p := r.Get("params")
@@ -197,7 +184,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		if c.session == "" {
 			c.session = sid.Str
 		} else if sid.Str != c.session {
-			warnf("/params/sessionId", RuleSession, "session %q, earlier lines name %q", sid.Str, c.session)
+			rep.Reportf(ruleSession, "/params/sessionId", "session %q, earlier lines name %q", sid.Str, c.session)
 		}
 	}
 	switch method.Str {
@@ -206,32 +193,32 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		c.turn = true
 	case "session/update":
 		if c.prompts > 0 && !c.turn {
-			errf("/params/update", RuleAfterResponse, "a session/update outside a turn: after the last session/prompt response")
+			rep.Reportf(ruleAfterResponse, "/params/update", "a session/update outside a turn: after the last session/prompt response")
 		}
-		c.update(p.Get("update"), errf, warnf)
+		c.update(p.Get("update"), rep)
 	case "session/request_permission":
 		call := p.Get("toolCall.toolCallId").Str
 		if _, _, ok := c.tool(call); !ok {
-			errf("/params/toolCall/toolCallId", RuleToolCallFirst, "permission requested for tool call %q before its tool_call", call)
+			rep.Reportf(ruleToolCallFirst, "/params/toolCall/toolCallId", "permission requested for tool call %q before its tool_call", call)
 		}
-		c.custom(p.Get("toolCall"), "/params/toolCall", fieldsOf["tool_call_update"], errf)
+		c.custom(p.Get("toolCall"), "/params/toolCall", fieldsOf["tool_call_update"], rep)
 	}
 }
 
-func (c *checker) update(u gjson.Result, errf, warnf func(ptr, rule, format string, args ...any)) {
+func (c *checker) update(u gjson.Result, rep dialect.Reporter) {
 	kind := u.Get("sessionUpdate").Str
 	if !slices.Contains(stableUpdates, kind) {
-		warnf("/params/update/sessionUpdate", RuleUnstableUpdate, "%q is not a stable ACP v1 session update", kind)
+		rep.Reportf(ruleUnstableUpdate, "/params/update/sessionUpdate", "%q is not a stable ACP v1 session update", kind)
 	}
 	if f, ok := fieldsOf[kind]; ok {
-		c.custom(u, "/params/update", append([]string{"sessionUpdate"}, f...), errf)
+		c.custom(u, "/params/update", append([]string{"sessionUpdate"}, f...), rep)
 	}
 	id := u.Get("toolCallId").Str
 	switch kind {
 	case "tool_call":
 		rank, _, dup := c.tool(id)
 		if dup {
-			errf("/params/update/toolCallId", RuleToolCallTwice, "a second tool_call for %q", id)
+			rep.Reportf(ruleToolCallTwice, "/params/update/toolCallId", "a second tool_call for %q", id)
 		} else {
 			c.ranked++
 			rank = c.ranked
@@ -240,7 +227,7 @@ func (c *checker) update(u gjson.Result, errf, warnf func(ptr, rule, format stri
 	case "tool_call_update":
 		rank, status, ok := c.tool(id)
 		if !ok {
-			errf("/params/update/toolCallId", RuleToolCallFirst, "tool_call_update for %q before its tool_call", id)
+			rep.Reportf(ruleToolCallFirst, "/params/update/toolCallId", "tool_call_update for %q before its tool_call", id)
 			c.ranked++
 			rank = c.ranked
 		}
@@ -248,14 +235,14 @@ func (c *checker) update(u gjson.Result, errf, warnf func(ptr, rule, format stri
 	}
 	jsonobj.ForEach(u.Get("locations"), func(k, l gjson.Result) bool {
 		if p := l.Get("path").Str; !strings.HasPrefix(p, "/") {
-			errf(fmt.Sprintf("/params/update/locations/%d/path", k.Int()), RuleAbsolutePath, "location path %q is not absolute", p)
+			rep.Reportf(ruleAbsolutePath, fmt.Sprintf("/params/update/locations/%d/path", k.Int()), "location path %q is not absolute", p)
 		}
 		return true
 	})
 	i := 0
 	jsonobj.ForEach(u.Get("content"), func(_, ct gjson.Result) bool {
 		if ct.Get("type").Str == "diff" && !strings.HasPrefix(ct.Get("path").Str, "/") {
-			errf(fmt.Sprintf("/params/update/content/%d/path", i), RuleAbsolutePath, "diff path %q is not absolute", ct.Get("path").Str)
+			rep.Reportf(ruleAbsolutePath, fmt.Sprintf("/params/update/content/%d/path", i), "diff path %q is not absolute", ct.Get("path").Str)
 		}
 		i++
 		return true
@@ -270,10 +257,10 @@ func statusOr(u gjson.Result, def string) string {
 }
 
 // custom reports keys at the root of an ACP type that the type lacks.
-func (c *checker) custom(o gjson.Result, ptr string, allowed []string, errf func(ptr, rule, format string, args ...any)) {
+func (c *checker) custom(o gjson.Result, ptr string, allowed []string, rep dialect.Reporter) {
 	jsonobj.ForEach(o, func(k, _ gjson.Result) bool {
 		if k.Str != "_meta" && !slices.Contains(allowed, k.Str) {
-			errf(ptr+"/"+jsonptr.Escape(k.Str), RuleCustomField, "custom field %q at the root of an ACP type: extensions belong under _meta", k.Str)
+			rep.Reportf(ruleCustomField, ptr+"/"+jsonptr.Escape(k.Str), "custom field %q at the root of an ACP type: extensions belong under _meta", k.Str)
 		}
 		return true
 	})
@@ -282,52 +269,51 @@ func (c *checker) custom(o gjson.Result, ptr string, allowed []string, errf func
 // turnClosed reports, at a prompt's response, the calls still open and the
 // permission requests still unanswered: the turn left them for the next.
 func (c *checker) turnClosed(n int, report func(dialect.Finding)) {
-	open := make([]string, 0, len(c.tools))
-	for id := range c.tools {
-		open = append(open, id)
+	for _, id := range c.openCalls() {
+		report(ruleTurnClosed.Finding(n, "", fmt.Sprintf("the turn ends with tool call %q still %s", id, c.tools[id].status)))
 	}
-	slices.SortFunc(open, func(a, b string) int { return cmp.Compare(c.tools[a].rank, c.tools[b].rank) })
-	for _, id := range open {
-		report(dialect.Finding{Line: n, Severity: dialect.Error, Rule: RuleTurnClosed,
-			Message: fmt.Sprintf("the turn ends with tool call %q still %s", id, c.tools[id].status)})
-	}
-	var asks []string
-	for id, q := range c.requests {
-		if q.method == "session/request_permission" {
-			asks = append(asks, id)
-		}
-	}
-	slices.SortFunc(asks, func(a, b string) int { return c.requests[a].line - c.requests[b].line })
-	for _, id := range asks {
-		report(dialect.Finding{Line: n, Severity: dialect.Error, Rule: RuleTurnClosed,
-			Message: fmt.Sprintf("the turn ends with permission request %s (line %d) unanswered", id, c.requests[id].line)})
+	for _, id := range c.pending("session/request_permission") {
+		report(ruleTurnClosed.Finding(n, "", fmt.Sprintf("the turn ends with permission request %s (line %d) unanswered", id, c.requests[id].line)))
 	}
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Warning, Rule: RuleJSONRPC, Message: "the stream is empty"})
+		// The one acp/jsonrpc finding that is a warning, not an error: an
+		// empty stream breaks no message's framing, it only has none.
+		f := ruleJSONRPC.Finding(0, "", "the stream is empty")
+		f.Severity = dialect.Warning
+		report(f)
 		return
 	}
-	open := make([]string, 0, len(c.tools))
-	for id := range c.tools {
-		open = append(open, id)
-	}
-	slices.SortFunc(open, func(a, b string) int { return cmp.Compare(c.tools[a].rank, c.tools[b].rank) })
-	for _, id := range open {
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleToolCallOpen,
-			Message: fmt.Sprintf("tool call %q is still %s at the end of the stream", id, c.tools[id].status)})
+	for _, id := range c.openCalls() {
+		report(ruleToolCallOpen.Finding(last, "", fmt.Sprintf("tool call %q is still %s at the end of the stream", id, c.tools[id].status)))
 	}
 	if c.prompts > 0 {
-		ids := make([]string, 0, len(c.requests))
-		for id := range c.requests {
-			ids = append(ids, id)
-		}
-		slices.SortFunc(ids, func(a, b string) int { return c.requests[a].line - c.requests[b].line })
-		for _, id := range ids {
+		for _, id := range c.pending("") {
 			q := c.requests[id]
-			report(dialect.Finding{Line: q.line, Pointer: "/id", Severity: dialect.Warning, Rule: RuleUnanswered,
-				Message: fmt.Sprintf("%s request %s is never answered", q.method, id)})
+			report(ruleUnanswered.Finding(q.line, "/id", fmt.Sprintf("%s request %s is never answered", q.method, id)))
 		}
 	}
+}
+
+// openCalls returns the ids of the calls still open, first seen first.
+func (c *checker) openCalls() []string {
+	ids := slices.Collect(maps.Keys(c.tools))
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(c.tools[a].rank, c.tools[b].rank) })
+	return ids
+}
+
+// pending returns the ids of the requests not yet answered (of one method,
+// or of any when method is ""), oldest first: each is on a line of its own,
+// so the order is the same every run.
+func (c *checker) pending(method string) []string {
+	var ids []string
+	for id, q := range c.requests {
+		if method == "" || q.method == method {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b string) int { return c.requests[a].line - c.requests[b].line })
+	return ids
 }

@@ -3,6 +3,7 @@ package acp_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -68,121 +69,129 @@ const head = `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"
 
 func TestTurnsFromTheSource(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		params *acp.Config
-		lines  []string
-		want   string
+		name  string
+		lines []string
+		want  string // what a transcript sends
+		log   string // what a log sends, where the case looks
 	}{{
-		name:   "rounds stay inside their turn",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"turn_started","turn_id":"t1","synthetic":true}`,
-			`{"seq":2,"type":"tool_call","turn_id":"t1","call_id":"a","name":"read_file","kind":"read"}`,
-			`{"seq":3,"type":"tool_finished","turn_id":"t1","call_id":"a","status":"success","summary":"ok"}`,
-			`{"seq":4,"type":"round_finished","turn_id":"t1","stop_reason":"tool_use","usage":{"total_tokens":5}}`,
-			`{"seq":5,"type":"message_delta","turn_id":"t1","text":"answer"}`,
-			`{"seq":6,"type":"round_finished","turn_id":"t1","stop_reason":"end_turn","usage":{"total_tokens":7}}`,
-			`{"seq":7,"type":"turn_finished","turn_id":"t1","synthetic":true,"status":"ok"}`,
-			`{"seq":8,"type":"session_finished","status":"ok"}`},
+		name: "rounds stay inside their turn",
+		lines: numbered(head,
+			`"type":"turn_started","turn_id":"t1","synthetic":true`,
+			`"type":"tool_call","turn_id":"t1","call_id":"a","name":"read_file","kind":"read"`,
+			`"type":"tool_finished","turn_id":"t1","call_id":"a","status":"success","summary":"ok"`,
+			`"type":"round_finished","turn_id":"t1","stop_reason":"tool_use","usage":{"total_tokens":5}`,
+			`"type":"message_delta","turn_id":"t1","text":"answer"`,
+			`"type":"round_finished","turn_id":"t1","stop_reason":"end_turn","usage":{"total_tokens":7}`,
+			`"type":"turn_finished","turn_id":"t1","synthetic":true,"status":"ok"`,
+			`"type":"session_finished","status":"ok"`,
+		),
 		want: "session/prompt tool_call:pending tool_call_update:completed agent_message_chunk response:end_turn",
 	}, {
-		name:   "each turn is closed in itself",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
-			`{"seq":2,"type":"user_message","turn_id":"t1","text":"one"}`,
-			`{"seq":3,"type":"tool_call","turn_id":"t1","call_id":"a","name":"bash","kind":"execute"}`,
-			`{"seq":4,"type":"permission_requested","turn_id":"t1","call_id":"a","request_id":"r1","description":"run it?"}`,
-			`{"seq":5,"type":"turn_finished","turn_id":"t1","status":"ok"}`,
-			`{"seq":6,"type":"turn_started","turn_id":"t2","prompt":"two"}`,
-			`{"seq":7,"type":"user_message","turn_id":"t2","text":"two"}`,
-			`{"seq":8,"type":"tool_finished","turn_id":"t2","call_id":"a","status":"success"}`,
-			`{"seq":9,"type":"message_delta","turn_id":"t2","text":"done"}`,
-			`{"seq":10,"type":"session_finished","status":"ok"}`},
+		name: "each turn is closed in itself",
+		lines: numbered(head,
+			`"type":"turn_started","turn_id":"t1","prompt":"one"`,
+			`"type":"user_message","turn_id":"t1","text":"one"`,
+			`"type":"tool_call","turn_id":"t1","call_id":"a","name":"bash","kind":"execute"`,
+			`"type":"permission_requested","turn_id":"t1","call_id":"a","request_id":"r1","description":"run it?"`,
+			`"type":"turn_finished","turn_id":"t1","status":"ok"`,
+			`"type":"turn_started","turn_id":"t2","prompt":"two"`,
+			`"type":"user_message","turn_id":"t2","text":"two"`,
+			`"type":"tool_finished","turn_id":"t2","call_id":"a","status":"success"`,
+			`"type":"message_delta","turn_id":"t2","text":"done"`,
+			`"type":"session_finished","status":"ok"`,
+		),
 		want: "session/prompt tool_call:pending session/request_permission answer:cancelled tool_call_update:failed response:end_turn " +
 			"session/prompt agent_message_chunk response:end_turn",
 	}, {
-		name:   "a log echoes the prompt, as history",
-		params: nil,
-		lines: []string{head,
-			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
-			`{"seq":2,"type":"user_message","turn_id":"t1","text":"one"}`,
-			`{"seq":3,"type":"user_message","turn_id":"t1","text":"and more"}`,
-			`{"seq":4,"type":"session_finished","status":"ok"}`},
-		want: "user_message_chunk user_message_chunk",
-	}, {
-		name:   "a transcript does not echo it",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
-			`{"seq":2,"type":"user_message","turn_id":"t1","text":"one"}`,
-			`{"seq":3,"type":"user_message","turn_id":"t1","text":"and more"}`,
-			`{"seq":4,"type":"session_finished","status":"ok"}`},
+		name: "a log echoes the prompt, as history; a transcript does not",
+		lines: numbered(head,
+			`"type":"turn_started","turn_id":"t1","prompt":"one"`,
+			`"type":"user_message","turn_id":"t1","text":"one"`,
+			`"type":"user_message","turn_id":"t1","text":"and more"`,
+			`"type":"session_finished","status":"ok"`,
+		),
 		want: "session/prompt user_message_chunk response:end_turn",
+		log:  "user_message_chunk user_message_chunk",
 	}, {
 		// A notice of no turn before the first (a hook line before Claude
 		// Code's init) is an update before any prompt: the prompt then
 		// carries the turn's text and the user's message is not echoed.
-		name:   "a notice before the first turn comes before its prompt",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"notice","message":"starting"}`,
-			`{"seq":2,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
-			`{"seq":3,"type":"user_message","turn_id":"t1","text":"one"}`,
-			`{"seq":4,"type":"turn_finished","turn_id":"t1","status":"cancelled"}`},
+		name: "a notice before the first turn comes before its prompt",
+		lines: numbered(head,
+			`"type":"notice","message":"starting"`,
+			`"type":"turn_started","turn_id":"t1","prompt":"one"`,
+			`"type":"user_message","turn_id":"t1","text":"one"`,
+			`"type":"turn_finished","turn_id":"t1","status":"cancelled"`,
+		),
 		want: "agent_thought_chunk session/prompt response:cancelled",
 	}, {
-		name:   "what else comes before the first turn belongs to it",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"message","text":"starting"}`,
-			`{"seq":2,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
-			`{"seq":3,"type":"turn_finished","turn_id":"t1","status":"ok"}`},
+		name: "what else comes before the first turn belongs to it",
+		lines: numbered(head,
+			`"type":"message","text":"starting"`,
+			`"type":"turn_started","turn_id":"t1","prompt":"one"`,
+			`"type":"turn_finished","turn_id":"t1","status":"ok"`,
+		),
 		want: "session/prompt agent_message_chunk response:end_turn",
 	}, {
 		// A subagent's prompt (Claude Code's user line with
 		// parent_tool_use_id) is shown in the call that runs it, not as
 		// the user's words, and is never the turn's prompt.
-		name:   "a subagent's prompt is nested under its call",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"count files"}`,
-			`{"seq":2,"type":"user_message","turn_id":"t1","text":"count files"}`,
-			`{"seq":3,"type":"tool_call","turn_id":"t1","call_id":"toolu_P","name":"Agent","kind":"think"}`,
-			`{"seq":4,"type":"user_message","turn_id":"t1","agent_id":"toolu_P","text":"Count the .rs files"}`,
-			`{"seq":5,"type":"user_message","turn_id":"t1","agent_id":"toolu_Q","text":"an unknown subagent"}`,
-			`{"seq":6,"type":"tool_finished","turn_id":"t1","call_id":"toolu_P","status":"success","output":"21"}`,
-			`{"seq":7,"type":"turn_finished","turn_id":"t1","status":"ok"}`},
+		name: "a subagent's prompt is nested under its call",
+		lines: numbered(head,
+			`"type":"turn_started","turn_id":"t1","prompt":"count files"`,
+			`"type":"user_message","turn_id":"t1","text":"count files"`,
+			`"type":"tool_call","turn_id":"t1","call_id":"toolu_P","name":"Agent","kind":"think"`,
+			`"type":"user_message","turn_id":"t1","agent_id":"toolu_P","text":"Count the .rs files"`,
+			`"type":"user_message","turn_id":"t1","agent_id":"toolu_Q","text":"an unknown subagent"`,
+			`"type":"tool_finished","turn_id":"t1","call_id":"toolu_P","status":"success","output":"21"`,
+			`"type":"turn_finished","turn_id":"t1","status":"ok"`,
+		),
 		want: "session/prompt tool_call:pending tool_call_update agent_thought_chunk tool_call_update:completed response:end_turn",
 	}, {
-		name:   "a turn without updates still has its prompt",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
-			`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"ok"}`,
-			`{"seq":3,"type":"session_finished","status":"ok"}`},
+		name: "a turn without updates still has its prompt",
+		lines: numbered(head,
+			`"type":"turn_started","turn_id":"t1","prompt":"one"`,
+			`"type":"turn_finished","turn_id":"t1","status":"ok"`,
+			`"type":"session_finished","status":"ok"`,
+		),
 		want: "session/prompt response:end_turn",
 	}, {
-		name:   "a failed run shows its error",
-		params: transcript,
-		lines: []string{head,
-			`{"seq":1,"type":"turn_started","turn_id":"t1"}`,
-			`{"seq":2,"type":"turn_finished","turn_id":"t1","status":"error","reason":"the provider went away"}`},
+		name: "a failed run shows its error",
+		lines: numbered(head,
+			`"type":"turn_started","turn_id":"t1"`,
+			`"type":"turn_finished","turn_id":"t1","status":"error","reason":"the provider went away"`,
+		),
 		want: "session/prompt agent_message_chunk response:end_turn",
 	}, {
-		name:   "commands before any turn",
-		params: transcript,
-		lines: []string{`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","commands":[{"name":"/review","description":"Review","hint":"<what>"}]}`,
-			`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"one"}`,
-			`{"seq":2,"type":"session_finished","status":"ok"}`},
+		name: "commands before any turn",
+		lines: numbered(`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","commands":[{"name":"/review","description":"Review","hint":"<what>"}]}`,
+			`"type":"turn_started","turn_id":"t1","prompt":"one"`,
+			`"type":"session_finished","status":"ok"`,
+		),
 		want: "available_commands_update session/prompt response:end_turn",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := kinds(project(t, tc.params, tc.lines...)); got != tc.want {
-				t.Errorf("got  %s\nwant %s", got, tc.want)
+			if got := kinds(project(t, transcript, tc.lines...)); got != tc.want {
+				t.Errorf("transcript: got  %s\nwant %s", got, tc.want)
+			}
+			if tc.log == "" {
+				return
+			}
+			if got := kinds(project(t, nil, tc.lines...)); got != tc.log {
+				t.Errorf("log: got  %s\nwant %s", got, tc.log)
 			}
 		})
 	}
+}
+
+// numbered returns a canonical stream: its first line, then each event,
+// written as its fields without seq, numbered from 1.
+func numbered(first string, events ...string) []string {
+	lines := []string{first}
+	for i, e := range events {
+		lines = append(lines, fmt.Sprintf(`{"seq":%d,%s}`, i+1, e))
+	}
+	return lines
 }
 
 func TestWhatAnEditorShows(t *testing.T) {

@@ -92,22 +92,28 @@ func (e *Encoder) Encode(ev *event.Event) error {
 // Close implements dialect.Encoder.
 func (e *Encoder) Close() error { return nil }
 
-// Rule ids of the canonical stream rules.
-const (
-	RuleFirstLine        = "canonical/first-line"
-	RuleStartedRepeated  = "canonical/session-started-repeated"
-	RuleAfterFinish      = "canonical/after-finish"
-	RuleTruncated        = "canonical/truncated"
-	RuleSeqContiguous    = "canonical/seq-contiguous"
-	RuleToolNotCalled    = "canonical/tool-not-called"
-	RuleToolCalledTwice  = "canonical/tool-called-twice"
-	RuleToolClosed       = "canonical/tool-closed"
-	RuleTurnNotStarted   = "canonical/turn-not-started"
-	RuleTurnClosed       = "canonical/turn-closed"
-	RulePermNotRequested = "canonical/permission-not-requested"
-	RulePermClosed       = "canonical/permission-resolved-twice"
-	RuleUnknownField     = "canonical/unknown-field"
+// rules is the catalogue of the canonical stream rules, in the order
+// `evtool rules` and docs/rules.md list them.
+var rules dialect.RuleSet
+
+var (
+	ruleFirstLine        = rules.Error("canonical/first-line", "the first line is session_started")
+	ruleStartedRepeated  = rules.Error("canonical/session-started-repeated", "session_started appears only as the first line")
+	ruleAfterFinish      = rules.Error("canonical/after-finish", "nothing but unknown events (lines kept from outside the producer's stream) follows session_finished")
+	ruleTruncated        = rules.Error("canonical/truncated", "the stream ends with session_finished; without it the stream is truncated")
+	ruleSeqContiguous    = rules.Error("canonical/seq-contiguous", "seq is 0 on the first line and +1 on every line")
+	ruleToolNotCalled    = rules.Error("canonical/tool-not-called", "tool_started, tool_progress, tool_output and tool_finished follow the call's tool_call")
+	ruleToolCalledTwice  = rules.Error("canonical/tool-called-twice", "a call id has one tool_call")
+	ruleToolClosed       = rules.Error("canonical/tool-closed", "nothing happens to a tool call after its tool_finished")
+	ruleTurnNotStarted   = rules.Error("canonical/turn-not-started", "turn_finished follows its turn_started")
+	ruleTurnClosed       = rules.Error("canonical/turn-closed", "a turn finishes once")
+	rulePermNotRequested = rules.Error("canonical/permission-not-requested", "permission_resolved answers a permission_requested of the same request_id")
+	rulePermClosed       = rules.Error("canonical/permission-resolved-twice", "a permission request is resolved at most once")
+	ruleUnknownField     = rules.Unknown("canonical/unknown-field", "every field is known for its type (error under --strict)")
 )
+
+// Rules implements dialect.RuleLister.
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // checker keeps the open calls, turns and requests by id; a closed one
 // leaves only its id's digest behind (see idset).
@@ -121,12 +127,22 @@ type checker struct {
 	fields   map[event.Type]map[string]bool // event.Fields of the known types met
 }
 
-// ids are the open and the closed ids of one kind of item. An id may be
-// opened again after it closed (a second turn_started, say): the open set
-// is asked first.
+// ids are the open and the closed ids of one kind of item, named by one
+// field. An id may be opened again after it closed (a second
+// turn_started, say): the open set is asked first.
 type ids struct {
+	field  string
 	open   map[string]struct{}
 	closed idset.Set
+	// unseen and again are the rules an event breaks that names an id
+	// never opened, or closed already; their messages are formats of the
+	// event's type and the id.
+	unseen, again       *dialect.Rule
+	unseenMsg, againMsg string
+}
+
+func newIDs(field string, unseen *dialect.Rule, unseenMsg string, again *dialect.Rule, againMsg string) ids {
+	return ids{field: field, open: map[string]struct{}{}, unseen: unseen, unseenMsg: unseenMsg, again: again, againMsg: againMsg}
 }
 
 func (s *ids) isOpen(id string) bool { _, ok := s.open[id]; return ok }
@@ -142,6 +158,19 @@ func (s *ids) state(id string) (seen, closed bool) {
 	return false, false
 }
 
+// check reports an event of type typ about id if the id was never opened
+// or is closed already, and says which.
+func (s *ids) check(rep dialect.Reporter, typ event.Type, id string) (seen, closed bool) {
+	seen, closed = s.state(id)
+	switch {
+	case !seen:
+		rep.Reportf(s.unseen, "/"+s.field, s.unseenMsg, typ, id)
+	case closed:
+		rep.Reportf(s.again, "/"+s.field, s.againMsg, typ, id)
+	}
+	return seen, closed
+}
+
 func (s *ids) add(id string) {
 	if !s.isOpen(id) {
 		s.open[strings.Clone(id)] = struct{}{} // a gjson string shares the line's memory
@@ -154,8 +183,12 @@ func (s *ids) close(id string) {
 }
 
 func newChecker() *checker {
-	return &checker{tools: ids{open: map[string]struct{}{}}, turns: ids{open: map[string]struct{}{}}, perms: ids{open: map[string]struct{}{}},
-		fields: map[event.Type]map[string]bool{}}
+	return &checker{
+		tools:  newIDs("call_id", ruleToolNotCalled, "%s for %q before its tool_call", ruleToolClosed, "%s for %q after its tool_finished"),
+		turns:  newIDs("turn_id", ruleTurnNotStarted, "%s for %q, which never started", ruleTurnClosed, "turn %[2]q finished twice"),
+		perms:  newIDs("request_id", rulePermNotRequested, "%s for %q, which was never requested", rulePermClosed, "permission request %[2]q resolved twice"),
+		fields: map[event.Type]map[string]bool{},
+	}
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
@@ -165,24 +198,23 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		return
 	}
 	rep := dialect.Reporter{Line: n, Report: report}
-	errf := rep.Errorf
 	typ := event.Type(r.Get("type").Str)
 	// An unknown event keeps a line that is no part of the producer's
 	// stream (stderr merged into stdout often has one after the
 	// producer's last line): it may stand after the end.
 	if c.finished > 0 && typ != event.TypeUnknown {
-		errf("/type", RuleAfterFinish, "%s after session_finished on line %d: session_finished must be the last line", typ, c.finished)
+		rep.Reportf(ruleAfterFinish, "/type", "%s after session_finished on line %d: session_finished must be the last line", typ, c.finished)
 	}
 	if c.lines == 1 && typ != event.TypeSessionStarted {
-		errf("/type", RuleFirstLine, "the first line is %q, want session_started", typ)
+		rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want session_started", typ)
 	}
 	if c.lines > 1 && typ == event.TypeSessionStarted {
-		errf("/type", RuleStartedRepeated, "session_started may only be the first line")
+		rep.Reportf(ruleStartedRepeated, "/type", "session_started may only be the first line")
 	}
 	if v := r.Get("seq"); v.Type == gjson.Number {
 		if s, err := strconv.ParseUint(v.Raw, 10, 64); err == nil {
 			if s != c.next {
-				errf("/seq", RuleSeqContiguous, "seq is %d, want %d (0-based, +1 per line)", s, c.next)
+				rep.Reportf(ruleSeqContiguous, "/seq", "seq is %d, want %d (0-based, +1 per line)", s, c.next)
 			}
 			c.next = s + 1
 		}
@@ -196,7 +228,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !known[k.Str] {
-			rep.Unknownf("/"+k.Str, RuleUnknownField, "unknown field %q on %s", k.Str, typ)
+			rep.Reportf(ruleUnknownField, "/"+k.Str, "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})
@@ -206,32 +238,21 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		c.finished = n
 	case event.TypeToolCall:
 		if seen, _ := c.tools.state(call); seen {
-			errf("/call_id", RuleToolCalledTwice, "a second tool_call for %q", call)
+			rep.Reportf(ruleToolCalledTwice, "/call_id", "a second tool_call for %q", call)
 		} else {
 			c.tools.add(call)
 		}
 	case event.TypeToolStarted, event.TypeToolProgress, event.TypeToolOutput, event.TypeToolFinished:
-		seen, done := c.tools.state(call)
-		switch {
-		case !seen:
-			errf("/call_id", RuleToolNotCalled, "%s for %q before its tool_call", typ, call)
-		case done:
-			errf("/call_id", RuleToolClosed, "%s for %q after its tool_finished", typ, call)
-		}
-		if typ == event.TypeToolFinished && seen && !done {
+		// Only a call's own tool_finished closes it: one for a call never
+		// made leaves the id free for its tool_call.
+		if seen, done := c.tools.check(rep, typ, call); typ == event.TypeToolFinished && seen && !done {
 			c.tools.close(call)
 		}
 	case event.TypeTurnStarted:
 		c.turns.add(r.Get("turn_id").Str)
 	case event.TypeTurnFinished:
 		id := r.Get("turn_id").Str
-		seen, done := c.turns.state(id)
-		switch {
-		case !seen:
-			errf("/turn_id", RuleTurnNotStarted, "turn_finished for %q, which never started", id)
-		case done:
-			errf("/turn_id", RuleTurnClosed, "turn %q finished twice", id)
-		}
+		c.turns.check(rep, typ, id)
 		c.turns.close(id)
 	case event.TypePermissionRequest:
 		if id := r.Get("request_id").Str; id != "" {
@@ -239,13 +260,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 	case event.TypePermissionResolved:
 		if id := r.Get("request_id").Str; id != "" {
-			seen, done := c.perms.state(id)
-			switch {
-			case !seen:
-				errf("/request_id", RulePermNotRequested, "permission_resolved for %q, which was never requested", id)
-			case done:
-				errf("/request_id", RulePermClosed, "permission request %q resolved twice", id)
-			}
+			c.perms.check(rep, typ, id)
 			c.perms.close(id)
 		}
 	}
@@ -253,30 +268,10 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Error, Rule: RuleFirstLine, Message: "the stream is empty: want session_started first"})
+		report(ruleFirstLine.Finding(0, "", "the stream is empty: want session_started first"))
 		return
 	}
 	if c.finished == 0 {
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: "the stream ends without session_finished: it is truncated"})
-	}
-}
-
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleFirstLine, "the first line is session_started"),
-		dialect.ErrorRule(RuleStartedRepeated, "session_started appears only as the first line"),
-		dialect.ErrorRule(RuleAfterFinish, "nothing but unknown events (lines kept from outside the producer's stream) follows session_finished"),
-		dialect.ErrorRule(RuleTruncated, "the stream ends with session_finished; without it the stream is truncated"),
-		dialect.ErrorRule(RuleSeqContiguous, "seq is 0 on the first line and +1 on every line"),
-		dialect.ErrorRule(RuleToolNotCalled, "tool_started, tool_progress, tool_output and tool_finished follow the call's tool_call"),
-		dialect.ErrorRule(RuleToolCalledTwice, "a call id has one tool_call"),
-		dialect.ErrorRule(RuleToolClosed, "nothing happens to a tool call after its tool_finished"),
-		dialect.ErrorRule(RuleTurnNotStarted, "turn_finished follows its turn_started"),
-		dialect.ErrorRule(RuleTurnClosed, "a turn finishes once"),
-		dialect.ErrorRule(RulePermNotRequested, "permission_resolved answers a permission_requested of the same request_id"),
-		dialect.ErrorRule(RulePermClosed, "a permission request is resolved at most once"),
-		dialect.WarningRule(RuleUnknownField, "every field is known for its type (error under --strict)"),
+		report(ruleTruncated.Finding(last, "", "the stream ends without session_finished: it is truncated"))
 	}
 }

@@ -68,10 +68,10 @@ func memory() *dialecttest.Memory {
 			line(f, `"type":"permission_resolved","request_id":"r0000004","outcome":"allowed"`)
 		},
 		Want: []string{
-			canonical.RuleToolCalledTwice + `: a second tool_call for "c0000000"`,
-			canonical.RuleToolClosed + `: tool_output for "c0000001" after its tool_finished`,
-			canonical.RuleTurnClosed + `: turn "t00000" finished twice`,
-			canonical.RulePermClosed + `: permission request "r0000004" resolved twice`,
+			`canonical/tool-called-twice: a second tool_call for "c0000000"`,
+			`canonical/tool-closed: tool_output for "c0000001" after its tool_finished`,
+			`canonical/turn-closed: turn "t00000" finished twice`,
+			`canonical/permission-resolved-twice: permission request "r0000004" resolved twice`,
 		},
 	}
 }

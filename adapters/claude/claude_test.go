@@ -1,7 +1,6 @@
 package claude_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	_ "github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/claude"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/evtool/evtool/internal/jsonkeys"
@@ -35,66 +35,6 @@ func streams(t *testing.T) []string {
 	return files
 }
 
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-}
-
-func decode(t *testing.T, lines ...string) []*event.Event {
-	t.Helper()
-	dec := claude.Dialect{}.NewDecoder(dialect.DecodeOptions{})
-	var out []*event.Event
-	for i, l := range lines {
-		var err error
-		if out, err = dec.Decode(out, []byte(l), i+1); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-	}
-	return dec.End(out)
-}
-
-// canonicalText writes events as canonical lines.
-func canonicalText(t *testing.T, evs []*event.Event) []string {
-	t.Helper()
-	var out []string
-	for i, ev := range evs {
-		ev.Seq = uint64(i)
-		b, err := event.Append(nil, ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(b))
-	}
-	return out
-}
-
-// encode parses canonical lines and writes them as Claude Code lines.
-func encode(t *testing.T, canon []string) (string, *dialect.Losses) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	losses := &dialect.Losses{}
-	enc := claude.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses})
-	for _, l := range canon {
-		ev, err := event.Parse([]byte(l))
-		if err != nil {
-			t.Fatalf("canonical %s: %v", l, err)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
-	return buf.String(), losses
-}
-
 // TestRoundTrip runs every Claude Code test stream (the shared capture and
 // the written ones) through canonical text and back: the same bytes, and
 // nothing counted as lost.
@@ -105,10 +45,12 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, losses := encode(t, canonicalText(t, decode(t, readLines(t, f)...)))
+			_, back, losses := dialecttest.RoundTrip(t, claude.Dialect{}, dialecttest.Lines(string(data))...)
 			// Lines come back byte for byte; a line with white space between
-			// its tokens comes back compact, as the same JSON value.
-			in, out := strings.Split(string(data), "\n"), strings.Split(back, "\n")
+			// its tokens comes back compact, as the same JSON value. Every
+			// line written ends with a newline, the last one too: so must
+			// the stream's.
+			in, out := strings.Split(string(data), "\n"), append(back, "")
 			if len(in) != len(out) {
 				t.Fatalf("%d lines came back for %d", len(out), len(in))
 			}
@@ -129,21 +71,19 @@ func TestRoundTrip(t *testing.T) {
 // back as the same JSON value.
 func TestKeyOrder(t *testing.T) {
 	for _, f := range streams(t) {
-		lines := readLines(t, f)
-		want := sortedKeys(canonicalText(t, withoutExt(decode(t, lines...))))
+		lines := dialecttest.ReadLines(t, f)
+		want := sortedKeys(dialecttest.Canonical(t, withoutExt(dialecttest.DecodeStream(t, claude.Dialect{}, lines...))))
 		for _, o := range []jsonkeys.Order{jsonkeys.Sorted, jsonkeys.Reversed} {
 			var re []string
 			for _, l := range lines {
 				re = append(re, string(jsonkeys.Reorder([]byte(l), o)))
 			}
-			evs := decode(t, re...)
-			back, _ := encode(t, canonicalText(t, evs))
+			_, out, _ := dialecttest.RoundTrip(t, claude.Dialect{}, re...)
 			// Tool inputs are kept as the source wrote them: equal up to key order.
-			got := sortedKeys(canonicalText(t, withoutExt(decode(t, re...))))
+			got := sortedKeys(dialecttest.Canonical(t, withoutExt(dialecttest.DecodeStream(t, claude.Dialect{}, re...))))
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: the canonical events depend on key order", filepath.Base(f))
 			}
-			out := strings.Split(strings.TrimSuffix(back, "\n"), "\n")
 			if len(out) != len(re) {
 				t.Fatalf("%s: %d lines back for %d", filepath.Base(f), len(out), len(re))
 			}
@@ -173,7 +113,7 @@ func withoutExt(evs []*event.Event) []*event.Event {
 // TestCapture holds the reading of the real 2.1.178 capture to what the
 // reference says of it.
 func TestCapture(t *testing.T) {
-	evs := decode(t, readLines(t, capture)...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, capture)...)
 	count := map[event.Type]int{}
 	for _, ev := range evs {
 		count[ev.Type()]++
@@ -237,7 +177,7 @@ func TestCapture(t *testing.T) {
 func TestStreamsCoverEveryKind(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range streams(t) {
-		for _, l := range readLines(t, f) {
+		for _, l := range dialecttest.ReadLines(t, f) {
 			r := gjson.Parse(l)
 			k := r.Get("type").Str
 			if k == "system" {
@@ -277,7 +217,7 @@ func TestUnknownPassesThrough(t *testing.T) {
 		`{"type":"system","subtype":"brand_new_too","uuid":"u2","session_id":"s"}`,
 		`{"type":"assistant","message":{"model":"m","id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"s","uuid":"u3"}`,
 	}
-	evs := decode(t, lines...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, lines...)
 	var unknown []*event.Unknown
 	for _, ev := range evs {
 		if u, ok := ev.Body.(*event.Unknown); ok {
@@ -314,7 +254,7 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 	// A count at the largest u64 is read exactly.
-	evs := decode(t, `{"type":"result","subtype":"success","is_error":false,"result":"","usage":{"input_tokens":18446744073709551615,"output_tokens":9007199254740993},"total_cost_usd":0,"session_id":"s","uuid":"u"}`)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, `{"type":"result","subtype":"success","is_error":false,"result":"","usage":{"input_tokens":18446744073709551615,"output_tokens":9007199254740993},"total_cost_usd":0,"session_id":"s","uuid":"u"}`)
 	for _, ev := range evs {
 		if b, ok := ev.Body.(*event.TurnFinished); ok {
 			if *b.Usage.InputTokens != 18446744073709551615 || *b.Usage.OutputTokens != 9007199254740993 {
@@ -328,7 +268,7 @@ func TestDecodeErrors(t *testing.T) {
 // merged into stdout) through the one reading of package stream: each bad
 // line is a syntax diagnostic, and the stream goes on to its result.
 func TestNonJSONLines(t *testing.T) {
-	lines := readLines(t, capture)
+	lines := dialecttest.ReadLines(t, capture)
 	in := strings.Join(slices.Concat(lines[:3], []string{"Warning: claude is not on PATH", `ERR {"type":"keep_alive"}`}, lines[3:]), "\n") + "\n"
 	rd := stream.NewReader(strings.NewReader(in), "x", stream.Options{})
 	var bad []int
@@ -363,8 +303,8 @@ func TestNonJSONLines(t *testing.T) {
 // session_started comes first with init's facts, and writes them back in
 // their place.
 func TestHooksBeforeInit(t *testing.T) {
-	lines := readLines(t, "testdata/written_all_types.jsonl")
-	evs := decode(t, lines...)
+	lines := dialecttest.ReadLines(t, "testdata/written_all_types.jsonl")
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, lines...)
 	s, ok := evs[0].Body.(*event.SessionStarted)
 	if !ok || evs[0].Synthetic || s.Model != "claude-opus-4-7" || s.Workspace != "/home/dev/proj" || len(s.MCPServers) != 2 {
 		t.Fatalf("first event: %+v", evs[0])
@@ -373,7 +313,7 @@ func TestHooksBeforeInit(t *testing.T) {
 		t.Errorf("second event: %+v", evs[1].Body)
 	}
 	// No init at all: a session_started is synthesised once a turn begins.
-	evs = decode(t, lines[5:9]...)
+	evs = dialecttest.DecodeStream(t, claude.Dialect{}, lines[5:9]...)
 	if !evs[0].Synthetic || evs[0].Body.(*event.SessionStarted).SessionID != "7c1e9a52-3b4d-4f6e-8a9b-0c1d2e3f4a5b" {
 		t.Errorf("no synthesised session_started: %+v", evs[0])
 	}
@@ -381,8 +321,8 @@ func TestHooksBeforeInit(t *testing.T) {
 
 // TestTruncated reads a run killed in its turn: no session_finished.
 func TestTruncated(t *testing.T) {
-	lines := readLines(t, capture)
-	evs := decode(t, lines[:len(lines)-1]...)
+	lines := dialecttest.ReadLines(t, capture)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, lines[:len(lines)-1]...)
 	for _, ev := range evs {
 		if ev.Type() == event.TypeSessionFinished || ev.Type() == event.TypeTurnFinished {
 			t.Errorf("a killed run has %s", ev.Type())
@@ -393,7 +333,7 @@ func TestTruncated(t *testing.T) {
 // TestTurnsAndRounds reads the two-turn streaming-input stream: one turn
 // per result, each with its prompt, and a round per API message.
 func TestTurnsAndRounds(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_streaming_two_turns.jsonl")...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, "testdata/written_streaming_two_turns.jsonl")...)
 	var prompts []string
 	var ends []*event.TurnFinished
 	rounds := 0
@@ -429,7 +369,7 @@ func TestTurnsAndRounds(t *testing.T) {
 		t.Errorf("session usage %d/%d/%d/%d %s, want 24/110/8120/110 0.004", *u.InputTokens, *u.OutputTokens, *u.CacheReadTokens, *u.CacheCreationTokens, u.CostUSD)
 	}
 	// An interrupted turn is cancelled.
-	evs = decode(t, readLines(t, "testdata/written_interrupted_old_fields.jsonl")...)
+	evs = dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, "testdata/written_interrupted_old_fields.jsonl")...)
 	for _, ev := range evs {
 		if b, ok := ev.Body.(*event.TurnFinished); ok && (b.Status != event.StatusCancelled || b.StopReason != event.StopCancelled) {
 			t.Errorf("aborted_tools: %+v", b)
@@ -443,7 +383,7 @@ func TestTurnsAndRounds(t *testing.T) {
 func TestLaterInit(t *testing.T) {
 	init2 := strings.Replace(rinit, `"model":"m"`, `"model":"m2"`, 1)
 	lines := []string{rinit, text, rres, init2, text, rres}
-	evs := decode(t, lines...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, lines...)
 	var models []string
 	for _, ev := range evs {
 		if b, ok := ev.Body.(*event.ModelConfigured); ok {
@@ -453,12 +393,12 @@ func TestLaterInit(t *testing.T) {
 	if !slices.Equal(models, []string{"m2"}) {
 		t.Errorf("model_configured %q", models)
 	}
-	back, _ := encode(t, canonicalText(t, evs))
+	back, _ := dialecttest.Encode(t, claude.Dialect{}, dialect.EncodeOptions{}, dialecttest.Canonical(t, evs)...)
 	if back != strings.Join(lines, "\n")+"\n" {
 		t.Errorf("not written back:\n%s", back)
 	}
 	failed := `{"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":0,"duration_api_ms":0,"num_turns":0,"stop_reason":null,"session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"permission_denials":[],"errors":["config file invalid"],"startup_failure_reason":"config_file_invalid","uuid":"u1"}`
-	evs = decode(t, rinit, failed)
+	evs = dialecttest.DecodeStream(t, claude.Dialect{}, rinit, failed)
 	var types []event.Type
 	for _, ev := range evs {
 		types = append(types, ev.Type())
@@ -469,14 +409,14 @@ func TestLaterInit(t *testing.T) {
 	if f := evs[3].Body.(*event.SessionFinished); f.Status != event.StatusError || f.Message != "config file invalid" || len(*f.Errors) != 1 {
 		t.Errorf("session_finished %+v", f)
 	}
-	back, _ = encode(t, canonicalText(t, evs))
+	back, _ = dialecttest.Encode(t, claude.Dialect{}, dialect.EncodeOptions{}, dialecttest.Canonical(t, evs)...)
 	assertAccepted(t, back)
 }
 
 // TestPartialMessages reads --include-partial-messages lines: text and
 // thinking deltas become deltas; the other stream events ride along.
 func TestPartialMessages(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_all_types.jsonl")...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, "testdata/written_all_types.jsonl")...)
 	var text strings.Builder
 	rides := 0
 	for _, ev := range evs {
@@ -506,7 +446,7 @@ func TestWriterOutputIsValid(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			out, losses := encode(t, readLines(t, f))
+			out, losses := dialecttest.Encode(t, claude.Dialect{}, dialect.EncodeOptions{}, dialecttest.ReadLines(t, f)...)
 			assertAccepted(t, out)
 			if losses.Empty() {
 				t.Error("nothing counted")
@@ -515,43 +455,51 @@ func TestWriterOutputIsValid(t *testing.T) {
 	}
 }
 
-// assertAccepted validates Claude Code output as evtool validate does.
+// assertAccepted requires Claude Code output to pass dialecttest.Accepted
+// (schema, decoder, stream rules) and the reading of evtool validate,
+// whose rules Accepted does not apply (duplicate keys, depth, line
+// length).
 func assertAccepted(t *testing.T, out string) {
 	t.Helper()
-	d := claude.Dialect{}
-	rd := stream.NewReader(strings.NewReader(out), "out", stream.Options{Dialect: d})
-	chk := d.NewChecker(dialect.CheckOptions{})
-	n := 0
+	dialecttest.Accepted(t, claude.Dialect{}, out)
+	rd := stream.NewReader(strings.NewReader(out), "out", stream.Options{Dialect: claude.Dialect{}})
 	for {
 		l, err := rd.ReadLine()
 		if err == io.EOF {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		n = l.N
 		for _, dg := range l.Diags {
 			t.Errorf("line %d: %s\n%s", l.N, dg.String(), l.Raw)
 		}
-		chk.Line(l.Raw, l.N, func(f dialect.Finding) {
-			if f.Severity == dialect.Error {
-				t.Errorf("line %d: %s: %s", f.Line, f.Rule, f.Message)
-			}
-		})
 	}
-	chk.End(n, func(f dialect.Finding) {
-		if f.Severity == dialect.Error {
-			t.Errorf("end: %s: %s", f.Rule, f.Message)
+}
+
+// checkCounts requires each loss kind of want to be counted as often as it
+// says (0: not at all), and returns the counts of every kind by id.
+func checkCounts(t *testing.T, losses *dialect.Losses, want map[string]int) map[string]int {
+	t.Helper()
+	text := ""
+	counts := map[string]int{}
+	for _, l := range losses.List() {
+		text += l.String() + " [" + l.ID + "]\n"
+		counts[l.ID] += l.Count
+	}
+	for id, n := range want {
+		if counts[id] != n {
+			t.Errorf("%s counted %d times, want %d:\n%s", id, counts[id], n, text)
 		}
-	})
+	}
+	return counts
 }
 
 // TestWriterShapes writes a small run from canonical events and checks the
 // Claude Code lines: init first, one assistant line per block with one
 // message id, the tool result, and the turn's result with its usage.
 func TestWriterShapes(t *testing.T) {
-	out, losses := encode(t, []string{
+	out, losses := dialecttest.Encode(t, claude.Dialect{}, dialect.EncodeOptions{},
 		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"},"session_id":"s1","model":"m1","workspace":"/w"}`,
 		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"go"}`,
 		`{"seq":2,"type":"user_message","turn_id":"t1","text":"go"}`,
@@ -563,8 +511,8 @@ func TestWriterShapes(t *testing.T) {
 		`{"seq":8,"type":"usage","turn_id":"t1","input_tokens":5,"output_tokens":7}`,
 		`{"seq":9,"type":"turn_finished","turn_id":"t1","status":"ok","stop_reason":"end_turn","text":"done"}`,
 		`{"seq":10,"type":"session_finished","status":"ok"}`,
-	})
-	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	)
+	lines := dialecttest.Lines(out)
 	kinds := []string{}
 	for _, l := range lines {
 		r := gjson.Parse(l)
@@ -595,37 +543,18 @@ func TestWriterShapes(t *testing.T) {
 		}
 	}
 	assertAccepted(t, out)
-	text := ""
-	counts := map[string]int{}
-	for _, l := range losses.List() {
-		text += l.String() + " [" + l.ID + "]\n"
-		counts[l.ID] += l.Count
-	}
-	for id, n := range map[string]int{"claude/tool-input-not-object": 1, "claude/tool-result-details": 1, "claude/turn-usage": 1,
-		"claude/usage-event": 1, "claude/uuid": 6, "claude/turn-started": 1, "claude/turn-prompt": 0} {
-		if counts[id] != n {
-			t.Errorf("%s counted %d times, want %d:\n%s", id, counts[id], n, text)
-		}
-	}
+	checkCounts(t, losses, map[string]int{"claude/tool-input-not-object": 1, "claude/tool-result-details": 1, "claude/turn-usage": 1,
+		"claude/usage-event": 1, "claude/uuid": 6, "claude/turn-started": 1, "claude/turn-prompt": 0})
 }
 
 // TestACPKinds projects the capture onto ACP: each tool call carries the
 // kind of its Claude Code tool, and the turn's usage reaches the prompt
 // response (unstable profile), counted once.
 func TestACPKinds(t *testing.T) {
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	enc := acp.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}, Config: &acp.Config{Profile: acp.Unstable, Transcript: true}})
-	for _, ev := range decode(t, readLines(t, capture)...) {
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	enc.Close()
-	w.Flush()
+	out := toACP(t, capture, &acp.Config{Profile: acp.Unstable, Transcript: true})
 	kinds := map[string]string{}
 	var usage gjson.Result
-	for _, l := range strings.Split(buf.String(), "\n") {
+	for _, l := range dialecttest.Lines(out) {
 		r := gjson.Parse(l)
 		if r.Get("params.update.sessionUpdate").Str == "tool_call" {
 			kinds[r.Get("params.update.toolCallId").Str] = r.Get("params.update.kind").Str

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"encoding/json"
+	"math"
 	"math/big"
 	"math/bits"
 	"strings"
@@ -168,26 +169,7 @@ func sumUsage(a, b *event.Usage) *event.Usage {
 		return &c
 	}
 	out := *a
-	add := func(dst **uint64, v *uint64) {
-		if v == nil {
-			return
-		}
-		if *dst == nil {
-			n := *v
-			*dst = &n
-			return
-		}
-		s, carry := bits.Add64(**dst, *v, 0)
-		if carry != 0 {
-			s = ^uint64(0)
-		}
-		n := s
-		*dst = &n
-	}
-	add(&out.InputTokens, b.InputTokens)
-	add(&out.OutputTokens, b.OutputTokens)
-	add(&out.CacheReadTokens, b.CacheReadTokens)
-	add(&out.CacheCreationTokens, b.CacheCreationTokens)
+	addCounts(&out, b)
 	if x, ok := decimal(string(a.CostUSD)); ok {
 		if y, ok := decimal(string(b.CostUSD)); ok {
 			out.CostUSD = json.Number(decimalString(new(big.Rat).Add(x, y)))
@@ -196,4 +178,35 @@ func sumUsage(a, b *event.Usage) *event.Usage {
 		out.CostUSD = b.CostUSD
 	}
 	return &out
+}
+
+// addCounts adds the token counts of u that Claude Code's usage states
+// (input, output, cache read and cache creation) to dst.
+func addCounts(dst, u *event.Usage) {
+	addCount(&dst.InputTokens, u.InputTokens)
+	addCount(&dst.OutputTokens, u.OutputTokens)
+	addCount(&dst.CacheReadTokens, u.CacheReadTokens)
+	addCount(&dst.CacheCreationTokens, u.CacheCreationTokens)
+}
+
+// addCount adds v (nil: nothing) to the count dst points at, nil for none
+// yet, saturating at the largest u64. It stores a new pointer, so that a
+// usage copied from another never changes the other's counts.
+func addCount(dst **uint64, v *uint64) {
+	if v == nil {
+		return
+	}
+	n := *v
+	if *dst != nil {
+		n = satAdd(**dst, n)
+	}
+	*dst = &n
+}
+
+// satAdd adds two counts, saturating at the largest u64.
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
 }

@@ -40,22 +40,20 @@ type Encoder struct {
 	deferN   int
 
 	// another dialect's stream
-	text, thought     strings.Builder
-	inText, inThought bool
-	textEv, thoughtEv *event.Event // the first delta, for its envelope
-	msgs              int
-	msgID             map[string]string // agent → the id of the message being written
-	calls             map[string]*ecall
-	activity          bool // turn lines since the last result
-	results           int
-	turnUsage         event.Usage // summed round usage of the turn
-	haveUsage         bool
-	lastText          *string // the turn's last assistant text
-	prompt            bool    // a turn prompt waits for a user message
-	requests          int
-	lastStatus        event.Status // the last result's status and reason
-	lastReason        string
-	asked             []asked // permission requests written and not yet answered, in order
+	text, thought block // assembled from deltas
+	msgs          int
+	msgID         map[string]string // agent → the id of the message being written
+	calls         map[string]*ecall
+	activity      bool // turn lines since the last result
+	results       int
+	turnUsage     event.Usage // summed round usage of the turn
+	haveUsage     bool
+	lastText      *string // the turn's last assistant text
+	prompt        bool    // a turn prompt waits for a user message
+	requests      int
+	lastStatus    event.Status // the last result's status and reason
+	lastReason    string
+	asked         []asked // permission requests written and not yet answered, in order
 }
 
 type asked struct{ request, call string }
@@ -348,33 +346,20 @@ func (e *Encoder) foreignSystem(ev *event.Event) error {
 // messageDelta assembles streamed text: a delta of another agent, or
 // after reasoning, begins a new block.
 func (e *Encoder) messageDelta(ev *event.Event, b *event.MessageDelta) error {
-	if e.inThought {
-		if err := e.flush(); err != nil {
-			return err
-		}
+	if err := e.flushIf(e.thought.open || e.text.open && e.text.ev.AgentID != ev.AgentID); err != nil {
+		return err
 	}
-	if e.inText && e.textEv.AgentID != ev.AgentID {
-		if err := e.flush(); err != nil {
-			return err
-		}
-	}
-	if !e.inText {
-		e.inText, e.textEv = true, ev
-		e.text.Reset()
-	}
-	e.text.WriteString(b.Text)
+	e.text.add(ev, b.Text)
 	e.loss.Add(lossMessageDelta)
 	return nil
 }
 
 // message writes an assembled message as a text block.
 func (e *Encoder) message(ev *event.Event, b *event.Message) error {
-	if e.inThought {
-		if err := e.flush(); err != nil {
-			return err
-		}
+	if err := e.flushIf(e.thought.open); err != nil {
+		return err
 	}
-	e.inText = false // an assembled message repeats its deltas
+	e.text.open = false // an assembled message repeats its deltas
 	t := b.Text
 	e.lastText = &t
 	return e.assistant(ev, &event.Message{Text: b.Text, MessageID: b.MessageID})
@@ -382,28 +367,20 @@ func (e *Encoder) message(ev *event.Event, b *event.Message) error {
 
 // reasoningDelta assembles streamed reasoning.
 func (e *Encoder) reasoningDelta(ev *event.Event, b *event.ReasoningDelta) error {
-	if e.inText {
-		if err := e.flush(); err != nil {
-			return err
-		}
+	if err := e.flushIf(e.text.open); err != nil {
+		return err
 	}
-	if !e.inThought {
-		e.inThought, e.thoughtEv = true, ev
-		e.thought.Reset()
-	}
-	e.thought.WriteString(b.Text)
+	e.thought.add(ev, b.Text)
 	e.loss.Add(lossReasoningDelta)
 	return nil
 }
 
 // reasoning writes assembled reasoning as a thinking block.
 func (e *Encoder) reasoning(ev *event.Event, b *event.Reasoning) error {
-	if e.inText {
-		if err := e.flush(); err != nil {
-			return err
-		}
+	if err := e.flushIf(e.text.open); err != nil {
+		return err
 	}
-	e.inThought = false
+	e.thought.open = false
 	return e.assistant(ev, b)
 }
 
@@ -576,18 +553,44 @@ func (e *Encoder) assistant(ev *event.Event, body event.Body) error {
 }
 
 // flush writes streamed text or reasoning as an assembled block.
-func (e *Encoder) flush() error {
-	if e.inText {
-		e.inText = false
-		t := e.text.String()
-		e.lastText = &t
-		return e.assistant(e.textEv, &event.Message{Text: t})
+// flushIf writes the text or thinking block being assembled when cond
+// says what comes next cannot join it.
+func (e *Encoder) flushIf(cond bool) error {
+	if !cond {
+		return nil
 	}
-	if e.inThought {
-		e.inThought = false
-		return e.assistant(e.thoughtEv, &event.Reasoning{Text: e.thought.String()})
+	return e.flush()
+}
+
+func (e *Encoder) flush() error {
+	if e.text.open {
+		e.text.open = false
+		t := e.text.buf.String()
+		e.lastText = &t
+		return e.assistant(e.text.ev, &event.Message{Text: t})
+	}
+	if e.thought.open {
+		e.thought.open = false
+		return e.assistant(e.thought.ev, &event.Reasoning{Text: e.thought.buf.String()})
 	}
 	return nil
+}
+
+// A block is a text or thinking block being assembled from deltas: Claude
+// Code's print mode writes whole blocks.
+type block struct {
+	open bool
+	ev   *event.Event // the first delta, for its envelope
+	buf  strings.Builder
+}
+
+// add appends a delta's text, opening the block at the first.
+func (b *block) add(ev *event.Event, text string) {
+	if !b.open {
+		b.open, b.ev = true, ev
+		b.buf.Reset()
+	}
+	b.buf.WriteString(text)
 }
 
 func (e *Encoder) toolUse(ev *event.Event, b *event.ToolCall) error {
@@ -663,23 +666,7 @@ func (e *Encoder) toolResult(ev *event.Event, b *event.ToolFinished) error {
 
 func (e *Encoder) addUsage(u *event.Usage) {
 	e.haveUsage = true
-	add := func(dst **uint64, v *uint64) {
-		if v == nil {
-			return
-		}
-		if *dst == nil {
-			*dst = new(uint64)
-		}
-		if **dst > ^uint64(0)-*v {
-			**dst = ^uint64(0)
-			return
-		}
-		**dst += *v
-	}
-	add(&e.turnUsage.InputTokens, u.InputTokens)
-	add(&e.turnUsage.OutputTokens, u.OutputTokens)
-	add(&e.turnUsage.CacheReadTokens, u.CacheReadTokens)
-	add(&e.turnUsage.CacheCreationTokens, u.CacheCreationTokens)
+	addCounts(&e.turnUsage, u)
 }
 
 // result writes a turn's result line.

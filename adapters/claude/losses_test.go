@@ -1,40 +1,15 @@
 package claude_test
 
 import (
-	"bufio"
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/claude"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/tidwall/gjson"
 )
-
-// encodeWith writes canonical lines as Claude Code with --default values.
-func encodeWith(t *testing.T, defaults dialect.Defaults, canon []string) (string, *dialect.Losses) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	losses := &dialect.Losses{}
-	enc := claude.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: losses, Defaults: defaults})
-	for _, l := range canon {
-		ev, err := event.Parse([]byte(l))
-		if err != nil {
-			t.Fatalf("canonical %s: %v", l, err)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	w.Flush()
-	return buf.String(), losses
-}
 
 // The catalogue, and that every kind the encoder counts is in it: the
 // kit's losses and cross checks.
@@ -93,21 +68,11 @@ func TestLossCounts(t *testing.T) {
 		}, map[string]int{"claude/error-as-text": 1, "claude/error-recoverable": 0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, losses := encodeWith(t, dialect.Defaults{}, append([]string{head}, c.lines...))
+			out, losses := dialecttest.Encode(t, claude.Dialect{}, dialect.EncodeOptions{}, append([]string{head}, c.lines...)...)
 			assertAccepted(t, out)
-			got := map[string]int{}
-			text := ""
-			for _, l := range losses.List() {
-				got[l.ID] += l.Count
-				text += l.String() + " [" + l.ID + "]\n"
-			}
-			for id, n := range c.want {
-				if got[id] != n {
-					t.Errorf("%s counted %d times, want %d:\n%s", id, got[id], n, text)
-				}
-			}
+			got := checkCounts(t, losses, c.want)
 			withUUID := 0
-			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			for _, l := range dialecttest.Lines(out) {
 				if gjson.Get(l, "uuid").Exists() {
 					withUUID++
 				}
@@ -135,7 +100,7 @@ func TestDefaults(t *testing.T) {
 		{`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"}}`, "dm", "ds", "/dw"},
 		{`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"},"session_id":"s1","model":"m1","workspace":"/w"}`, "m1", "s1", "/w"},
 	} {
-		out, _ := encodeWith(t, defaults, []string{c.head, end})
+		out, _ := dialecttest.Encode(t, claude.Dialect{}, dialect.EncodeOptions{Defaults: defaults}, c.head, end)
 		init := strings.SplitN(out, "\n", 2)[0]
 		if m, s, w := gjson.Get(init, "model").Str, gjson.Get(init, "session_id").Str, gjson.Get(init, "cwd").Str; m != c.model || s != c.sid || w != c.cwd {
 			t.Errorf("init has model %q session_id %q cwd %q, want %q %q %q:\n%s", m, s, w, c.model, c.sid, c.cwd, init)

@@ -16,44 +16,30 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Rule ids of Claude Code's stream rules. docs/dialects/claude.md
+// rules is the catalogue of Claude Code's stream rules, in the order
+// `evtool rules` and docs/rules.md list them; docs/dialects/claude.md
 // describes each.
-const (
-	RuleInitFirst        = "claude/init-first"
-	RuleTruncated        = "claude/truncated"
-	RuleToolUseRepeated  = "claude/tool-use-repeated"
-	RuleResultUnknown    = "claude/tool-result-unknown"
-	RuleResultRepeated   = "claude/tool-result-repeated"
-	RuleToolUnanswered   = "claude/tool-unanswered"
-	RuleSubagentUnknown  = "claude/subagent-unknown"
-	RuleSessionID        = "claude/session-id"
-	RuleUsageTotal       = "claude/usage-total"
-	RuleCostTotal        = "claude/cost-total"
-	RuleUnknownType      = "claude/unknown-type"
-	RuleUnknownField     = "claude/unknown-field"
-	RuleUnknownValue     = "claude/unknown-value"
-	RulePermissionAnswer = "claude/permission-answered-twice"
+var rules dialect.RuleSet
+
+var (
+	ruleInitFirst        = rules.Error("claude/init-first", "system/init comes before the first line of a turn (hook, protocol and other system lines may precede it)")
+	ruleTruncated        = rules.Error("claude/truncated", "every turn ends with a result: a stream without one after its last turn line was killed (incomplete)")
+	ruleToolUseRepeated  = rules.Error("claude/tool-use-repeated", "a tool_use id is used by one tool_use block")
+	ruleResultUnknown    = rules.Error("claude/tool-result-unknown", "a tool_result answers a tool_use that came before it")
+	ruleResultRepeated   = rules.Error("claude/tool-result-repeated", "a tool_use is answered by one tool_result")
+	ruleToolUnanswered   = rules.Warning("claude/tool-unanswered", "every tool_use has its tool_result by the end of a complete stream (result.deferred_tool_use excepted)")
+	ruleSubagentUnknown  = rules.Warning("claude/subagent-unknown", "parent_tool_use_id names a tool_use that came before the line")
+	ruleSessionID        = rules.Warning("claude/session-id", "every line's session_id is system/init's (until a conversation_reset)")
+	ruleUsageTotal       = rules.Warning("claude/usage-total", "a success result's usage is at least the sum of its turn's main-thread API messages, each counted once however many block lines repeat its usage")
+	ruleCostTotal        = rules.Warning("claude/cost-total", "result.total_cost_usd is the sum of modelUsage[*].costUSD")
+	ruleUnknownType      = rules.Unknown("claude/unknown-type", "the type (and a system line's subtype) is one Claude Code 2.1.333 writes (error under --strict)")
+	ruleUnknownField     = rules.Unknown("claude/unknown-field", "every top-level field is known for its type (error under --strict)")
+	ruleUnknownValue     = rules.Unknown("claude/unknown-value", "a word in an open string field with a documented set (result subtype, result stop_reason) is one of that set (error under --strict)")
+	rulePermissionAnswer = rules.Error("claude/permission-answered-twice", "a can_use_tool control_request is answered by one control_response")
 )
 
 // Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule {
-	return []dialect.Rule{
-		dialect.ErrorRule(RuleInitFirst, "system/init comes before the first line of a turn (hook, protocol and other system lines may precede it)"),
-		dialect.ErrorRule(RuleTruncated, "every turn ends with a result: a stream without one after its last turn line was killed (incomplete)"),
-		dialect.ErrorRule(RuleToolUseRepeated, "a tool_use id is used by one tool_use block"),
-		dialect.ErrorRule(RuleResultUnknown, "a tool_result answers a tool_use that came before it"),
-		dialect.ErrorRule(RuleResultRepeated, "a tool_use is answered by one tool_result"),
-		dialect.WarningRule(RuleToolUnanswered, "every tool_use has its tool_result by the end of a complete stream (result.deferred_tool_use excepted)"),
-		dialect.WarningRule(RuleSubagentUnknown, "parent_tool_use_id names a tool_use that came before the line"),
-		dialect.WarningRule(RuleSessionID, "every line's session_id is system/init's (until a conversation_reset)"),
-		dialect.WarningRule(RuleUsageTotal, "a success result's usage is at least the sum of its turn's main-thread API messages, each counted once however many block lines repeat its usage"),
-		dialect.WarningRule(RuleCostTotal, "result.total_cost_usd is the sum of modelUsage[*].costUSD"),
-		dialect.WarningRule(RuleUnknownType, "the type (and a system line's subtype) is one Claude Code 2.1.333 writes (error under --strict)"),
-		dialect.WarningRule(RuleUnknownField, "every top-level field is known for its type (error under --strict)"),
-		dialect.WarningRule(RuleUnknownValue, "a word in an open string field with a documented set (result subtype, result stop_reason) is one of that set (error under --strict)"),
-		dialect.ErrorRule(RulePermissionAnswer, "a can_use_tool control_request is answered by one control_response"),
-	}
-}
+func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // resultSubtypes are the result subtypes of SDK 0.3.333.
 var resultSubtypes = []string{"success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"}
@@ -96,12 +82,12 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		if r.Get("type").Str == "system" {
 			ptr = "/subtype"
 		}
-		rep.Unknownf(ptr, RuleUnknownType, "unknown message type %q (kept whole)", kind)
+		rep.Reportf(ruleUnknownType, ptr, "unknown message type %q (kept whole)", kind)
 		return
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !knownField(kind, k.Str) {
-			rep.Unknownf("/"+jsonptr.Escape(k.Str), RuleUnknownField, "unknown field %q on %s", k.Str, kind)
+			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, kind)
 		}
 		return true
 	})
@@ -131,11 +117,11 @@ func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter
 		c.session = r.Get("session_id").Str
 	}
 	if opensTurn(kind) && c.init == 0 {
-		rep.Errorf("/type", RuleInitFirst, "%s before system/init: the stream does not start with its run's init", kind)
+		rep.Reportf(ruleInitFirst, "/type", "%s before system/init: the stream does not start with its run's init", kind)
 		c.init = -1 // once
 	}
 	if sid := r.Get("session_id"); sid.Type == gjson.String && c.session != "" && sid.Str != c.session && kind != "system/init" {
-		rep.Warnf("/session_id", RuleSessionID, "session_id %q is not the session's %q", sid.Str, c.session)
+		rep.Reportf(ruleSessionID, "/session_id", "session_id %q is not the session's %q", sid.Str, c.session)
 	}
 	if kind == "conversation_reset" {
 		c.session = ""
@@ -147,7 +133,7 @@ func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter
 	}
 	if p := r.Get("parent_tool_use_id"); p.Type == gjson.String {
 		if _, open := c.open[p.Str]; !open && !c.answered.Has(p.Str) {
-			rep.Warnf("/parent_tool_use_id", RuleSubagentUnknown, "parent_tool_use_id %q names no tool_use seen before", p.Str)
+			rep.Reportf(ruleSubagentUnknown, "/parent_tool_use_id", "parent_tool_use_id %q names no tool_use seen before", p.Str)
 		}
 	}
 }
@@ -155,13 +141,13 @@ func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter
 // resultWords reports a result's words Claude Code's SDK does not list.
 func (c *checker) resultWords(r gjson.Result, rep dialect.Reporter) {
 	if sub := r.Get("subtype").Str; !slices.Contains(resultSubtypes, sub) {
-		rep.Unknownf("/subtype", RuleUnknownValue, "unknown result subtype %q (read as an error, kept as written)", sub)
+		rep.Reportf(ruleUnknownValue, "/subtype", "unknown result subtype %q (read as an error, kept as written)", sub)
 	}
 	// result.stop_reason is string|null in the SDK: an API stop reason
 	// of a newer model API is kept, and read as "other".
 	if s := r.Get("stop_reason"); s.Type == gjson.String {
 		if _, ok := stopReasons[s.Str]; !ok {
-			rep.Unknownf("/stop_reason", RuleUnknownValue, "unknown stop_reason %q (read as other, kept as written)", s.Str)
+			rep.Reportf(ruleUnknownValue, "/stop_reason", "unknown stop_reason %q (read as other, kept as written)", s.Str)
 		}
 	}
 }
@@ -173,7 +159,7 @@ func (c *checker) controlResponse(r gjson.Result, rep dialect.Reporter) {
 		delete(c.requests, id)
 		c.replied.Add(id, 0)
 	} else if c.replied.Has(id) {
-		rep.Errorf("/response/request_id", RulePermissionAnswer, "control_request %q was answered already", id)
+		rep.Reportf(rulePermissionAnswer, "/response/request_id", "control_request %q was answered already", id)
 	}
 }
 
@@ -184,9 +170,9 @@ func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
 		if b.Get("type").Str == "tool_use" {
 			id := b.Get("id").Str
 			if line, open := c.open[id]; open {
-				rep.Errorf(fmt.Sprintf("/message/content/%d/id", i), RuleToolUseRepeated, "tool_use %q was used on line %d", id, line)
+				rep.Reportf(ruleToolUseRepeated, fmt.Sprintf("/message/content/%d/id", i), "tool_use %q was used on line %d", id, line)
 			} else if c.answered.Has(id) {
-				rep.Errorf(fmt.Sprintf("/message/content/%d/id", i), RuleToolUseRepeated, "tool_use %q was used and answered before", id)
+				rep.Reportf(ruleToolUseRepeated, fmt.Sprintf("/message/content/%d/id", i), "tool_use %q was used and answered before", id)
 			} else {
 				c.open[strings.Clone(id)] = rep.Line
 			}
@@ -216,9 +202,9 @@ func (c *checker) user(r gjson.Result, rep dialect.Reporter) {
 				delete(c.open, id)
 				c.answered.Add(id, 0)
 			} else if c.answered.Has(id) {
-				rep.Errorf(ptr, RuleResultRepeated, "tool_use %q was answered already", id)
+				rep.Reportf(ruleResultRepeated, ptr, "tool_use %q was answered already", id)
 			} else {
-				rep.Errorf(ptr, RuleResultUnknown, "tool_result for %q, which no tool_use before it names", id)
+				rep.Reportf(ruleResultUnknown, ptr, "tool_result for %q, which no tool_use before it names", id)
 			}
 		}
 		i++
@@ -255,7 +241,7 @@ func (c *checker) result(r gjson.Result, n int, rep dialect.Reporter) {
 				continue
 			}
 			if total < f.sum {
-				rep.Warnf("/usage/"+f.k, RuleUsageTotal, "usage.%s is %d, less than the %d the turn's %d API messages state (each counted once)", f.k, total, f.sum, len(msgs))
+				rep.Reportf(ruleUsageTotal, "/usage/"+f.k, "usage.%s is %d, less than the %d the turn's %d API messages state (each counted once)", f.k, total, f.sum, len(msgs))
 			}
 		}
 	}
@@ -293,30 +279,22 @@ func (c *checker) checkCost(r gjson.Result, rep dialect.Reporter) {
 	w, _ := want.Float64()
 	if math.Abs(d) > 1e-9+1e-9*math.Abs(w) {
 		s, _ := sum.Float64()
-		rep.Warnf("/total_cost_usd", RuleCostTotal, "total_cost_usd is %s, but modelUsage's costs add up to %s", total.Raw, strconv.FormatFloat(s, 'g', -1, 64))
+		rep.Reportf(ruleCostTotal, "/total_cost_usd", "total_cost_usd is %s, but modelUsage's costs add up to %s", total.Raw, strconv.FormatFloat(s, 'g', -1, 64))
 	}
-}
-
-func satAdd(a, b uint64) uint64 {
-	if a > math.MaxUint64-b {
-		return math.MaxUint64
-	}
-	return a + b
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.lines == 0 {
-		report(dialect.Finding{Severity: dialect.Error, Rule: RuleTruncated, Message: "the stream is empty: it has no result"})
+		report(ruleTruncated.Finding(0, "", "the stream is empty: it has no result"))
 		return
 	}
 	switch {
 	case c.results == 0:
-		report(dialect.Finding{Line: last, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: "the stream ends without a result: the run was killed or is incomplete"})
+		report(ruleTruncated.Finding(last, "", "the stream ends without a result: the run was killed or is incomplete"))
 		return
 	case c.activity > 0:
-		report(dialect.Finding{Line: c.activity, Severity: dialect.Error, Rule: RuleTruncated,
-			Message: fmt.Sprintf("the turn that begins after the result on line %d has no result: the run was killed or is incomplete", c.results)})
+		report(ruleTruncated.Finding(c.activity, "",
+			fmt.Sprintf("the turn that begins after the result on line %d has no result: the run was killed or is incomplete", c.results)))
 		return
 	}
 	type open struct {
@@ -329,7 +307,6 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	}
 	slices.SortFunc(ls, func(a, b open) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.id, b.id)) })
 	for _, o := range ls {
-		report(dialect.Finding{Line: o.line, Severity: dialect.Warning, Rule: RuleToolUnanswered,
-			Message: fmt.Sprintf("tool_use %q has no tool_result", o.id)})
+		report(ruleToolUnanswered.Finding(o.line, "", fmt.Sprintf("tool_use %q has no tool_result", o.id)))
 	}
 }

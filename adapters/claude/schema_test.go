@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/internal/schematest"
-
 	"github.com/evtool/evtool/adapters/claude"
+	"github.com/evtool/evtool/dialecttest"
+	"github.com/evtool/evtool/internal/schematest"
 )
 
 // brokenLines are lines Claude Code's types refuse, each with one fault
@@ -47,7 +47,7 @@ var brokenLines = []string{
 func TestSchema(t *testing.T) {
 	s := schematest.Compile(t, claude.Dialect{})
 	for _, f := range streams(t) {
-		for i, l := range readLines(t, f) {
+		for i, l := range dialecttest.ReadLines(t, f) {
 			if err := schematest.Check(s, l); err != nil {
 				t.Errorf("%s line %d: %v", filepath.Base(f), i+1, err)
 			}

@@ -1,47 +1,26 @@
 package claude_test
 
 import (
-	"bufio"
-	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/acp"
-
+	"github.com/evtool/evtool/adapters/claude"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 	"github.com/tidwall/gjson"
 )
 
-// checkCanonical writes events as canonical and runs the canonical
-// checker over them: evtool must accept its own output.
+// checkCanonical writes events as canonical and requires the canonical
+// dialect to accept them: evtool must accept its own output.
 func checkCanonical(t *testing.T, evs []*event.Event) {
 	t.Helper()
 	can, err := dialect.Lookup("canonical")
 	if err != nil {
 		t.Skip("canonical is not linked into this test binary")
 	}
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	enc := can.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
-	for _, ev := range evs {
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	enc.Close()
-	w.Flush()
-	c := can.NewChecker(dialect.CheckOptions{})
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	report := func(f dialect.Finding) {
-		if f.Severity == dialect.Error {
-			t.Errorf("canonical line %d: %s: %s", f.Line, f.Rule, f.Message)
-		}
-	}
-	for i, l := range lines {
-		c.Line([]byte(l), i+1, report)
-	}
-	c.End(len(lines), report)
+	dialecttest.Accepted(t, can, strings.Join(dialecttest.Canonical(t, evs), "\n")+"\n")
 }
 
 func turnStarts(evs []*event.Event) []*event.TurnStarted {
@@ -58,7 +37,7 @@ func turnStarts(evs []*event.Event) []*event.TurnStarted {
 // message_start, a line that otherwise only rides along: the turn it
 // begins must still start.
 func TestPartialMessagesStartTheTurn(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_partial_messages.jsonl")...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, "testdata/written_partial_messages.jsonl")...)
 	if n := len(turnStarts(evs)); n != 1 {
 		t.Fatalf("%d turn_started, want 1", n)
 	}
@@ -69,7 +48,7 @@ func TestPartialMessagesStartTheTurn(t *testing.T) {
 // 0.0148858 includes the first turn's 0.0077, so the second turn's own
 // cost is 0.0071858, exactly. Tokens (result.usage) are per turn already.
 func TestRunningCostIsSplitByTurn(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_two_prompts_running_cost.jsonl")...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, "testdata/written_two_prompts_running_cost.jsonl")...)
 	var costs []string
 	var out []uint64
 	for _, ev := range evs {
@@ -87,7 +66,7 @@ func TestRunningCostIsSplitByTurn(t *testing.T) {
 // A rate_limit_event (and hook lines) come before the echoed prompt in
 // CLI 2.1: the turn's prompt is still the user line's text.
 func TestPromptAfterOtherLines(t *testing.T) {
-	evs := decode(t, readLines(t, "testdata/written_two_prompts_running_cost.jsonl")...)
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, "testdata/written_two_prompts_running_cost.jsonl")...)
 	var prompts []string
 	for _, ts := range turnStarts(evs) {
 		p := "<nil>"
@@ -112,12 +91,12 @@ func TestPromptAfterOtherLines(t *testing.T) {
 // An interrupt on a CLI without terminal_reason shows only as Claude
 // Code's marker in the conversation: the turn is cancelled, not failed.
 func TestInterruptMarkerCancels(t *testing.T) {
-	lines := readLines(t, "testdata/written_interrupted_old_fields.jsonl")
+	lines := dialecttest.ReadLines(t, "testdata/written_interrupted_old_fields.jsonl")
 	for i, l := range lines {
 		lines[i] = strings.Replace(strings.Replace(l, `,"terminal_reason":"aborted_tools"`, "", 1),
 			`"content":"Interrupted by user"`, `"content":"[Request interrupted by user for tool use]"`, 1)
 	}
-	for _, ev := range decode(t, lines...) {
+	for _, ev := range dialecttest.DecodeStream(t, claude.Dialect{}, lines...) {
 		if b, ok := ev.Body.(*event.TurnFinished); ok && b.Status != event.StatusCancelled {
 			t.Errorf("turn_finished status %q, want cancelled", b.Status)
 		}
@@ -126,7 +105,7 @@ func TestInterruptMarkerCancels(t *testing.T) {
 	for i, l := range lines {
 		lines[i] = strings.Replace(l, "[Request interrupted by user for tool use]", "boom", 1)
 	}
-	for _, ev := range decode(t, lines...) {
+	for _, ev := range dialecttest.DecodeStream(t, claude.Dialect{}, lines...) {
 		if b, ok := ev.Body.(*event.TurnFinished); ok && b.Status != event.StatusError {
 			t.Errorf("turn_finished status %q, want error", b.Status)
 		}
@@ -137,19 +116,10 @@ func TestInterruptMarkerCancels(t *testing.T) {
 // user's text and the text is not echoed back; the prompt_suggestion after
 // the last result stays in the last turn rather than opening an empty one.
 func TestACPTranscriptTurns(t *testing.T) {
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	enc := acp.Dialect{}.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}, Config: &acp.Config{Profile: acp.Stable, Transcript: true}})
-	for _, ev := range decode(t, readLines(t, "testdata/written_two_prompts_running_cost.jsonl")...) {
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	enc.Close()
-	w.Flush()
+	out := toACP(t, "testdata/written_two_prompts_running_cost.jsonl", &acp.Config{Profile: acp.Stable, Transcript: true})
 	var prompts []string
 	c := acp.Dialect{}.NewChecker(dialect.CheckOptions{})
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	lines := dialecttest.Lines(out)
 	for i, l := range lines {
 		r := gjson.Parse(l)
 		if r.Get("method").Str == "session/prompt" {
@@ -162,9 +132,17 @@ func TestACPTranscriptTurns(t *testing.T) {
 	}
 	c.End(len(lines), func(f dialect.Finding) { t.Errorf("%s: %s", f.Rule, f.Message) })
 	if strings.Join(prompts, "|") != "What does src/lib.rs export?|And its tests?" {
-		t.Errorf("prompts %q\n%s", prompts, buf.String())
+		t.Errorf("prompts %q\n%s", prompts, out)
 	}
 	if !strings.Contains(lines[len(lines)-2], "suggested prompt") {
-		t.Errorf("the prompt_suggestion is not the last turn's last update:\n%s", buf.String())
+		t.Errorf("the prompt_suggestion is not the last turn's last update:\n%s", out)
 	}
+}
+
+// toACP reads a Claude Code stream and writes it as ACP with cfg.
+func toACP(t *testing.T, path string, cfg *acp.Config) string {
+	t.Helper()
+	evs := dialecttest.DecodeStream(t, claude.Dialect{}, dialecttest.ReadLines(t, path)...)
+	out, _ := dialecttest.Encode(t, acp.Dialect{}, dialect.EncodeOptions{Config: cfg}, dialecttest.Canonical(t, evs)...)
+	return out
 }

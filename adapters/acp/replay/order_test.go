@@ -203,7 +203,35 @@ func answered(id int, re string) string {
 	return `^\{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":` + re
 }
 
-const isCancelled = `\{"stopReason":"cancelled"\}\}$`
+// isCancelled and isEndTurn end the pattern of a prompt's answer.
+const (
+	isCancelled = `\{"stopReason":"cancelled"\}\}$`
+	isEndTurn   = `\{"stopReason":"end_turn"\}\}$`
+)
+
+// opened starts Serve on the recording at path and opens its session:
+// initialize and session/new, both answered.
+func opened(t *testing.T, path string, opts Options) *peer {
+	t.Helper()
+	p := serve(t, fileOpener(path), opts)
+	p.send(initMsg, newMsg)
+	p.expect(answered(1, ""))
+	return p
+}
+
+// asked sends prompt id of the session and reads until the turn asks a
+// permission, which it returns.
+func (p *peer) asked(id int, session string) string {
+	p.t.Helper()
+	p.send(promptMsg(id, session))
+	return p.expect(`"method":"session/request_permission"`)
+}
+
+// allow answers the permission request ask with the option of that id.
+func (p *peer) allow(ask, option string) {
+	p.t.Helper()
+	p.send(`{"jsonrpc":"2.0","id":` + gjson.Get(ask, "id").Raw + `,"result":{"outcome":{"outcome":"selected","optionId":"` + option + `"}}}`)
+}
 
 // signal returns a hook that reports on ch each call whose argument
 // satisfies match, and ch.
@@ -236,18 +264,14 @@ func TestCancelBeforeTheHook(t *testing.T) {
 		var once sync.Once
 		judged, cancels := signal(func(m string) bool { return m == "session/cancel" })
 		hooks := &testHooks{judged: judged, promptEntered: func() { once.Do(func() { <-release }) }}
-		p := serve(t, fileOpener(denied), Options{hooks: hooks})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
+		p := opened(t, denied, Options{hooks: hooks})
 		p.send(promptMsg(2, deniedID), cancelMsg(deniedID))
 		wait(t, cancels, "cancel judged")
 		close(release)
 		p.expect(answered(2, isCancelled))
 		// Nothing of the turn was played; the next prompt plays it.
-		p.send(promptMsg(3, deniedID))
-		ask := p.expect(`"method":"session/request_permission"`)
-		p.send(`{"jsonrpc":"2.0","id":` + gjson.Get(ask, "id").Raw + `,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}`)
-		p.expect(answered(3, `\{"stopReason":"end_turn"\}\}$`))
+		p.allow(p.asked(3, deniedID), "allow-once")
+		p.expect(answered(3, isEndTurn))
 		got := p.end()
 		if n := strings.Count(strings.Join(got, "\n"), `"sessionUpdate":"tool_call","toolCallId":"c9"`); n != 1 {
 			t.Fatalf("run %d: the turn's tool call was sent %d times\n%s", i, n, strings.Join(got, "\n"))
@@ -261,9 +285,7 @@ func TestCancelAfterTheHook(t *testing.T) {
 	for i := range repeats {
 		hooked := make(chan struct{}, 1)
 		hooks := &testHooks{promptHooked: func() { hooked <- struct{}{} }}
-		p := serve(t, fileOpener(denied), Options{hooks: hooks})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
+		p := opened(t, denied, Options{hooks: hooks})
 		p.send(promptMsg(2, deniedID))
 		wait(t, hooked, "prompt hooked")
 		p.send(cancelMsg(deniedID))
@@ -280,11 +302,8 @@ func TestCancelAfterTheHook(t *testing.T) {
 // there, the call closed as failed.
 func TestCancelDuringAPermission(t *testing.T) {
 	for range repeats / 4 {
-		p := serve(t, fileOpener(denied), Options{})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
-		p.send(promptMsg(2, deniedID))
-		p.expect(`"method":"session/request_permission"`)
+		p := opened(t, denied, Options{})
+		p.asked(2, deniedID)
 		p.send(cancelMsg(deniedID))
 		p.expect(stopped)
 		p.expect(answered(2, isCancelled))
@@ -296,18 +315,14 @@ func TestCancelDuringAPermission(t *testing.T) {
 func TestCancelBetweenPrompts(t *testing.T) {
 	for i := range repeats / 4 {
 		judged, cancels := signal(func(m string) bool { return m == "session/cancel" })
-		p := serve(t, fileOpener(full), Options{hooks: &testHooks{judged: judged}})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
-		p.send(promptMsg(2, fullID))
-		ask := p.expect(`"method":"session/request_permission"`)
-		p.send(`{"jsonrpc":"2.0","id":` + gjson.Get(ask, "id").Raw + `,"result":{"outcome":{"outcome":"selected","optionId":"allow-always"}}}`)
-		p.expect(answered(2, `\{"stopReason":"end_turn"\}\}$`))
+		p := opened(t, full, Options{hooks: &testHooks{judged: judged}})
+		p.allow(p.asked(2, fullID), "allow-always")
+		p.expect(answered(2, isEndTurn))
 		p.send(cancelMsg(fullID))
 		wait(t, cancels, "cancel judged")
 		p.send(promptMsg(3, fullID))
 		p.expect(`"text":"Done: the queue now waits`)
-		p.expect(answered(3, `\{"stopReason":"end_turn"\}\}$`))
+		p.expect(answered(3, isEndTurn))
 		if got := strings.Join(p.end(), "\n"); strings.Contains(got, "cancelled") {
 			t.Fatalf("run %d: a cancel between prompts cancelled something\n%s", i, got)
 		}
@@ -334,14 +349,11 @@ func TestCancelUnknownSession(t *testing.T) {
 // -32600 at once, whatever the goroutines' order; the first plays on.
 func TestSecondPromptRefused(t *testing.T) {
 	for range repeats {
-		p := serve(t, fileOpener(denied), Options{})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
+		p := opened(t, denied, Options{})
 		p.send(promptMsg(2, deniedID), promptMsg(3, deniedID))
 		p.expect(`^\{"jsonrpc":"2.0","id":3,"error":\{"code":-32600,"message":"Invalid request","data":\{"detail":"session s-denied is still playing the previous prompt: wait for its answer, or send session/cancel first"\}\}\}$`)
-		ask := p.seen(`"method":"session/request_permission"`)
-		p.send(`{"jsonrpc":"2.0","id":` + gjson.Get(ask, "id").Raw + `,"result":{"outcome":{"outcome":"selected","optionId":"allow-once"}}}`)
-		p.expect(answered(2, `\{"stopReason":"end_turn"\}\}$`))
+		p.allow(p.seen(`"method":"session/request_permission"`), "allow-once")
+		p.expect(answered(2, isEndTurn))
 		p.end()
 	}
 }
@@ -351,14 +363,11 @@ func TestSecondPromptRefused(t *testing.T) {
 // plays the next turn.
 func TestCancelThenPrompt(t *testing.T) {
 	for i := range repeats {
-		p := serve(t, fileOpener(full), Options{})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
-		p.send(promptMsg(2, fullID))
-		p.expect(`"method":"session/request_permission"`)
+		p := opened(t, full, Options{})
+		p.asked(2, fullID)
 		p.send(cancelMsg(fullID), promptMsg(3, fullID))
 		p.expect(`"text":"Done: the queue now waits`)
-		p.expect(answered(3, `\{"stopReason":"end_turn"\}\}$`))
+		p.expect(answered(3, isEndTurn))
 		got := p.end()
 		if a := answerOf(got, "2"); !strings.Contains(a, `"cancelled"`) {
 			t.Fatalf("run %d: the first prompt's answer: %q", i, a)
@@ -368,11 +377,8 @@ func TestCancelThenPrompt(t *testing.T) {
 
 // A request id still in use is refused with -32600.
 func TestIDInUse(t *testing.T) {
-	p := serve(t, fileOpener(denied), Options{})
-	p.send(initMsg, newMsg)
-	p.expect(answered(1, ""))
-	p.send(promptMsg(2, deniedID))
-	p.expect(`"method":"session/request_permission"`)
+	p := opened(t, denied, Options{})
+	p.asked(2, deniedID)
 	p.send(loadMsg(2, deniedID))
 	p.expect(`^\{"jsonrpc":"2.0","id":2,"error":\{"code":-32600,.*"the id 2 is the id of a request not yet answered"`)
 	p.end()
@@ -383,11 +389,8 @@ func TestIDInUse(t *testing.T) {
 // of its calls) comes after it; then the history, then the load's answer.
 func TestLoadDuringAPrompt(t *testing.T) {
 	for i := range repeats {
-		p := serve(t, fileOpener(full), Options{})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
-		p.send(promptMsg(2, fullID))
-		p.expect(`"method":"session/request_permission"`)
+		p := opened(t, full, Options{})
+		p.asked(2, fullID)
 		p.send(loadMsg(3, fullID))
 		p.expect(answered(3, `\{\}\}$`))
 		got := p.end()
@@ -422,9 +425,7 @@ func slicesIndex(s []string, f func(string) bool) int {
 // answered (cancelled) before Serve returns.
 func TestEOFDuringAPrompt(t *testing.T) {
 	for i := range repeats {
-		p := serve(t, fileOpener(denied), Options{})
-		p.send(initMsg, newMsg)
-		p.expect(answered(1, ""))
+		p := opened(t, denied, Options{})
 		p.send(promptMsg(2, deniedID))
 		if i%2 == 0 {
 			p.expect(`"method":"session/request_permission"`)
