@@ -3,12 +3,13 @@
 package adapters
 
 import (
-	_ "github.com/evtool/evtool/adapters/acp"             // Agent Client Protocol v1 (a projection)
-	_ "github.com/evtool/evtool/adapters/basis"           // basis spawn --json
-	_ "github.com/evtool/evtool/adapters/canonical"       // evtool's own model
-	_ "github.com/evtool/evtool/adapters/claude"          // claude -p --output-format stream-json
-	_ "github.com/evtool/evtool/adapters/codex"           // codex exec --json (OpenAI Codex)
-	_ "github.com/evtool/evtool/adapters/gemini"          // gemini -p … --output-format stream-json
+	_ "github.com/evtool/evtool/adapters/acp"       // Agent Client Protocol v1 (a projection)
+	_ "github.com/evtool/evtool/adapters/basis"     // basis spawn --json
+	_ "github.com/evtool/evtool/adapters/canonical" // evtool's own model
+	_ "github.com/evtool/evtool/adapters/claude"    // claude -p --output-format stream-json
+	_ "github.com/evtool/evtool/adapters/codex"     // codex exec --json (OpenAI Codex)
+	_ "github.com/evtool/evtool/adapters/gemini"
+	_ "github.com/evtool/evtool/adapters/geminichat"      // Gemini CLI's chats on disk (JSONL from 0.39, session-*.json before)          // gemini -p … --output-format stream-json
 	_ "github.com/evtool/evtool/adapters/mermaid"         // mermaid run --format ndjson
 	_ "github.com/evtool/evtool/adapters/muse"            // muse exec --json
 	_ "github.com/evtool/evtool/adapters/opencode"        // opencode run --format json (and its server bus)

@@ -53,7 +53,7 @@ const schemaDDL = "CREATE TABLE `project` (`id` text PRIMARY KEY, `worktree` tex
 // column beyond an i64, which SQLite cannot hold as an integer).
 var dbStreams = []string{
 	"written_tools_reasoning.jsonl", "written_tool_states_aborted.jsonl", "written_errors_retry.jsonl",
-	"written_compaction_subtask.jsonl", "written_unfinished.jsonl",
+	"written_compaction_subtask.jsonl", "invalid/written_unfinished.jsonl",
 }
 
 func readStream(t testing.TB, name string) []byte {

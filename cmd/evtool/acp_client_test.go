@@ -53,6 +53,25 @@ func acpStreams(t *testing.T) []string {
 	return files
 }
 
+// promptShown reports whether a Gemini CLI user record shows the user
+// something other than function responses (its displayContent, else its
+// content).
+func promptShown(r gjson.Result) bool {
+	shown := r.Get("displayContent")
+	if !shown.Exists() {
+		shown = r.Get("content")
+	}
+	if shown.Type == gjson.String {
+		return shown.Str != ""
+	}
+	for _, p := range shown.Array() {
+		if !p.Get("functionResponse").Exists() {
+			return true
+		}
+	}
+	return false
+}
+
 // sourceTurns counts the user turns of a stream from the source itself,
 // by each producer's own rule: a mermaid run is one turn, a basis turn
 // begins at each user_message, a muse turn at each accepted command, a
@@ -70,7 +89,8 @@ func sourceTurns(t *testing.T, file string) int {
 		t.Fatalf("%s: dialect not detected", file)
 	}
 	n, other := 0, 0
-	users := map[string]bool{} // opencode user message ids
+	users := map[string]bool{} // opencode and gemini-chat user message ids
+	sub := false               // gemini-chat: within a subagent's chat
 	for _, l := range lines {
 		r := gjson.ParseBytes(l)
 		typ := r.Get("type").Str
@@ -121,6 +141,31 @@ func sourceTurns(t *testing.T, file string) int {
 			case typ == "message" && r.Get("role").Str == "user":
 				n++
 			case typ == "init":
+			default:
+				other++
+			}
+		case "gemini-chat":
+			// A user record whose shown content holds more than function
+			// responses is a prompt, counted once per id (a record written
+			// again replaces itself); a subagent's chat, after a metadata
+			// line of kind subagent, has no prompts of the session's.
+			switch {
+			case r.Get("kind").Str == "subagent":
+				sub = true
+			case r.Get("sessionId").Exists() && r.Get("projectHash").Exists():
+				sub = false
+			case typ == "user" && !sub && !users[r.Get("id").Str] && promptShown(r):
+				users[r.Get("id").Str] = true
+				n++
+			case typ == "user" || typ == "":
+			default:
+				other++
+			}
+		case "opencode-storage":
+			switch {
+			case typ == "message" && r.Get("data.role").Str == "user":
+				n++
+			case typ == "session":
 			default:
 				other++
 			}
