@@ -7,7 +7,8 @@ import (
 	_ "github.com/evtool/evtool/adapters/basis"     // basis spawn --json
 	_ "github.com/evtool/evtool/adapters/canonical" // evtool's own model
 	_ "github.com/evtool/evtool/adapters/claude"    // claude -p --output-format stream-json
-	_ "github.com/evtool/evtool/adapters/codex"     // codex exec --json (OpenAI Codex)
+	_ "github.com/evtool/evtool/adapters/codex"
+	_ "github.com/evtool/evtool/adapters/codexrollout" // Codex's rollouts on disk (sessions/…/rollout-*.jsonl[.zst])     // codex exec --json (OpenAI Codex)
 	_ "github.com/evtool/evtool/adapters/gemini"
 	_ "github.com/evtool/evtool/adapters/geminichat"      // Gemini CLI's chats on disk (JSONL from 0.39, session-*.json before)          // gemini -p … --output-format stream-json
 	_ "github.com/evtool/evtool/adapters/mermaid"         // mermaid run --format ndjson

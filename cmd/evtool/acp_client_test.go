@@ -91,6 +91,7 @@ func sourceTurns(t *testing.T, file string) int {
 	n, other := 0, 0
 	users := map[string]bool{} // opencode and gemini-chat user message ids
 	sub := false               // gemini-chat: within a subagent's chat
+	explicit := false          // codex-rollout: within a turn task_started opened
 	for _, l := range lines {
 		r := gjson.ParseBytes(l)
 		typ := r.Get("type").Str
@@ -158,6 +159,25 @@ func sourceTurns(t *testing.T, file string) int {
 				users[r.Get("id").Str] = true
 				n++
 			case typ == "user" || typ == "":
+			default:
+				other++
+			}
+		case "codex-rollout":
+			// task_started opens a turn; a user message outside one opens
+			// one of its own (events in newer rollouts, bare user items in
+			// the mid-2025 format, which has no events).
+			pt := r.Get("payload.type").Str
+			switch {
+			case typ == "event_msg" && pt == "task_started":
+				n++
+				explicit = true
+			case typ == "event_msg" && (pt == "task_complete" || pt == "turn_aborted"):
+				explicit = false
+			case typ == "event_msg" && pt == "user_message", typ == "message" && r.Get("role").Str == "user" && !r.Get("payload").Exists():
+				if !explicit {
+					n++
+				}
+			case typ == "session_meta" || typ == "turn_context" || r.Get("record_type").Exists():
 			default:
 				other++
 			}

@@ -1,0 +1,903 @@
+package codexrollout
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// FieldError is a known field with a value the producer's types refuse
+// (an integer written as 1.0, a number where a string belongs), at its
+// JSON pointer.
+type FieldError = jsonobj.FieldError
+
+// Decoder reads rollout lines into canonical events, one line at a time,
+// keeping state only for what is open (the turn, tool calls not yet
+// finished) and a bounded memory of what closed.
+//
+// The mapping, in short (docs/dialects/codex-rollout.md has it whole):
+// the header is session_started; each turn_context, a model_configured;
+// turns begin at task_started, or where a build writes none at each user
+// message, and end at task_complete or turn_aborted; messages and
+// reasoning come from the events Codex shows its user (user_message,
+// agent_message, agent_reasoning), history items of those being copies
+// (the mid-2025 format, which has no events, reads them from its items);
+// tool calls come from function_call and its kin, and end at the first
+// line that reports the end (an *_output item, or an exec, patch, MCP or
+// web search end event); usage comes from running totals, as what each
+// adds; a fork's copy of its parent's history is kept whole and counted
+// for nothing (see replay).
+type Decoder struct {
+	opts   dialect.DecodeOptions
+	begun  bool // session_started was emitted
+	legacy bool // the stream is of the mid-2025 format: messages are read from its items
+
+	rp replay
+	m  meter
+
+	// The turn: open, its id, and whether task_started opened it (else a
+	// user message did, in a build that writes no task events).
+	turn     string
+	turnOpen bool
+	explicit bool
+	turns    int
+	recent   []string // the last turns' ids, for thread_rolled_back
+
+	calls map[string]string // open tool calls: id → name
+	done  idset.Set         // finished tool calls
+
+	compacted bool // the last content event was a compaction: a second account of it is a copy
+
+	// held is a turn_context of a fork's copy, held back one line: where
+	// Codex stamped the copy anew, the line that ends it is the fork's
+	// first task_started, and the fork's own turn_context may come just
+	// before it. Whether it was the fork's own (the model it names) is
+	// known at the next line.
+	held *held
+}
+
+// held is a line held back.
+type held struct {
+	raw []byte
+	n   int
+}
+
+// flushHeld appends the events of the held line: a turn_context of the
+// stream's own, or a copied line.
+func (d *Decoder) flushHeld(out []*event.Event, own bool) []*event.Event {
+	h := d.held
+	d.held = nil
+	l := &line{v: read(gjson.ParseBytes(h.raw)), raw: h.raw, n: h.n}
+	l.time, l.exact = canonicalTime(l.v.ts)
+	if own {
+		d.turnContext(l)
+	} else {
+		d.copied(l)
+	}
+	return d.finish(out, l)
+}
+
+func newDecoder(opts dialect.DecodeOptions) *Decoder {
+	return &Decoder{opts: opts, calls: map[string]string{}}
+}
+
+// maxRecent bounds the turn ids kept for rollbacks.
+const maxRecent = 256
+
+// line is one line being decoded.
+type line struct {
+	v     view
+	raw   []byte
+	n     int
+	time  string // canonical time of its timestamp, "" for none
+	exact bool   // time holds the timestamp exactly
+	evs   []*event.Event
+	err   error
+}
+
+// ptr returns the JSON pointer of a payload key.
+func (l *line) ptr(k string) string {
+	if l.v.form == formEnvelope {
+		return "/payload/" + k
+	}
+	return "/" + k
+}
+
+// get returns a payload key's value.
+func (l *line) get(k string) gjson.Result { return jsonobj.Lookup(l.v.payload, k) }
+
+func (l *line) fail(ptr, msg string) {
+	if l.err == nil {
+		l.err = &FieldError{Pointer: ptr, Msg: msg}
+	}
+}
+
+// str reads a required string.
+func (l *line) str(k string) string {
+	v := l.get(k)
+	if v.Type != gjson.String {
+		l.fail(l.ptr(k), "got "+jsonobj.TypeName(v)+", want a string")
+		return ""
+	}
+	return v.Str
+}
+
+// optStr reads an optional string, which may also be null (serde reads
+// absent and null alike for an Option).
+func (l *line) optStr(k string) string {
+	v := l.get(k)
+	switch v.Type {
+	case gjson.String:
+		return v.Str
+	case gjson.Null:
+		return ""
+	}
+	if v.Exists() {
+		l.fail(l.ptr(k), "got "+jsonobj.TypeName(v)+", want a string")
+	}
+	return ""
+}
+
+// optInt reads an optional integer of type t, which may be null.
+func (l *line) optInt(k string, t jsonobj.IntType) (int64, bool) {
+	v := l.get(k)
+	if !v.Exists() || v.Type == gjson.Null {
+		return 0, false
+	}
+	n, msg := jsonobj.ParseInt(v, t)
+	if msg != "" {
+		l.fail(l.ptr(k), msg)
+		return 0, false
+	}
+	return n, true
+}
+
+// Decode implements dialect.Decoder.
+func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
+	root := gjson.ParseBytes(raw)
+	if !root.IsObject() {
+		return out, &FieldError{Msg: "got " + jsonobj.TypeName(root) + ", want an object"}
+	}
+	l := &line{v: read(root), raw: raw, n: n}
+	if l.v.ts.Exists() {
+		l.time, l.exact = canonicalTime(l.v.ts)
+	} else {
+		l.exact = true // nothing to keep
+	}
+	copied, _ := d.rp.step(&l.v)
+	if d.held != nil {
+		// The turn_context held back from a copy was the fork's own when
+		// this line ends the copy.
+		out = d.flushHeld(out, !copied && d.rp.endedLine == d.rp.lines)
+	}
+	if copied && l.v.form == formEnvelope && l.v.typ == "turn_context" && !d.rp.hasStart && !d.rp.preserved {
+		d.held = &held{raw: append([]byte(nil), raw...), n: n}
+		return out, nil
+	}
+	if !d.begun {
+		d.begun = true
+		d.legacy = l.v.legacy()
+		if l.v.isSessionMeta() {
+			if d.session(l); l.err != nil {
+				// The header cannot be read: the stream still begins.
+				l.evs = []*event.Event{{Synthetic: true, Body: &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}}}
+			}
+			return d.finish(out, l), l.err
+		}
+		// A stream cut at its head still begins a canonical one.
+		l.evs = append(l.evs, &event.Event{Synthetic: true, Body: &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}})
+	}
+	if copied {
+		d.copied(l)
+		return d.finish(out, l), nil
+	}
+	switch l.v.form {
+	case formEnvelope:
+		d.envelope(l)
+	case formBare:
+		d.item(l)
+	case formHeader, formState:
+		// A header after the first line, or the state markers of the
+		// mid-2025 format, which say nothing the model holds.
+		d.kept(l, keptUnmapped)
+	default:
+		l.fail("/type", "got nothing, want a string: a rollout line has a type and a payload")
+	}
+	return d.finish(out, l), l.err
+}
+
+// finish appends a line's events, or the line kept whole when it could
+// not be read, with their provenance.
+func (d *Decoder) finish(out []*event.Event, l *line) []*event.Event {
+	if l.err != nil {
+		// Keep the synthetic header, if any; the line itself is kept whole.
+		var keep []*event.Event
+		for _, ev := range l.evs {
+			if ev.Synthetic && ev.Type() == event.TypeSessionStarted {
+				keep = append(keep, ev)
+			}
+		}
+		l.evs = keep
+		d.kept(l, keptUnreadable)
+	}
+	for _, ev := range l.evs {
+		if d.opts.Provenance && !ev.Synthetic {
+			ev.Src = &event.Source{Dialect: Name, Line: l.n, Type: l.v.sourceType()}
+		}
+	}
+	return append(out, l.evs...)
+}
+
+// emit appends an event read from the line, with its time, its turn and
+// its residue.
+func (d *Decoder) emit(l *line, b event.Body, consumed func(string) bool, notes ...note) *event.Event {
+	ev := &event.Event{Time: l.time, Body: b}
+	if d.turnOpen {
+		ev.TurnID = d.turn
+	}
+	if res := residueOf(&l.v, consumed, l.exact, notes...); res != nil {
+		ev.Ext = event.ExtOf(Name, res)
+	}
+	switch b.(type) {
+	case *event.UserMessage, *event.Message, *event.Reasoning, *event.ToolCall, *event.ToolFinished,
+		*event.TurnStarted, *event.TurnFinished:
+		d.compacted = false
+	}
+	l.evs = append(l.evs, ev)
+	return ev
+}
+
+// synth appends an event no line stands behind.
+func (d *Decoder) synth(l *line, b event.Body) {
+	ev := &event.Event{Synthetic: true, Body: b}
+	if d.turnOpen {
+		ev.TurnID = d.turn
+	}
+	l.evs = append(l.evs, ev)
+}
+
+// kept appends the line whole as an unknown event, marked with why it was
+// kept ("" for a line of a type evtool does not know).
+func (d *Decoder) kept(l *line, why string) {
+	ev := &event.Event{Body: &event.Unknown{Dialect: Name, SourceType: l.v.sourceType(), Raw: append(json.RawMessage(nil), l.raw...)}}
+	if why != "" {
+		ev.Ext = event.ExtOf(Name, json.RawMessage(`{"@kept":`+string(jsonenc.String(nil, why))+`}`))
+	}
+	if d.turnOpen && why != keptReplayed {
+		ev.TurnID = d.turn
+	}
+	l.evs = append(l.evs, ev)
+}
+
+// copied keeps a line of a fork's copy of its parent's history: whole,
+// in no turn of the stream's own, and counting nothing; a copied running
+// total moves the base the fork's own totals are counted from.
+func (d *Decoder) copied(l *line) {
+	if total, _, ok := totalOf(l); ok {
+		d.m.seed(total)
+	}
+	l.err = nil
+	d.kept(l, keptReplayed)
+}
+
+// envelope reads a rollout line of Codex 0.3x and later.
+func (d *Decoder) envelope(l *line) {
+	root := l.v.root
+	if t := jsonobj.Lookup(root, "type"); t.Type != gjson.String {
+		l.fail("/type", "got "+jsonobj.TypeName(t)+", want a string")
+		return
+	}
+	if l.v.ts.Type != gjson.String {
+		l.fail("/timestamp", "got "+jsonobj.TypeName(l.v.ts)+", want a string")
+		return
+	}
+	if !l.v.payload.IsObject() {
+		l.fail("/payload", "got "+jsonobj.TypeName(l.v.payload)+", want an object")
+		return
+	}
+	if l.v.ordinal.Exists() {
+		if _, msg := jsonobj.ParseUint(l.v.ordinal, jsonobj.U64); msg != "" {
+			l.fail("/ordinal", msg)
+			return
+		}
+	}
+	if m := jsonobj.Lookup(root, "metadata"); m.Exists() && !m.IsObject() && m.Type != gjson.Null {
+		l.fail("/metadata", "got "+jsonobj.TypeName(m)+", want an object")
+		return
+	}
+	switch l.v.typ {
+	case "session_meta":
+		// A header after the first line that is no fork's copy of its
+		// parent's: codex-rollout/session-meta reports it.
+		d.kept(l, keptUnmapped)
+	case "turn_context":
+		d.turnContext(l)
+	case "response_item":
+		d.item(l)
+	case "event_msg":
+		d.event(l)
+	case "compacted":
+		d.compactedLine(l)
+	case "token_usage_record":
+		d.usageRecord(l)
+	default:
+		if envelopeTypes[l.v.typ] {
+			d.kept(l, keptUnmapped)
+		} else {
+			d.kept(l, "")
+		}
+	}
+}
+
+// session reads the stream's header: session_meta, or the mid-2025 bare
+// header.
+func (d *Decoder) session(l *line) {
+	id := l.str("id")
+	if l.v.form == formEnvelope && l.v.ts.Type != gjson.String {
+		l.fail("/timestamp", "got "+jsonobj.TypeName(l.v.ts)+", want a string")
+	}
+	cwd, cli, provider := l.optStr("cwd"), l.optStr("cli_version"), l.optStr("model_provider")
+	if l.err != nil {
+		return
+	}
+	s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name},
+		Agent: &event.Agent{Name: "codex", Version: cli}, SessionID: id, Workspace: cwd, Provider: provider}
+	consumed := []string{"id"}
+	for k, v := range map[string]string{"cwd": cwd, "cli_version": cli, "model_provider": provider} {
+		if v != "" {
+			consumed = append(consumed, k)
+		}
+	}
+	if l.v.form == formHeader && l.exact {
+		consumed = append(consumed, "timestamp")
+	}
+	var notes []note
+	if l.v.form == formHeader {
+		notes = append(notes, note{"@legacy", "true"})
+	}
+	d.emit(l, s, keys(consumed...), notes...)
+}
+
+// turnContext reads a turn_context: the settings of a model request, and
+// the only place a rollout names its model. Early September 2025 builds
+// name none; the model stays unknown then, and the line is kept whole.
+func (d *Decoder) turnContext(l *line) {
+	model := l.optStr("model")
+	if l.err != nil {
+		return
+	}
+	if model == "" {
+		d.kept(l, keptUnmapped)
+		return
+	}
+	d.emit(l, &event.ModelConfigured{Model: model}, keys("model"))
+}
+
+// event reads an event_msg.
+func (d *Decoder) event(l *line) {
+	if t := l.get("type"); t.Type != gjson.String {
+		l.fail("/payload/type", "got "+jsonobj.TypeName(t)+", want a string")
+		return
+	}
+	switch p := l.v.ptype; {
+	case p == "user_message":
+		text := l.str("message")
+		if l.err == nil {
+			d.userMessage(l, text, imageCount(l), keys("message"))
+		}
+	case p == "agent_message":
+		if text := l.str("message"); l.err == nil {
+			d.emit(l, &event.Message{Text: text}, keys("message"))
+		}
+	case p == "agent_reasoning":
+		if text := l.str("text"); l.err == nil {
+			d.emit(l, &event.Reasoning{Text: text}, keys("text"))
+		}
+	case p == "agent_reasoning_raw_content":
+		// The model's raw reasoning, where the build shows it, beside
+		// the summaries of agent_reasoning.
+		if text := l.str("text"); l.err == nil {
+			d.emit(l, &event.Reasoning{Text: text}, keys("text"), note{"@raw", "true"})
+		}
+	case p == "token_count":
+		d.tokenCount(l)
+	case p == "context_compacted":
+		d.compaction(l, &event.CompactionFinished{}, nil)
+	case isTurnStart(p):
+		d.turnStarted(l)
+	case p == "task_complete" || p == "turn_complete":
+		d.turnEnded(l, event.StatusOK)
+	case p == "turn_aborted":
+		d.turnEnded(l, event.StatusCancelled)
+	case p == "thread_rolled_back":
+		d.rolledBack(l)
+	case p == "error":
+		if msg := l.str("message"); l.err == nil {
+			d.emit(l, &event.Error{Message: msg}, keys("message"))
+		}
+	case p == "warning":
+		if msg := l.str("message"); l.err == nil {
+			d.emit(l, &event.Notice{Severity: event.SeverityWarning, Message: msg}, keys("message"))
+		}
+	case p == "sub_agent_activity":
+		d.subagent(l)
+	case p == "dynamic_tool_call_request":
+		d.toolCall(l)
+	case p == "view_image_tool_call":
+		d.viewImage(l)
+	default:
+		if _, ok := endEvents[p]; ok {
+			d.toolEnd(l)
+		} else if eventTypes[p] {
+			d.kept(l, keptUnmapped)
+		} else {
+			d.kept(l, "")
+		}
+	}
+}
+
+// item reads a history item: a response_item's payload, or a bare item of
+// the mid-2025 format.
+func (d *Decoder) item(l *line) {
+	if t := l.get("type"); t.Type != gjson.String {
+		l.fail(l.ptr("type"), "got "+jsonobj.TypeName(t)+", want a string")
+		return
+	}
+	switch l.v.ptype {
+	case "message":
+		d.messageItem(l)
+	case "reasoning":
+		d.reasoningItem(l)
+	case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
+		d.toolCall(l)
+	case "function_call_output", "custom_tool_call_output", "tool_search_output":
+		d.toolOutput(l)
+	case "web_search_call", "image_generation_call":
+		d.wholeCall(l)
+	case "compaction", "compaction_summary", "context_compaction":
+		d.compaction(l, &event.CompactionFinished{}, nil)
+	default:
+		if responseTypes[l.v.ptype] {
+			d.kept(l, keptUnmapped)
+		} else {
+			d.kept(l, "")
+		}
+	}
+}
+
+// messageItem reads a message item. Codex writes each message the user
+// and the model exchange twice, as this item and as a user_message or
+// agent_message event; the events are read (the user's prompt as typed,
+// without the context Codex adds to the model's copy), so the item is a
+// copy. The mid-2025 format has no events: its items are read, its user
+// messages that only carry Codex's context (<environment_context>,
+// <user_instructions>) kept as unmapped.
+func (d *Decoder) messageItem(l *line) {
+	role := l.str("role")
+	content := l.get("content")
+	if l.err == nil && !content.IsArray() {
+		l.fail(l.ptr("content"), "got "+jsonobj.TypeName(content)+", want an array")
+	}
+	if l.err != nil {
+		return
+	}
+	text, images := contentText(content)
+	if !d.legacy {
+		if role == "assistant" || role == "user" && !isContext(text) {
+			d.kept(l, keptCopy)
+		} else {
+			d.kept(l, keptUnmapped)
+		}
+		return
+	}
+	consumed := []string{"role"}
+	if plainContent(content, role) {
+		consumed = append(consumed, "content") // the text says it all
+	}
+	switch {
+	case role == "assistant":
+		m := &event.Message{Text: text}
+		if id := l.get("id"); id.Type == gjson.String && id.Str != "" {
+			m.MessageID = id.Str
+			consumed = append(consumed, "id")
+		}
+		d.emit(l, m, keys(consumed...))
+	case role == "user" && !isContext(text):
+		var n *uint64
+		if images > 0 {
+			n = &images
+		}
+		d.userMessage(l, text, n, keys(consumed...))
+	default:
+		d.kept(l, keptUnmapped)
+	}
+}
+
+// reasoningItem reads a reasoning item. Where Codex writes events its
+// summaries come as agent_reasoning events too, and the item is a copy (an
+// item with no text to show, encrypted or empty, is unmapped); the
+// mid-2025 format's item is read.
+func (d *Decoder) reasoningItem(l *line) {
+	text := reasoningText(l.v.payload)
+	switch {
+	case text == "":
+		d.kept(l, keptUnmapped)
+	case !d.legacy:
+		d.kept(l, keptCopy)
+	default:
+		d.emit(l, &event.Reasoning{Text: text}, nil)
+	}
+}
+
+// userMessage appends a user message, and the turn it begins where no
+// task_started opened one.
+func (d *Decoder) userMessage(l *line, text string, images *uint64, consumed func(string) bool) {
+	if !d.turnOpen || !d.explicit {
+		d.beginTurn("", false)
+		p := text
+		d.synth(l, &event.TurnStarted{Prompt: &p})
+	}
+	d.emit(l, &event.UserMessage{Text: text, ImageCount: images}, consumed)
+}
+
+// beginTurn opens a turn with Codex's id, or the next turn-N.
+func (d *Decoder) beginTurn(id string, explicit bool) {
+	d.turns++
+	if id == "" {
+		id = "turn-" + strconv.Itoa(d.turns)
+	}
+	d.turn, d.turnOpen, d.explicit = cloneStr(id), true, explicit
+	if len(d.recent) == maxRecent {
+		d.recent = append(d.recent[:0], d.recent[1:]...)
+	}
+	d.recent = append(d.recent, d.turn)
+}
+
+// turnStarted reads task_started. A turn task_started opened and nothing
+// ended (the process died inside it) ends here.
+func (d *Decoder) turnStarted(l *line) {
+	id := l.optStr("turn_id")
+	l.optInt("started_at", jsonobj.I64)
+	if l.err != nil {
+		return
+	}
+	if d.turnOpen && d.explicit {
+		d.synth(l, &event.TurnFinished{Status: event.StatusError,
+			Reason: "the rollout has no task_complete or turn_aborted for the turn: the process ended inside it"})
+	}
+	d.beginTurn(id, true)
+	consumed := keys()
+	if id != "" {
+		consumed = keys("turn_id")
+	}
+	d.emit(l, &event.TurnStarted{}, consumed)
+}
+
+// turnEnded reads task_complete and turn_aborted. An end with no open
+// turn still ends one, begun where nothing said so.
+func (d *Decoder) turnEnded(l *line, status event.Status) {
+	id := l.optStr("turn_id")
+	var reason, answer string
+	hasAnswer := false
+	if status == event.StatusCancelled {
+		reason = l.str("reason")
+	} else {
+		if a := l.get("last_agent_message"); a.Type == gjson.String {
+			answer, hasAnswer = a.Str, true
+		} else {
+			l.optStr("last_agent_message")
+		}
+		// Newer builds end a failed turn with task_complete and its error.
+		if e := l.get("error"); e.IsObject() {
+			if m := jsonobj.Lookup(e, "message"); m.Type == gjson.String {
+				// The error object stays in the residue; its message
+				// is the reason.
+				status, reason = event.StatusError, m.Str
+			}
+		}
+	}
+	if l.err != nil {
+		return
+	}
+	if !d.turnOpen {
+		d.beginTurn(id, true)
+		d.synth(l, &event.TurnStarted{})
+	}
+	b := &event.TurnFinished{Status: status, Reason: reason}
+	consumed := []string{}
+	if status == event.StatusCancelled {
+		// interrupted, replaced, review_ended, budget_limited: the word
+		// is the reason.
+		b.StopReason = event.StopCancelled
+		consumed = append(consumed, "reason")
+	}
+	if hasAnswer {
+		b.Text = &answer
+		consumed = append(consumed, "last_agent_message")
+	}
+	if id != "" && id == d.turn {
+		consumed = append(consumed, "turn_id")
+	}
+	d.emit(l, b, keys(consumed...))
+	d.turnOpen, d.explicit = false, false
+}
+
+// rolledBack reads thread_rolled_back: the last num_turns user turns
+// dropped from the model's context (the file keeps them). It branches
+// back to the turn before them, named by its id where the decoder still
+// knows it ("" where not).
+func (d *Decoder) rolledBack(l *line) {
+	v := l.get("num_turns")
+	n, msg := jsonobj.ParseUint(v, jsonobj.U32)
+	if msg != "" {
+		l.fail(l.ptr("num_turns"), msg)
+		return
+	}
+	entry := ""
+	if keep := len(d.recent) - int(n); n < uint64(len(d.recent)) && keep > 0 {
+		entry = d.recent[keep-1]
+		d.recent = d.recent[:keep]
+	} else {
+		d.recent = d.recent[:0]
+	}
+	d.emit(l, &event.Branched{EntryID: entry, AbandonedEntries: &n}, keys("num_turns"))
+}
+
+// subagent reads sub_agent_activity: a subagent thread's state.
+func (d *Decoder) subagent(l *line) {
+	id, kind := l.str("agent_thread_id"), l.optStr("kind")
+	if l.err != nil {
+		return
+	}
+	status, ok := subagentStates[kind]
+	if !ok {
+		status = event.TaskRunning // a newer word, kept in the residue
+	}
+	d.emit(l, &event.TaskUpdated{TaskID: id, Kind: event.TaskSubagent, Status: status}, keys("agent_thread_id"))
+}
+
+// subagentStates read SubAgentActivityKind.
+var subagentStates = map[string]event.TaskStatus{
+	"started":     event.TaskRunning,
+	"interacted":  event.TaskRunning,
+	"interrupted": event.TaskCancelled,
+	"completed":   event.TaskCompleted,
+}
+
+// compaction appends a compaction's end. Codex reports one compaction on
+// up to three lines (compacted, a compaction item, context_compacted);
+// the first makes the event and the others, until the next content
+// event, are copies.
+func (d *Decoder) compaction(l *line, b *event.CompactionFinished, consumed func(string) bool) {
+	if d.compacted {
+		d.kept(l, keptCopy)
+		return
+	}
+	d.emit(l, b, consumed)
+	d.compacted = true
+}
+
+// compactedLine reads compacted: the summary that replaced the history
+// and, in later builds, the history kept beside it.
+func (d *Decoder) compactedLine(l *line) {
+	msg := l.str("message")
+	h := l.get("replacement_history")
+	if l.err == nil && h.Exists() && h.Type != gjson.Null && !h.IsArray() {
+		l.fail(l.ptr("replacement_history"), "got "+jsonobj.TypeName(h)+", want an array")
+	}
+	if l.err != nil {
+		return
+	}
+	b := &event.CompactionFinished{SummaryPreview: &msg}
+	if h.IsArray() {
+		var n uint64
+		jsonobj.ForEachRaw(h, func(_, _ gjson.Result) bool { n++; return true })
+		b.PreservedItems = &n
+	}
+	d.compaction(l, b, keys("message"))
+}
+
+// tokenCount reads token_count. info null carries rate limits only.
+func (d *Decoder) tokenCount(l *line) {
+	info := l.get("info")
+	if !info.Exists() || info.Type == gjson.Null {
+		d.kept(l, keptUnmapped)
+		return
+	}
+	total, last, ok := totalOf(l)
+	if !ok {
+		return
+	}
+	d.usage(l, total, last)
+}
+
+// usageRecord reads token_usage_record: one response's usage and the
+// thread's total after it. Codex writes the same total on its
+// token_count too; whichever comes first counts.
+func (d *Decoder) usageRecord(l *line) {
+	total, last, ok := totalOf(l)
+	if !ok {
+		return
+	}
+	d.usage(l, total, last)
+}
+
+// totalOf reads a line's running total and, if stated, the last
+// response's usage: token_count's info, token_usage_record's
+// thread_token_usage and usage. ok is false when the line states none
+// (its error, if any, recorded).
+func totalOf(l *line) (total counts, last *counts, ok bool) {
+	var tv, lv gjson.Result
+	var tp, lp string
+	switch {
+	case l.v.typ == "token_usage_record":
+		tv, tp = l.get("thread_token_usage"), l.ptr("thread_token_usage")
+		lv, lp = l.get("usage"), l.ptr("usage")
+		if tt := l.get("turn_token_usage"); tt.Exists() {
+			if _, err := readCounts(tt, l.ptr("turn_token_usage")); err != nil && l.err == nil {
+				l.err = err
+				return total, nil, false
+			}
+		}
+	case l.v.ptype == "token_count":
+		info := l.get("info")
+		if !info.Exists() || info.Type == gjson.Null {
+			return total, nil, false
+		}
+		if !info.IsObject() {
+			l.fail("/payload/info", "got "+jsonobj.TypeName(info)+", want an object")
+			return total, nil, false
+		}
+		tv, tp = jsonobj.Lookup(info, "total_token_usage"), "/payload/info/total_token_usage"
+		lv, lp = jsonobj.Lookup(info, "last_token_usage"), "/payload/info/last_token_usage"
+		if w := jsonobj.Lookup(info, "model_context_window"); w.Exists() && w.Type != gjson.Null {
+			if _, msg := jsonobj.ParseInt(w, jsonobj.I64); msg != "" {
+				l.fail("/payload/info/model_context_window", msg)
+				return total, nil, false
+			}
+		}
+	default:
+		return total, nil, false
+	}
+	t, err := readCounts(tv, tp)
+	if err != nil {
+		if l.err == nil {
+			l.err = err
+		}
+		return total, nil, false
+	}
+	if lv.Exists() && lv.Type != gjson.Null {
+		c, err := readCounts(lv, lp)
+		if err != nil {
+			if l.err == nil {
+				l.err = err
+			}
+			return total, nil, false
+		}
+		last = &c
+	}
+	return t, last, true
+}
+
+// usage appends what a running total adds, as one model round's usage;
+// a total that adds nothing (written again, or a rate-limit refresh) is
+// kept whole.
+func (d *Decoder) usage(l *line, total counts, last *counts) {
+	delta, ok := d.m.advance(total, last)
+	if !ok {
+		if total.negative() {
+			d.kept(l, keptUnmapped)
+		} else {
+			d.kept(l, keptNoTokens)
+		}
+		return
+	}
+	d.emit(l, d.m.canonical(delta), nil)
+}
+
+// End implements dialect.Decoder. A rollout has no last line: Codex
+// appends to it until the session is left, and again when it is resumed.
+// The stream is taken as complete, with a synthetic session_finished
+// holding the usage its own lines added, unless it ends inside a turn
+// task_started opened (a session still running, or a process that died):
+// then it is truncated. A fork whose own lines could not be told from its
+// parent's gets a notice saying nothing after the copy was counted.
+func (d *Decoder) End(out []*event.Event) []*event.Event {
+	if d.held != nil {
+		out = d.flushHeld(out, false)
+	}
+	if !d.begun {
+		return out
+	}
+	if d.rp.unended() {
+		out = append(out, &event.Event{Synthetic: true, Body: &event.Notice{Severity: event.SeverityWarning,
+			Message: "no line after line " + strconv.Itoa(d.rp.fromLine) + " tells the fork's own lines from the parent's history it copied: all were kept as the copy, and none counted"}})
+	}
+	if d.turnOpen && d.explicit {
+		return out
+	}
+	return append(out, &event.Event{Synthetic: true, Body: &event.SessionFinished{Status: event.StatusOK, Usage: d.m.total()}})
+}
+
+// imageCount counts a user_message's images (inline, by file id, and
+// local), nil when it has none.
+func imageCount(l *line) *uint64 {
+	var n uint64
+	for _, k := range []string{"images", "file_ids", "local_images"} {
+		if v := l.get(k); v.IsArray() {
+			jsonobj.ForEachRaw(v, func(_, _ gjson.Result) bool { n++; return true })
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+// contentText joins a message's text parts and counts its images.
+func contentText(content gjson.Result) (string, uint64) {
+	var parts []string
+	var images uint64
+	jsonobj.ForEach(content, func(_, c gjson.Result) bool {
+		switch jsonobj.Lookup(c, "type").Str {
+		case "input_text", "output_text", "text", "inputText":
+			if t := jsonobj.Lookup(c, "text"); t.Type == gjson.String {
+				parts = append(parts, t.Str)
+			}
+		case "input_image":
+			images++
+		}
+		return true
+	})
+	return strings.Join(parts, "\n"), images
+}
+
+// reasoningText joins a reasoning item's summary texts, else its content
+// texts.
+func reasoningText(item gjson.Result) string {
+	for _, k := range []string{"summary", "content"} {
+		var parts []string
+		jsonobj.ForEach(jsonobj.Lookup(item, k), func(_, s gjson.Result) bool {
+			if t := jsonobj.Lookup(s, "text"); t.Type == gjson.String && t.Str != "" {
+				parts = append(parts, t.Str)
+			}
+			return true
+		})
+		if len(parts) > 0 {
+			return strings.Join(parts, "\n\n")
+		}
+	}
+	return ""
+}
+
+// isContext reports whether a user message of the mid-2025 format only
+// carries the context Codex adds to a session's first request.
+func isContext(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "<environment_context>") || strings.HasPrefix(t, "<user_instructions>")
+}
+
+// plainContent reports whether a message's content is one text part of
+// the role's own kind and nothing else, which its text renders exactly.
+func plainContent(content gjson.Result, role string) bool {
+	want := "input_text"
+	if role == "assistant" {
+		want = "output_text"
+	}
+	n, plain := 0, true
+	jsonobj.ForEach(content, func(_, c gjson.Result) bool {
+		n++
+		keys := 0
+		jsonobj.ForEachRaw(c, func(k, _ gjson.Result) bool { keys++; return true })
+		plain = keys == 2 && jsonobj.Lookup(c, "type").Str == want && jsonobj.Lookup(c, "text").Type == gjson.String
+		return plain
+	})
+	return n == 1 && plain
+}

@@ -1,0 +1,201 @@
+package codexrollout_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evtool/evtool/adapters/codexrollout"
+	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/validate"
+)
+
+func TestSniff(t *testing.T) {
+	d := codexrollout.Dialect{}
+	yes := []string{
+		header,
+		`{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[]}}`, // a stream cut at its head
+		`{"id":"3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d","timestamp":"2025-07-21T09:14:05.512Z","instructions":null,"git":{"branch":"main"}}`,
+		`{"id":"0199441a","timestamp":"2025-09-13T01:00:00.000Z","cwd":"/srv","originator":"codex_cli_rs","cli_version":"0.34.0"}`,
+	}
+	no := []string{
+		`{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}`, // codex exec
+		`{"record_type":"state"}`, // not a first line
+		`{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}`,              // a bare item
+		`{"id":"x","timestamp":"2025-07-21T09:14:05.512Z"}`,                                           // nothing only a rollout header has
+		`{"timestamp":"2026-01-01T00:00:00.000Z","type":"future_record","payload":{}}`,                // no rollout type
+		`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":"x"}`,                // no payload object
+		`{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"}}`,              // canonical
+		`{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{}}`, // a Claude Code transcript
+		`{"sessionId":"s","projectHash":"h","startTime":"2026-01-01T00:00:00Z","kind":"main"}`,        // a Gemini CLI chat
+		`{"type":"session_meta","payload":{"id":"x"}}`,                                                // no timestamp
+		`[1,2]`,
+	}
+	for _, l := range yes {
+		if !d.Sniff([]byte(l)) {
+			t.Errorf("refuses %s", l)
+		}
+	}
+	for _, l := range no {
+		if d.Sniff([]byte(l)) {
+			t.Errorf("takes %s", l)
+		}
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	d := codexrollout.Dialect{}
+	if dialect.Writable(d) {
+		t.Fatal("codex-rollout is writable")
+	}
+	var buf bytes.Buffer
+	enc := d.NewEncoder(bufio.NewWriter(&buf), dialect.EncodeOptions{Losses: &dialect.Losses{}})
+	err := enc.Encode(&event.Event{Body: &event.SessionStarted{Schema: 1, Source: event.SourceInfo{Dialect: "canonical"}}})
+	if !errors.Is(err, dialect.ErrReadOnly) || buf.Len() != 0 {
+		t.Errorf("Encode: %v, wrote %q", err, buf.String())
+	}
+}
+
+// lines builds a stream after the header, each line an event_msg payload
+// or a whole line.
+func stream(lines ...string) []string {
+	out := []string{header}
+	for _, l := range lines {
+		if strings.HasPrefix(l, `{"timestamp"`) || strings.HasPrefix(l, `{"record_type"`) {
+			out = append(out, l)
+		} else {
+			out = append(out, `{"timestamp":"2026-01-01T00:00:01.000Z","type":"event_msg","payload":`+l+`}`)
+		}
+	}
+	return out
+}
+
+func TestTurnCompleteWithError(t *testing.T) {
+	evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, stream(
+		`{"type":"task_started","turn_id":"t1"}`,
+		`{"type":"task_complete","turn_id":"t1","last_agent_message":null,"error":{"message":"stream disconnected","codex_error_info":"other"}}`,
+	)...)
+	f, ok := evs[2].Body.(*event.TurnFinished)
+	if !ok || f.Status != event.StatusError || f.Reason != "stream disconnected" || evs[2].TurnID != "t1" {
+		t.Fatalf("got %T %+v", evs[2].Body, evs[2].Body)
+	}
+}
+
+// TestTurnEndedByNextStart: a turn task_started opened and nothing ended
+// (the process died) ends at the next task_started.
+func TestTurnEndedByNextStart(t *testing.T) {
+	evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, stream(
+		`{"type":"task_started","turn_id":"t1"}`,
+		`{"type":"task_started","turn_id":"t2"}`,
+	)...)
+	var types []string
+	for _, ev := range evs {
+		types = append(types, string(ev.Type())+"/"+ev.TurnID)
+	}
+	want := "session_started/ turn_started/t1 turn_finished/t1 turn_started/t2"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("got  %s\nwant %s (and no session_finished: the stream ends inside t2)", got, want)
+	}
+}
+
+func TestProvenance(t *testing.T) {
+	dec := codexrollout.Dialect{}.NewDecoder(dialect.DecodeOptions{Provenance: true})
+	var evs []*event.Event
+	for i, l := range stream(`{"type":"user_message","message":"hi"}`) {
+		var err error
+		if evs, err = dec.Decode(evs, []byte(l), i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs = dec.End(evs)
+	if evs[0].Src == nil || evs[0].Src.Line != 1 || evs[0].Src.Type != "session_meta" {
+		t.Errorf("session_started src %+v", evs[0].Src)
+	}
+	if evs[1].Src != nil || !evs[1].Synthetic {
+		t.Errorf("the synthetic turn_started has src %+v", evs[1].Src)
+	}
+	if evs[2].Src == nil || evs[2].Src.Line != 2 || evs[2].Src.Type != "event_msg/user_message" {
+		t.Errorf("user_message src %+v", evs[2].Src)
+	}
+}
+
+// TestDecodeErrors: a line with a known field the producer's types refuse
+// is kept whole, marked, and its error points at the field.
+func TestDecodeErrors(t *testing.T) {
+	dec := codexrollout.Dialect{}.NewDecoder(dialect.DecodeOptions{})
+	if _, err := dec.Decode(nil, []byte(header), 1); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := dec.Decode(nil, []byte(`{"timestamp":"2026-01-01T00:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1.0,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":2},"last_token_usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":2}}}}`), 2)
+	var fe *codexrollout.FieldError
+	if !errors.As(err, &fe) || fe.Pointer != "/payload/info/total_token_usage/input_tokens" || !strings.HasPrefix(fe.Msg, "got 1.0, want") {
+		t.Fatalf("error %v", err)
+	}
+	u, ok := evs[0].Body.(*event.Unknown)
+	if len(evs) != 1 || !ok || string(evs[0].Ext.Get(codexrollout.Name)) != `{"@kept":"unreadable"}` || u.SourceType != "event_msg/token_count" {
+		t.Fatalf("events %v", evs)
+	}
+	if _, err := dec.Decode(nil, []byte(`[1]`), 3); err == nil {
+		t.Error("an array line is read")
+	}
+	// The first line unreadable: the stream still begins.
+	dec = codexrollout.Dialect{}.NewDecoder(dialect.DecodeOptions{})
+	evs, err = dec.Decode(nil, []byte(`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":7}}`), 1)
+	if err == nil || len(evs) != 2 || !evs[0].Synthetic || evs[0].Type() != event.TypeSessionStarted || evs[1].Type() != event.TypeUnknown {
+		t.Fatalf("%v %v", evs, err)
+	}
+}
+
+// TestTimeKept: a timestamp finer than the canonical microsecond stays in
+// the residue.
+func TestTimeKept(t *testing.T) {
+	evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, stream(
+		`{"timestamp":"2026-01-01T00:00:01.123456789Z","type":"event_msg","payload":{"type":"agent_message","message":"hi"}}`,
+	)...)
+	if evs[1].Time != "2026-01-01T00:00:01.123456Z" || string(evs[1].Ext.Get(codexrollout.Name)) != `{"timestamp":"2026-01-01T00:00:01.123456789Z"}` {
+		t.Errorf("time %q ext %s", evs[1].Time, evs[1].Ext.Get(codexrollout.Name))
+	}
+}
+
+// TestHeldTurnContextAtEnd: a copied turn_context held back at the end of
+// the stream is kept as copied.
+func TestHeldTurnContextAtEnd(t *testing.T) {
+	fork := `{"timestamp":"2026-05-10T10:00:00.010Z","type":"session_meta","payload":{"id":"child","forked_from_id":"parent","timestamp":"2026-05-10T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.140.0"}}`
+	parent := `{"timestamp":"2026-05-10T10:00:00.011Z","type":"session_meta","payload":{"id":"parent","timestamp":"2026-05-09T08:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.139.0"}}`
+	tc := `{"timestamp":"2026-05-10T10:00:00.012Z","type":"turn_context","payload":{"cwd":"/w","approval_policy":"never","sandbox_policy":{"type":"read-only"},"model":"gpt-5.3","summary":"auto"}}`
+	evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, fork, parent, tc)
+	if len(evs) != 5 || evs[2].Type() != event.TypeUnknown || string(evs[2].Ext.Get(codexrollout.Name)) != `{"@kept":"replayed"}` {
+		t.Fatalf("%d events, the third %s", len(evs), dialecttest.Canonical(t, evs))
+	}
+}
+
+// TestCanonicalOutput: every golden is a canonical stream canonical's own
+// rules accept: each call announced before it ends and ended once, turns
+// ended once, session_finished last.
+func TestCanonicalOutput(t *testing.T) {
+	c, err := dialect.Lookup("canonical")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.canonical.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no goldens")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := validate.Stream(bytes.NewReader(data), f, validate.Options{Dialect: c}, func(d validate.Diagnostic) {
+			t.Errorf("%s line %d: %s %s: %s", filepath.Base(f), d.Line, d.Rule, d.Pointer, d.Message)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package codexrollout_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evtool/evtool/adapters/codexrollout"
+	"github.com/evtool/evtool/sessions"
+)
+
+// The store's test tree, testdata/store, is a CODEX_HOME:
+//
+//	sessions/2025/11/02/rollout-…-019a4b1c-….jsonl.zst   compressed only (user_shell.jsonl)
+//	sessions/2025/10/06/rollout-…-0199a8c2-….jsonl       plain (cli_0.46_tools.jsonl) …
+//	sessions/2025/10/06/rollout-…-0199a8c2-….jsonl.zst   … and its compressed sibling, which loses
+//	sessions/2025/10/06/notes.txt                        no rollout
+//	sessions/2025/10/07/rollout-…-0199b000-….jsonl       empty: a rollout Codex has only begun
+//	archived_sessions/rollout-…-3f2b6c1e-….jsonl         the mid-2025 format (legacy_2025.jsonl)
+
+// fileState is what the store must leave as it was.
+type fileState struct {
+	sum  [32]byte
+	size int64
+	mod  time.Time
+	mode fs.FileMode
+}
+
+// snapshot records every file and directory under root.
+func snapshot(t *testing.T, root string) map[string]fileState {
+	t.Helper()
+	out := map[string]fileState{}
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		st := fileState{size: fi.Size(), mod: fi.ModTime(), mode: fi.Mode()}
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			st.sum = sha256.Sum256(b)
+		}
+		out[p] = st
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// copyTree copies testdata/store into a fresh CODEX_HOME.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if e.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o444)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStoreRegistered(t *testing.T) {
+	s, ok := sessions.Lookup("codex")
+	if !ok {
+		t.Fatal("no codex store registered")
+	}
+	if s.Dialect() != codexrollout.Name || s.Agent() != "codex" {
+		t.Errorf("store %s/%s", s.Agent(), s.Dialect())
+	}
+}
+
+func TestStoreRoots(t *testing.T) {
+	t.Setenv("CODEX_HOME", "/somewhere/codex")
+	got := codexrollout.Store{}.Roots()
+	want := []string{"/somewhere/codex/sessions", "/somewhere/codex/archived_sessions"}
+	if !slices.Equal(got, want) {
+		t.Errorf("roots with CODEX_HOME: %q, want %q", got, want)
+	}
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("HOME", "/home/ann")
+	got = codexrollout.Store{}.Roots()
+	want = []string{"/home/ann/.codex/sessions", "/home/ann/.codex/archived_sessions"}
+	if !slices.Equal(got, want) {
+		t.Errorf("roots without CODEX_HOME: %q, want %q", got, want)
+	}
+}
+
+// TestStore scans and opens a CODEX_HOME, as evtool sessions does, and
+// requires that no file or directory under it changed: not a byte, not a
+// modification time, and nothing was added.
+func TestStore(t *testing.T) {
+	home := t.TempDir()
+	copyTree(t, filepath.Join("testdata", "store"), home)
+	t.Setenv("CODEX_HOME", home)
+	// Times in the past, so that a write would show in them.
+	past := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+	_ = filepath.WalkDir(home, func(p string, _ fs.DirEntry, _ error) error { return os.Chtimes(p, past, past) })
+	before := snapshot(t, home)
+
+	s := codexrollout.Store{}
+	var refs []sessions.Ref
+	for _, root := range s.Roots() {
+		if err := s.Scan(context.Background(), root, func(r sessions.Ref) error {
+			refs = append(refs, r)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type found struct{ id, name string }
+	var got []found
+	for _, r := range refs {
+		got = append(got, found{r.ID, filepath.Base(r.Path)})
+		if r.Agent != "codex" || (r.Size == 0) != strings.Contains(r.Path, "0199b000") || !r.Modified.Equal(past) {
+			t.Errorf("%s: agent %q, size %d, modified %v", r.Path, r.Agent, r.Size, r.Modified)
+		}
+	}
+	want := []found{
+		{"0199a8c2-3b1e-7d40-9c51-2f6e8a7b4c10", "rollout-2025-10-06T14-03-11-0199a8c2-3b1e-7d40-9c51-2f6e8a7b4c10.jsonl"}, // the plain sibling wins
+		{"0199b000-0000-7000-8000-000000000000", "rollout-2025-10-07T00-00-00-0199b000-0000-7000-8000-000000000000.jsonl"}, // id from the name
+		{"019a4b1c-0000-7000-8000-00000000aa01", "rollout-2025-11-02T08-00-00-019a4b1c-0000-7000-8000-00000000aa01.jsonl.zst"},
+		{"3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d", "rollout-2025-07-21T09-14-05-3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d.jsonl"}, // archived, mid-2025 header
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("found\n%v\nwant\n%v", got, want)
+	}
+
+	// Open gives each session's lines, the compressed one decompressed.
+	for _, r := range refs {
+		rc, err := s.Open(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var src string
+		switch r.ID {
+		case "019a4b1c-0000-7000-8000-00000000aa01":
+			src = "user_shell.jsonl"
+		case "0199a8c2-3b1e-7d40-9c51-2f6e8a7b4c10":
+			src = "cli_0.46_tools.jsonl"
+		case "3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d":
+			src = "legacy_2025.jsonl"
+		}
+		var want []byte
+		if src != "" {
+			var err error
+			if want, err = os.ReadFile(filepath.Join("testdata", src)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(b, want) {
+			t.Errorf("%s: Open gives %d bytes, want the %d of %s", r.Path, len(b), len(want), src)
+		}
+	}
+
+	// A file given by name, compressed or not; CODEX_HOME itself; a
+	// root that does not exist.
+	zst := filepath.Join(home, "sessions", "2025", "10", "06", "rollout-2025-10-06T14-03-11-0199a8c2-3b1e-7d40-9c51-2f6e8a7b4c10.jsonl.zst")
+	var one []sessions.Ref
+	collect := func(r sessions.Ref) error { one = append(one, r); return nil }
+	if err := s.Scan(context.Background(), zst, collect); err != nil || len(one) != 1 || strings.HasSuffix(one[0].Path, ".zst") {
+		t.Errorf("a compressed file whose plain sibling exists: %v %v", one, err)
+	}
+	one = nil
+	if err := s.Scan(context.Background(), filepath.Join(home, "sessions", "2025", "10", "06", "notes.txt"), collect); err != nil || len(one) != 0 {
+		t.Errorf("a file that is no rollout: %v %v", one, err)
+	}
+	one = nil
+	if err := s.Scan(context.Background(), home, collect); err != nil || len(one) != 4 {
+		t.Errorf("CODEX_HOME itself: %d sessions, %v", len(one), err)
+	}
+	one = nil
+	if err := s.Scan(context.Background(), filepath.Join(home, "nowhere"), collect); err != nil || len(one) != 0 {
+		t.Errorf("a root that does not exist: %v %v", one, err)
+	}
+	// A scan stops at the first error found returns, and when ctx is done.
+	stop := io.ErrUnexpectedEOF
+	if err := s.Scan(context.Background(), home, func(sessions.Ref) error { return stop }); err != stop {
+		t.Errorf("found's error: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Scan(ctx, home, collect); err == nil {
+		t.Error("a cancelled scan returns no error")
+	}
+
+	// Open follows a rollout Codex compressed since the scan to its
+	// sibling.
+	rc, err := s.Open(sessions.Ref{Agent: "codex", ID: refs[2].ID, Path: strings.TrimSuffix(refs[2].Path, ".zst")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(rc); !bytes.HasPrefix(b, []byte(`{"timestamp":"2025-11-02T08:00:00.000Z","type":"session_meta"`)) {
+		t.Errorf("the moved rollout opens as %.80q", b)
+	}
+	rc.Close()
+
+	if after := snapshot(t, home); !mapsEqual(before, after) {
+		t.Errorf("the store changed files:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+func mapsEqual(a, b map[string]fileState) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || v.sum != w.sum || v.size != w.size || !v.mod.Equal(w.mod) || v.mode != w.mode {
+			return false
+		}
+	}
+	return true
+}
