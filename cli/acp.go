@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/evtool/evtool/adapters/acp/replay"
+	"github.com/evtool/evtool/dialect"
 	"github.com/urfave/cli/v3"
 )
 
@@ -17,9 +18,9 @@ func acpCmd() *cli.Command {
 			if len(args) > 0 {
 				return unknownCommand(cmd, args[0])
 			}
-			return usageErr("name a subcommand (replay)")
+			return usageErr("name a subcommand (replay, serve)")
 		}),
-		Commands: []*cli.Command{acpReplayCmd()},
+		Commands: []*cli.Command{acpReplayCmd(), acpServeCmd()},
 	}
 }
 
@@ -62,12 +63,22 @@ func acpReplayCmd() *cli.Command {
 				rate = -1 // replay.Options: no cap
 			}
 			name := args[0]
-			f, err := os.Open(name)
+			open := func() (io.ReadCloser, error) { return os.Open(name) }
+			if s, ref, ok, err := sessionOperand(ctx, name); err != nil {
+				return ioErr(err)
+			} else if ok {
+				// A past session of an agent: its store reads it.
+				open = func() (io.ReadCloser, error) { return s.Open(ref) }
+				if fromD == nil {
+					fromD, _ = dialect.Lookup(s.Dialect())
+				}
+				name = sessionName(ref)
+			}
+			f, err := open()
 			if err != nil {
 				return ioErr(err)
 			}
 			f.Close() // opened only to report a missing file before the handshake
-			open := func() (io.ReadCloser, error) { return os.Open(name) }
 			err = replay.Serve(ctx, cmd.Root().Reader, cmd.Root().Writer, open, replay.Options{From: fromD, Name: name,
 				Profile: cfg.Profile, Meta: cfg.Meta, SessionID: sessionID, Rate: rate, Log: cmd.Root().ErrWriter})
 			if err != nil {

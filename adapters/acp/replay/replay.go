@@ -62,6 +62,11 @@ type Options struct {
 	// when more than 1024 wait, and a replay, unlike a live agent, could
 	// send them faster than any client handles them.
 	Rate int
+	// Library, when set, makes the server offer many past sessions rather
+	// than one recording: open is not used, session/list lists the
+	// library's sessions and session/load streams one; session/new is
+	// refused (there is no recording to play turn by turn).
+	Library Library
 	// Log receives warnings (a line of the recording that cannot be read,
 	// a client message that is not JSON); nil discards them.
 	Log io.Writer

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/evtool/evtool/adapters/acp"
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/stream"
@@ -46,6 +47,9 @@ func (s *server) handle(ctx context.Context, method string, params json.RawMessa
 	case "session/new":
 		if gjson.GetBytes(params, "cwd").Type != gjson.String {
 			return nil, invalidParams("session/new needs cwd, a string")
+		}
+		if s.opts.Library != nil {
+			return nil, sdk.NewInvalidRequest(map[string]string{"detail": "evtool serves past sessions: load one (session/list lists them); it cannot start a new one"})
 		}
 		return s.newSession()
 	case "session/load":
@@ -180,9 +184,14 @@ func (s *server) recording() (recording, error) {
 	return rec, nil
 }
 
-func (s *server) config(session string, transcript bool) feedConfig {
-	return feedConfig{open: s.open, name: s.opts.Name, from: s.opts.From, profile: s.opts.Profile, meta: s.opts.Meta,
-		session: session, transcript: transcript, warn: func(m string) { fmt.Fprintf(s.opts.Log, "evtool: acp replay: %s\n", m) }}
+func (s *server) config(ss *session, transcript bool) feedConfig {
+	c := feedConfig{open: s.open, name: s.opts.Name, from: s.opts.From, profile: s.opts.Profile, meta: s.opts.Meta,
+		session: ss.id, transcript: transcript, warn: func(m string) { fmt.Fprintf(s.opts.Log, "evtool: acp replay: %s\n", m) }}
+	if ss.open != nil {
+		// A session of a library: its own recording.
+		c.open, c.from, c.name = ss.open, ss.from, ss.id
+	}
+	return c
 }
 
 func unreadable(err error) *sdk.RequestError {
@@ -225,6 +234,9 @@ func (s *server) list(params json.RawMessage) (any, *sdk.RequestError) {
 	if cwd.Exists() && cwd.Type != gjson.Null && cwd.Type != gjson.String || cursor.Exists() && cursor.Type != gjson.Null && cursor.Type != gjson.String {
 		return nil, invalidParams("session/list takes cwd and cursor, strings")
 	}
+	if s.opts.Library != nil {
+		return s.listLibrary(context.Background(), cwd, cursor)
+	}
 	if cursor.Type == gjson.String {
 		return nil, invalidParams("session/list has one page: no cursor continues it")
 	}
@@ -254,17 +266,35 @@ func (s *server) list(params json.RawMessage) (any, *sdk.RequestError) {
 // history begins; it does not close its open calls, which the history
 // shows as recorded.
 func (s *server) load(ctx context.Context, id string) (any, *sdk.RequestError) {
-	rec, err := s.recording()
-	if err != nil {
-		return nil, unreadable(err)
+	var (
+		open Opener
+		from dialect.Dialect
+	)
+	if s.opts.Library != nil {
+		o, d, ok, err := s.opts.Library.Open(ctx, id)
+		if err != nil {
+			return nil, unreadable(err)
+		}
+		if !ok {
+			return nil, unknownSession(id)
+		}
+		open, from = o, d
+	} else {
+		rec, err := s.recording()
+		if err != nil {
+			return nil, unreadable(err)
+		}
+		s.mu.Lock()
+		known := s.sessions[id] != nil || id == rec.id
+		s.mu.Unlock()
+		if !known {
+			return nil, unknownSession(id)
+		}
 	}
 	s.mu.Lock()
 	old := s.sessions[id]
-	if old == nil && id != rec.id {
-		s.mu.Unlock()
-		return nil, unknownSession(id)
-	}
 	ss := newSession(s, id)
+	ss.open, ss.from = open, from
 	ss.loaded = true
 	s.sessions[id] = ss
 	delete(s.afterNew, id)

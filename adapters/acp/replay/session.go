@@ -10,14 +10,19 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/tidwall/gjson"
 )
 
 // session is one ACP session: an id and a cursor on the recording.
 type session struct {
-	srv    *server
-	id     string
+	srv *server
+	id  string
+	// open and from read the session's own recording, for a session of a
+	// Library; nil: the server's.
+	open   Opener
+	from   dialect.Dialect
 	loaded bool // its history was loaded: no turn is left to play
 
 	// turn is held while the session sends: the commands that follow its
@@ -68,7 +73,7 @@ func (ss *session) cursor() *feed {
 		return nil
 	}
 	if ss.feed == nil {
-		ss.feed = startFeed(ss.srv.config(ss.id, true))
+		ss.feed = startFeed(ss.srv.config(ss, true))
 	}
 	return ss.feed
 }
@@ -268,7 +273,7 @@ func (ss *session) history(ctx context.Context) *sdk.RequestError {
 		return sdk.NewRequestCancelled(nil)
 	}
 	defer ss.release()
-	f := startFeed(ss.srv.config(ss.id, false))
+	f := startFeed(ss.srv.config(ss, false))
 	defer f.close()
 	for ctx.Err() == nil {
 		it, ok := f.next()
