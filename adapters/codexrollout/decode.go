@@ -181,6 +181,13 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 		d.held = &held{raw: append([]byte(nil), raw...), n: n}
 		return out, nil
 	}
+	if !d.begun && l.v.form == formOther {
+		// A line of none of the rollout's shapes before its first (a
+		// wrapper's log line, say): kept whole with its error; the
+		// stream begins at the rollout's own first line.
+		l.fail("/type", "got nothing, want a string: a rollout line has a type and a payload")
+		return d.finish(out, l), l.err
+	}
 	if !d.begun {
 		d.begun = true
 		d.legacy = l.v.legacy()
@@ -818,7 +825,10 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 	}
 	if d.rp.unended() {
 		out = append(out, &event.Event{Synthetic: true, Body: &event.Notice{Severity: event.SeverityWarning,
-			Message: "no line after line " + strconv.Itoa(d.rp.fromLine) + " tells the fork's own lines from the parent's history it copied: all were kept as the copy, and none counted"}})
+			// No line number: the event is a fact of the rollout, the
+			// same wherever its lines stand in a file (the checker's
+			// finding names the line).
+			Message: "no line after the copy's start tells the fork's own lines from the parent's history it copied: all were kept as the copy, and none counted"}})
 	}
 	if d.turnOpen && d.explicit {
 		return out

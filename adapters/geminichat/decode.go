@@ -119,7 +119,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		d.start(n)
 		d.rewind(r, n)
 	default:
-		d.start(n)
+		// A line of no chat kind (a wrapper's log line before the
+		// metadata, say) is kept as it stands; it starts no session, so
+		// that the metadata that follows still does.
 		typ := sourceType(r)
 		d.behind(d.unknown(r.Raw, typ, n, typ))
 	}

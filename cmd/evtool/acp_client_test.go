@@ -155,6 +155,13 @@ func sourceTurns(t *testing.T, file string) int {
 				sub = true
 			case r.Get("sessionId").Exists() && r.Get("projectHash").Exists():
 				sub = false
+				// A legacy chat on one line holds its records.
+				for _, m := range r.Get("messages").Array() {
+					if m.Get("type").Str == "user" && !users[m.Get("id").Str] && promptShown(m) {
+						users[m.Get("id").Str] = true
+						n++
+					}
+				}
 			case typ == "user" && !sub && !users[r.Get("id").Str] && promptShown(r):
 				users[r.Get("id").Str] = true
 				n++
