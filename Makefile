@@ -32,6 +32,17 @@ internal/ajvdiff/testdata/node_modules: internal/ajvdiff/testdata/package-lock.j
 	npm ci --prefix internal/ajvdiff/testdata --no-audit --no-fund
 	@touch $@
 
+# The ccusage differential (internal/ccusagediff): ccusage 20.0.24's native
+# binary, pinned in its lock file, runs offline beside evtool's usage
+# reports. npm install, not npm ci: the registry has only the linux-x64
+# binary of the six platform packages the lock lists, which npm ci refuses;
+# npm install follows the lock and leaves it unchanged.
+test: internal/ccusagediff/node_modules
+
+internal/ccusagediff/node_modules: internal/ccusagediff/package-lock.json
+	npm install --prefix internal/ccusagediff --no-audit --no-fund
+	@touch $@
+
 # goimports and staticcheck at pinned versions, built from the module
 # proxy on first use (about a minute, then cached).
 GOIMPORTS   ?= $(GO) run golang.org/x/tools/cmd/goimports@v0.53.0

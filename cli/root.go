@@ -73,6 +73,7 @@ var commands = []func() *cli.Command{
 	fingerprintCmd,
 	convertCmd,
 	statsCmd,
+	pricesCmd,
 	sessionsCmd,
 	schemaCmd,
 	dialectsCmd,

@@ -127,3 +127,54 @@ func (d *decimal) String() string {
 	}
 	return sign + s[:i] + "." + frac
 }
+
+// sub sets d to d − x, exactly. The usage report takes what a turn or a
+// session states beyond the rounds inside it as the difference.
+func (d *decimal) sub(x *decimal) {
+	var n decimal
+	n.coef.Neg(&x.coef)
+	n.scale = x.scale
+	d.add(&n)
+}
+
+// cmp compares d and x: -1, 0 or +1.
+func (d *decimal) cmp(x *decimal) int {
+	var diff decimal
+	diff.set(d)
+	diff.sub(x)
+	return diff.coef.Sign()
+}
+
+// sign is -1, 0 or +1.
+func (d *decimal) sign() int { return d.coef.Sign() }
+
+// set sets d to x.
+func (d *decimal) set(x *decimal) {
+	d.coef.Set(&x.coef)
+	d.scale = x.scale
+}
+
+// uintDecimal is n as a decimal.
+func uintDecimal(n uint64) decimal {
+	var d decimal
+	d.coef.SetUint64(n)
+	return d
+}
+
+// uint64 is d as a count: d is a whole number (a sum and difference of
+// counts); one past 2^64-1 stops there.
+func (d *decimal) uint64() uint64 {
+	if d.coef.Sign() <= 0 {
+		return 0
+	}
+	n := new(big.Int).Set(&d.coef)
+	if d.scale < 0 {
+		scaleUp(n, -d.scale)
+	} else if d.scale > 0 {
+		n.Quo(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.scale)), nil))
+	}
+	if !n.IsUint64() {
+		return ^uint64(0)
+	}
+	return n.Uint64()
+}

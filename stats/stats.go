@@ -208,6 +208,10 @@ type Options struct {
 	// LineError, when set, is called with each line that has problems;
 	// the reading goes on after it.
 	LineError func(*stream.LineError)
+	// Report, when set, also takes the run's usage and tool calls, each
+	// at its own time and model (see usage.go), unless the reading ended
+	// early (Run.Err), as Totals leaves such a run out.
+	Report *Report
 }
 
 // Read reads a stream to its end and returns what it used. A line with
@@ -219,6 +223,10 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 	rd := stream.NewReader(r, file, opts.Stream)
 	defer rd.Close()
 	c := NewCounter()
+	var col *collector
+	if opts.Report != nil {
+		col = newCollector()
+	}
 	var bad uint64
 	var err error
 	for {
@@ -240,6 +248,9 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 			break
 		}
 		c.Add(ev)
+		if col != nil {
+			col.add(ev)
+		}
 	}
 	run := c.Run()
 	run.File, run.Err = file, err
@@ -250,6 +261,9 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 		run.SourceDialect = ""
 	}
 	run.Lines, run.BadLines = uint64(rd.Lines()), bad
+	if col != nil && err == nil {
+		opts.Report.addRun(col, run)
+	}
 	return run, err
 }
 

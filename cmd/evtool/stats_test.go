@@ -133,3 +133,27 @@ func deref(p *uint64) any {
 	}
 	return *p
 }
+
+// TestStatsClaudeRunningCost: Claude Code's result.total_cost_usd is a
+// running total for the process, so a process with two results states
+// 0.0077 and then 0.0148858, and the run cost 0.0148858, not their sum
+// 0.0226658. The claude adapter turns each result into the turn's own
+// share (0.0077 and 0.0071858: adapters/claude/cost.go) and the session
+// into the last total; stats takes one level of the two, and the usage
+// report spreads the same figure over the turns, never adding both.
+func TestStatsClaudeRunningCost(t *testing.T) {
+	file := filepath.Join(teststreams.Root(), "adapters", "claude", "testdata", "written_two_prompts_running_cost.jsonl")
+	for _, args := range [][]string{
+		{"stats", "--format", "json", file},
+		{"usage", "--by", "day,model", "-z", "UTC", "--format", "json", file},
+		{"usage", "--by", "session", "-z", "UTC", "--format", "json", file},
+	} {
+		out, stderr, code := evtool(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("%v exited %d:\n%s", args, code, stderr)
+		}
+		if !strings.Contains(out, `"cost_usd": "0.0148858"`) || strings.Contains(out, "0.0226658") {
+			t.Errorf("%v: want the cost 0.0148858 (the last running total), got\n%s", args, out)
+		}
+	}
+}

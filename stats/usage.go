@@ -1,0 +1,484 @@
+package stats
+
+import (
+	"slices"
+	"time"
+
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/tidwall/gjson"
+)
+
+// # Usage by time, model and the rest: attribution
+//
+// A Run says what a stream used in all. A Report (report.go) splits usage
+// by day, model, session and the rest, so each figure must be tied to one
+// moment and one model: the collector below keeps every usage-bearing
+// event of a run (session_finished, turn_finished, round_finished and
+// usage events) with its time, model, turn and agent, and when the stream
+// ends attributes the run's figures to them.
+//
+// Levels. The per-run rule takes, for the whole run, the most aggregated
+// level stated. For a report the finest level must carry the figures (a
+// session_finished has one time; the rounds inside it have theirs), yet
+// the sum must stay what the most aggregated level states, since that is
+// the producer's own total and may include what no finer event states
+// (Claude Code's modelUsage counts subagents on other models; a stream
+// cut short has rounds no turn_finished sums). So, count by count (each
+// token count and the cost on its own):
+//
+//  1. L is the most aggregated level that states the count: session,
+//     else turns, else rounds (round_finished where any states usage,
+//     else usage events, as the per-run rule has it).
+//  2. When L is rounds, each round carries its own figure.
+//  3. When L is turns, each turn_finished stating the count is matched
+//     with the rounds of its turn (same turn_id). If they add up to no
+//     more than the turn's figure, each round keeps its own and the
+//     difference, if any, is the turn's own remainder, at the
+//     turn_finished's time and model. If they add up to more, the rounds
+//     contradict the turn: the turn's figure alone counts, at its event.
+//     Rounds of turns that state no figure are left out, as the per-run
+//     rule leaves them out.
+//  4. When L is session, the same again one level up: what the turns
+//     (as in 3) and the rounds outside any turn stating the count add up
+//     to is compared with the session's figure; the difference is the
+//     session's remainder, at session_finished, or the session's figure
+//     alone counts when they say more.
+//
+// So a report's totals are, count by count, the per-run figures; a count
+// the per-run rule leaves out because the level it takes does not state
+// it (a session that states tokens but no cost, while its turns state
+// their cost) is, in a report, taken from the level that states it.
+//
+// Time. Each record has the time of its event; an event without one has
+// the time of the last event before it that had one (in stream order),
+// and events before the first time the run states have that first time.
+// A run that states no time at all has none: its figures go to the row
+// "—" of a time grouping, and a --since or --until range leaves them out.
+//
+// Model. The model in force for the event's agent: the residue's "model"
+// of the usage-bearing event itself (an API response names its model),
+// else the last model_configured of that agent (agent_id), else the last
+// one of the main agent, else session_started's model.
+//
+// Duplicates. A round whose residue names its API response (message_id,
+// as Claude Code's transcripts do) is counted once in a report: a resumed
+// session's file repeats the responses it continues, and ccusage, too,
+// counts each response once over all files. The copy read second is
+// taken out of its run, and out of the turn and session figures that
+// include it, before the attribution above. A tool call is counted once
+// by its agent and call id for the same reason (the producers' call ids
+// are unique: toolu_…, call_…).
+
+// nvals is the number of values a record carries: the token counts and
+// the cost (at costIdx).
+const (
+	nvals   = len(tokens) + 1
+	costIdx = len(tokens)
+)
+
+// rec is one usage-bearing event of a run.
+type rec struct {
+	level   int
+	turn    string
+	agentID string
+	time    string
+	model   string
+	tok     [len(tokens)]uint64
+	set     [nvals]bool
+	cost    decimal
+	c1h     uint64 // of the cache write, the 1-hour part its residue states
+	key     uint64 // digest of the API response it counts; 0: none
+	calls   []*callRec
+	dropped bool
+	idx     int // position among the run's records
+}
+
+// val returns a record's value of count c as a decimal.
+func (r *rec) val(c int) decimal {
+	if c == costIdx {
+		var d decimal
+		d.set(&r.cost)
+		return d
+	}
+	return uintDecimal(r.tok[c])
+}
+
+// callRec is one tool call of a run.
+type callRec struct {
+	id      string
+	name    string
+	time    string
+	model   string
+	status  event.ToolStatus
+	agentID string
+}
+
+// collector gathers a run's records while the stream is read.
+type collector struct {
+	firstTime, lastTime string
+	models              map[string]string // agent id → its model in force
+	session, workspace  string
+	agent               string
+	recs                []*rec
+	calls               []*callRec
+	open                map[string]*callRec
+	pendingRounds       map[string][]*callRec // calls since the agent's last round_finished
+	pendingUsage        map[string][]*callRec // calls since the agent's last usage event
+	roundsStated        bool                  // a round_finished states usage
+}
+
+func newCollector() *collector {
+	return &collector{models: map[string]string{}, open: map[string]*callRec{},
+		pendingRounds: map[string][]*callRec{}, pendingUsage: map[string][]*callRec{}}
+}
+
+// add takes one event, in stream order.
+func (c *collector) add(ev *event.Event) {
+	t := ev.Time
+	if t != "" {
+		if c.firstTime == "" {
+			c.firstTime = t
+		}
+		c.lastTime = t
+	} else {
+		t = c.lastTime
+	}
+	switch b := ev.Body.(type) {
+	case *event.SessionStarted:
+		if c.session == "" && c.workspace == "" {
+			c.session, c.workspace = b.SessionID, b.Workspace
+			if b.Agent != nil && b.Agent.Name != "" {
+				c.agent = b.Agent.Name
+			} else {
+				c.agent = b.Source.Dialect
+			}
+		}
+		if b.Model != "" {
+			c.models[ev.AgentID] = b.Model
+		}
+	case *event.ModelConfigured:
+		if b.Model != "" {
+			c.models[ev.AgentID] = b.Model
+		}
+	case *event.SessionFinished:
+		c.record(ev, atSession, t, b.Usage, nil)
+	case *event.TurnFinished:
+		c.record(ev, atTurns, t, b.Usage, nil)
+	case *event.RoundFinished:
+		calls := c.pendingRounds[ev.AgentID]
+		delete(c.pendingRounds, ev.AgentID)
+		if r := c.record(ev, atRounds, t, b.Usage, calls); r != nil {
+			c.roundsStated = true
+		}
+	case *event.Usage:
+		calls := c.pendingUsage[ev.AgentID]
+		delete(c.pendingUsage, ev.AgentID)
+		c.record(ev, atUsageEvents, t, b, calls)
+	case *event.ToolCall:
+		if k, ok := c.open[b.CallID]; ok {
+			if k.name == "" {
+				k.name = b.Name
+			}
+			return
+		}
+		c.call(ev, b.CallID, b.Name, t)
+	case *event.ToolStarted:
+		c.touch(ev, b.CallID, b.Name, t)
+	case *event.ToolProgress:
+		c.touch(ev, b.CallID, b.Name, t)
+	case *event.ToolOutput:
+		c.touch(ev, b.CallID, b.Name, t)
+	case *event.ToolFinished:
+		k, ok := c.open[b.CallID]
+		if ok {
+			delete(c.open, b.CallID)
+		} else {
+			k = c.call(ev, b.CallID, b.Name, t)
+			delete(c.open, b.CallID)
+		}
+		if k.name == "" {
+			k.name = b.Name
+		}
+		k.status = b.Status
+	}
+}
+
+// touch makes a call known that an event names before any tool_call did.
+func (c *collector) touch(ev *event.Event, id, name, t string) {
+	if k, ok := c.open[id]; ok {
+		if k.name == "" {
+			k.name = name
+		}
+		return
+	}
+	c.call(ev, id, name, t)
+}
+
+func (c *collector) call(ev *event.Event, id, name, t string) *callRec {
+	k := &callRec{id: id, name: name, time: t, model: c.modelOf(ev), agentID: ev.AgentID}
+	c.calls = append(c.calls, k)
+	c.open[id] = k
+	c.pendingRounds[ev.AgentID] = append(c.pendingRounds[ev.AgentID], k)
+	c.pendingUsage[ev.AgentID] = append(c.pendingUsage[ev.AgentID], k)
+	return k
+}
+
+// modelOf is the model in force for an event (see the top of this file).
+func (c *collector) modelOf(ev *event.Event) string {
+	for _, x := range ev.Ext {
+		if m := gjson.GetBytes(x.Raw, "model"); m.Type == gjson.String && m.Str != "" {
+			return m.Str
+		}
+	}
+	if m, ok := c.models[ev.AgentID]; ok {
+		return m
+	}
+	return c.models[""]
+}
+
+// record keeps a usage-bearing event; nil when its usage states nothing.
+func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage, calls []*callRec) *rec {
+	if u == nil {
+		return nil
+	}
+	r := &rec{level: level, turn: ev.TurnID, agentID: ev.AgentID, time: t, model: c.modelOf(ev), calls: calls}
+	stated := false
+	for i, tk := range tokens {
+		if p := tk.get(u); p != nil {
+			r.tok[i], r.set[i], stated = *p, true, true
+		}
+	}
+	if u.CostUSD != "" {
+		if d, err := parseDecimal(string(u.CostUSD)); err == nil {
+			r.cost, r.set[costIdx], stated = d, true, true
+		}
+	}
+	if !stated {
+		return nil
+	}
+	for _, x := range ev.Ext {
+		if level == atRounds || level == atUsageEvents {
+			if id := gjson.GetBytes(x.Raw, "message_id"); id.Type == gjson.String && id.Str != "" {
+				r.key = idset.Digest(x.Dialect + "\x00" + id.Str)
+			}
+		}
+		// Anthropic's usage splits the cache write by lifetime; the
+		// canonical count is their sum, the split rides in the residue.
+		for _, p := range []string{"usage.cache_creation.ephemeral_1h_input_tokens", "message.usage.cache_creation.ephemeral_1h_input_tokens", "cache_creation.ephemeral_1h_input_tokens"} {
+			if v := gjson.GetBytes(x.Raw, p); v.Type == gjson.Number {
+				if n := v.Uint(); n <= r.tok[tokenIndex(CacheWrite)] {
+					r.c1h = n
+				}
+				break
+			}
+		}
+	}
+	r.idx = len(c.recs)
+	c.recs = append(c.recs, r)
+	return r
+}
+
+// piece is a value of one count attributed to a record: its own, or a
+// remainder a coarser record carries.
+type piece struct {
+	r *rec
+	c int
+	v decimal
+}
+
+// attribution is what a run's records carry once attributed.
+type attribution struct {
+	vals    map[*rec]*[nvals]decimal
+	set     map[*rec]*[nvals]bool
+	order   []*rec
+	covered func(*rec) bool // whether the record's tokens are inside a stated cost
+}
+
+// dedupe takes out of the run the rounds whose API response seen already
+// counted (in an earlier run of the report, or earlier in this one), and
+// their figures out of the turn and session records that include them.
+func (c *collector) dedupe(seen map[uint64]struct{}) {
+	for _, r := range c.recs {
+		if r.key == 0 {
+			continue
+		}
+		if _, dup := seen[r.key]; !dup {
+			seen[r.key] = struct{}{}
+			continue
+		}
+		r.dropped = true
+		for _, o := range c.recs {
+			if o.dropped || !(o.level == atSession || (o.level == atTurns && o.turn == r.turn)) {
+				continue
+			}
+			for i := range tokens {
+				if r.set[i] && o.set[i] {
+					o.tok[i] -= min(o.tok[i], r.tok[i])
+				}
+			}
+			if r.set[costIdx] && o.set[costIdx] {
+				o.cost.sub(&r.cost)
+				if o.cost.sign() < 0 {
+					o.cost = decimal{}
+				}
+			}
+		}
+	}
+}
+
+// attribute spreads the run's figures over its records (see the top of
+// this file).
+func (c *collector) attribute() *attribution {
+	a := &attribution{vals: map[*rec]*[nvals]decimal{}, set: map[*rec]*[nvals]bool{}}
+	fine := atUsageEvents
+	if c.roundsStated {
+		fine = atRounds
+	}
+	var costLevel = -1
+	var costTurns map[string]bool
+	for ci := range nvals {
+		var byLevel [4][]*rec
+		for _, r := range c.recs {
+			if !r.dropped && r.set[ci] {
+				byLevel[r.level] = append(byLevel[r.level], r)
+			}
+		}
+		var pieces []piece
+		own := func(rs []*rec) {
+			for _, r := range rs {
+				pieces = append(pieces, piece{r, ci, r.val(ci)})
+			}
+		}
+		// turnPieces matches the turns' figures with their rounds (3.);
+		// it returns the pieces and the rounds outside any stating turn.
+		turnPieces := func() ([]piece, []*rec) {
+			stating := map[string][]*rec{}
+			for _, t := range byLevel[atTurns] {
+				stating[t.turn] = append(stating[t.turn], t)
+			}
+			inTurn := map[string][]*rec{}
+			var outside []*rec
+			for _, r := range byLevel[fine] {
+				if _, ok := stating[r.turn]; ok {
+					inTurn[r.turn] = append(inTurn[r.turn], r)
+				} else {
+					outside = append(outside, r)
+				}
+			}
+			var out []piece
+			for _, t := range byLevel[atTurns] {
+				ts := stating[t.turn]
+				if ts[len(ts)-1] != t {
+					continue // one turn, stated twice: handled at its last
+				}
+				var want decimal
+				for _, x := range ts {
+					v := x.val(ci)
+					want.add(&v)
+				}
+				out = append(out, reconcile(ci, inTurn[t.turn], want, t)...)
+			}
+			return out, outside
+		}
+		level := -1
+		switch {
+		case len(byLevel[atSession]) > 0:
+			level = atSession
+			var sub []piece
+			var outside []*rec
+			if len(byLevel[atTurns]) > 0 {
+				sub, outside = turnPieces()
+			} else {
+				outside = byLevel[fine]
+			}
+			for _, r := range outside {
+				sub = append(sub, piece{r, ci, r.val(ci)})
+			}
+			var want decimal
+			for _, s := range byLevel[atSession] {
+				v := s.val(ci)
+				want.add(&v)
+			}
+			last := byLevel[atSession][len(byLevel[atSession])-1]
+			pieces = reconcilePieces(sub, want, last, ci)
+		case len(byLevel[atTurns]) > 0:
+			level = atTurns
+			pieces, _ = turnPieces()
+		case len(byLevel[fine]) > 0:
+			level = fine
+			own(byLevel[fine])
+		}
+		if ci == costIdx && level >= 0 {
+			costLevel = level
+			if level == atTurns {
+				costTurns = map[string]bool{}
+				for _, t := range byLevel[atTurns] {
+					costTurns[t.turn] = true
+				}
+			}
+		}
+		for _, p := range pieces {
+			vs, ok := a.vals[p.r]
+			if !ok {
+				vs, a.set[p.r] = new([nvals]decimal), new([nvals]bool)
+				a.vals[p.r] = vs
+				a.order = append(a.order, p.r)
+			}
+			vs[p.c].set(&p.v)
+			a.set[p.r][p.c] = true
+		}
+	}
+	a.covered = func(r *rec) bool {
+		switch costLevel {
+		case atSession:
+			return true
+		case atTurns:
+			return costTurns[r.turn]
+		case -1:
+			return false
+		}
+		return a.set[r] != nil && a.set[r][costIdx]
+	}
+	// Records in stream order, so that a report lists the same run the same
+	// way every time.
+	slices.SortFunc(a.order, func(x, y *rec) int { return x.idx - y.idx })
+	return a
+}
+
+// reconcile matches the rounds inside a coarser record with its figure
+// want: the rounds' own values and the remainder at the coarse record,
+// or the coarse figure alone when the rounds say more.
+func reconcile(ci int, rounds []*rec, want decimal, coarse *rec) []piece {
+	ps := make([]piece, 0, len(rounds)+1)
+	for _, r := range rounds {
+		ps = append(ps, piece{r, ci, r.val(ci)})
+	}
+	return reconcilePieces(ps, want, coarse, ci)
+}
+
+func reconcilePieces(ps []piece, want decimal, coarse *rec, ci int) []piece {
+	var got decimal
+	for i := range ps {
+		got.add(&ps[i].v)
+	}
+	if got.cmp(&want) > 0 {
+		return []piece{{coarse, ci, want}}
+	}
+	var rest decimal
+	rest.set(&want)
+	rest.sub(&got)
+	if rest.sign() > 0 {
+		ps = append(ps, piece{coarse, ci, rest})
+	}
+	return ps
+}
+
+// parseTime reads an event's time; ok is false for none.
+func parseTime(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
