@@ -18,8 +18,16 @@ func dialectsCmd() *cli.Command {
 			if err := noOperands(args); err != nil {
 				return err
 			}
+			width := 0
 			for _, d := range dialect.All() {
-				if _, err := fmt.Fprintf(cmd.Root().Writer, "%-10s %s (schema: %s)\n", d.Name(), d.Description(), schema.FileName(d.Name())); err != nil {
+				width = max(width, len(d.Name()))
+			}
+			for _, d := range dialect.All() {
+				ro := ""
+				if !dialect.Writable(d) {
+					ro = ", read-only"
+				}
+				if _, err := fmt.Fprintf(cmd.Root().Writer, "%-*s %s (schema: %s%s)\n", width, d.Name(), d.Description(), schema.FileName(d.Name()), ro); err != nil {
 					return err
 				}
 			}
