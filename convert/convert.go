@@ -72,7 +72,8 @@ type Options struct {
 	Config dialect.Config
 	// OnError says what becomes of a line with problems (default Keep).
 	OnError OnError
-	// Progress, when set, is called after each line with the number of
+	// Progress, when set, is called for each line, once it is read and
+	// before its output is flushed, with the number of
 	// input lines and bytes read so far.
 	Progress func(lines int, bytes int64)
 	// Workers and MaxLineBytes are stream.Options's: how many goroutines
@@ -285,6 +286,11 @@ func (c *conversion) line(l *stream.Line) error {
 		}
 	}
 	guardDepth(evs, l.Depth, res.Losses)
+	// Progress counts the line read before its output is flushed: whoever
+	// sees the output of a line (and then interrupts) is told it was read.
+	if c.opts.Progress != nil {
+		c.opts.Progress(res.Lines, c.in.bytes())
+	}
 	if !c.holdBack(l, evs) {
 		if err := c.ensureEncoder(l.N); err != nil {
 			return err
@@ -292,9 +298,6 @@ func (c *conversion) line(l *stream.Line) error {
 		if err := c.emit(l, evs); err != nil {
 			return err
 		}
-	}
-	if c.opts.Progress != nil {
-		c.opts.Progress(res.Lines, c.in.bytes())
 	}
 	return nil
 }
