@@ -6,7 +6,8 @@ import (
 	_ "github.com/evtool/evtool/adapters/acp"       // Agent Client Protocol v1 (a projection)
 	_ "github.com/evtool/evtool/adapters/basis"     // basis spawn --json
 	_ "github.com/evtool/evtool/adapters/canonical" // evtool's own model
-	_ "github.com/evtool/evtool/adapters/claude"    // claude -p --output-format stream-json
+	_ "github.com/evtool/evtool/adapters/claude"
+	_ "github.com/evtool/evtool/adapters/claudetranscript" // Claude Code's session transcripts on disk (~/.claude/projects), read-only    // claude -p --output-format stream-json
 	_ "github.com/evtool/evtool/adapters/codex"
 	_ "github.com/evtool/evtool/adapters/codexrollout" // Codex's rollouts on disk (sessions/…/rollout-*.jsonl[.zst])     // codex exec --json (OpenAI Codex)
 	_ "github.com/evtool/evtool/adapters/gemini"

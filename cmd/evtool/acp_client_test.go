@@ -169,6 +169,32 @@ func sourceTurns(t *testing.T, file string) int {
 			default:
 				other++
 			}
+		case "claude-transcript":
+			// A prompt is a main-thread user line the user wrote: not meta,
+			// a compaction summary, a tool result, an interruption or a
+			// local command's output; a resumed session's replayed lines
+			// are read once (by uuid).
+			uuid := r.Get("uuid").Str
+			if uuid != "" && users[uuid] {
+				continue
+			}
+			users[uuid] = true
+			c := r.Get("message.content")
+			text := c.Str
+			for _, b := range c.Array() {
+				if b.Get("type").Str == "text" {
+					text = b.Get("text").Str
+					break
+				}
+			}
+			switch {
+			case typ == "user" && !r.Get("isMeta").Bool() && !r.Get("isCompactSummary").Bool() && !r.Get("isSidechain").Bool() &&
+				!r.Get("agentId").Exists() && !strings.Contains(c.Raw, `"tool_result"`) && (text != "" || len(c.Array()) > 0) &&
+				!strings.HasPrefix(text, "[Request interrupted by user") && !strings.HasPrefix(text, "<local-command-std"):
+				n++
+			case typ == "user" || typ == "assistant":
+				other++
+			}
 		case "codex-rollout":
 			// task_started opens a turn; a user message outside one opens
 			// one of its own (events in newer rollouts, bare user items in

@@ -1,0 +1,346 @@
+package claudetranscript
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/tidwall/gjson"
+)
+
+// The conversation's lines: user and assistant messages and their content
+// blocks (text, images, thinking, tool use and results).
+
+// userText is the text of a message's content: a string, or its text
+// blocks joined by newlines; and how many images it holds.
+func userText(c gjson.Result) (string, uint64) {
+	if c.Type == gjson.String {
+		return c.Str, 0
+	}
+	var parts []string
+	var images uint64
+	c.ForEach(func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "text":
+			parts = append(parts, b.Get("text").Str)
+		case "image":
+			images++
+		}
+		return true
+	})
+	return strings.Join(parts, "\n"), images
+}
+
+// prompt reports whether a main-thread user line begins a turn, and its
+// text and images: a line the user wrote, not one Claude Code composed
+// (isMeta: command expansions, caveats, reminders), not a compaction
+// summary, not tool results, not the interruption marker, not a local
+// command's output.
+func prompt(r gjson.Result) (string, uint64, bool) {
+	if r.Get("isMeta").Type == gjson.True || r.Get("isCompactSummary").Type == gjson.True {
+		return "", 0, false
+	}
+	c := r.Get("message.content")
+	switch {
+	case c.Type == gjson.String:
+	case c.IsArray():
+		if strings.Contains(c.Raw, `"tool_result"`) {
+			isResult := false
+			c.ForEach(func(_, b gjson.Result) bool {
+				isResult = isResult || b.Get("type").Str == "tool_result"
+				return !isResult
+			})
+			if isResult {
+				return "", 0, false
+			}
+		}
+	default:
+		return "", 0, false
+	}
+	text, images := userText(c)
+	if (text == "" && images == 0) || strings.HasPrefix(text, interruptMarker) || commandOutput(text) {
+		return "", 0, false
+	}
+	return text, images, true
+}
+
+func (l *line) user() {
+	d := l.d
+	t := l.th
+	c := l.r.Get("message.content")
+	if t == d.main {
+		if l.r.Get("isCompactSummary").Type == gjson.True {
+			text, _ := userText(c)
+			l.own(&event.CompactionFinished{SummaryPreview: &text})
+			return
+		}
+		if text, images, ok := prompt(l.r); ok {
+			p := text
+			l.beginTurn(&p)
+			l.own(userMessage(text, images))
+			return
+		}
+	}
+	if c.Type == gjson.String {
+		l.userText(c.Str)
+	}
+	results := 0
+	c.ForEach(func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
+		case "text":
+			l.userText(b.Get("text").Str)
+		case "image":
+			l.own(userMessage("", 1))
+		case "tool_result":
+			results++
+			l.toolResult(b, results)
+		}
+		return true
+	})
+	if l.first < 0 {
+		l.keep() // nothing the vocabulary says: kept whole
+	}
+}
+
+func userMessage(text string, images uint64) *event.UserMessage {
+	m := &event.UserMessage{Text: text}
+	if images > 0 {
+		m.ImageCount = &images
+	}
+	return m
+}
+
+// userText reads a text of a user line that is not a prompt: the
+// interruption marker, or text Claude Code composed (isMeta), or a
+// subagent's prompt.
+func (l *line) userText(text string) {
+	if strings.HasPrefix(text, interruptMarker) {
+		if l.th == l.d.main {
+			l.d.interrupted = true
+		}
+		l.own(&event.Notice{Severity: event.SeverityWarning, Message: text})
+		return
+	}
+	l.own(&event.UserMessage{Text: text})
+}
+
+// toolResult ends a call. A result for a call the transcript never showed
+// (its tool_use is in a file not read, or before a compaction of an older
+// build) is announced by a synthetic tool_call first; a second result for
+// a call is a notice.
+func (l *line) toolResult(b gjson.Result, i int) {
+	d := l.d
+	id := b.Get("tool_use_id").Str
+	out, _ := userText(b.Get("content"))
+	status := toolStatus(b.Get("is_error").Type == gjson.True, out)
+	v, seen := d.calls.Get(id)
+	switch {
+	case seen && v == callDone:
+		l.own(&event.Notice{Severity: event.SeverityWarning, Message: "a second tool_result for " + id})
+		return
+	case !seen:
+		l.synth(&event.Event{Time: l.time, TurnID: l.turnID(), AgentID: l.th.agent, Body: &event.ToolCall{CallID: id}})
+	}
+	name, _ := d.names.get(id)
+	d.names.del(id)
+	d.calls.Add(id, callDone)
+	l.own(&event.ToolFinished{CallID: id, Name: name, Status: status, Output: &out})
+	if status == event.ToolCancelled && l.th == d.main {
+		d.interrupted = true
+	}
+	if spawnsAgent(name) {
+		// 2.x names the subagent a Task call ran in its result.
+		if a := l.r.Get("toolUseResult.agentId"); a.Type == gjson.String && i == 1 {
+			d.agentCalls.put(a.Str, id)
+		}
+		l.callEnded(id, status)
+	}
+}
+
+func (l *line) assistant() {
+	d := l.d
+	t := l.th
+	m := l.r.Get("message")
+	model := m.Get("model").Str
+	apiError := l.r.Get("isApiErrorMessage").Type == gjson.True
+	if t == d.main {
+		if d.turn == "" {
+			l.beginTurn(nil) // the agent speaks: a turn is under way
+		}
+		if apiError {
+			d.apiError = true
+		} else if model != syntheticModel {
+			d.apiError = false
+		}
+		if s := m.Get("stop_reason"); s.Type == gjson.String {
+			d.stop = stopReason(s.Str)
+		}
+	}
+	if model != syntheticModel {
+		l.account(t, m) // first: it may end the thread's previous response
+		if model != "" {
+			l.model(t, model)
+		}
+	}
+	id := m.Get("id").Str
+	c := m.Get("content")
+	if c.Type == gjson.String {
+		l.answer(c.Str, id, apiError)
+	}
+	c.ForEach(func(_, b gjson.Result) bool {
+		switch typ := b.Get("type").Str; typ {
+		case "text":
+			l.answer(b.Get("text").Str, id, apiError)
+		case "thinking":
+			l.own(&event.Reasoning{Text: b.Get("thinking").Str})
+		case "redacted_thinking":
+			l.own(&event.Reasoning{Text: ""})
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			l.toolUse(b)
+		default:
+			if strings.HasSuffix(typ, "_tool_result") {
+				l.serverResult(b)
+			}
+		}
+		return true
+	})
+	if e := l.r.Get("error"); l.first < 0 && e.Type == gjson.String {
+		l.own(&event.Error{Message: e.Str})
+	}
+	if l.first < 0 {
+		l.keep()
+	}
+}
+
+// answer reads an assistant text: the model's message, or the text of an
+// API error Claude Code wrote in its place.
+func (l *line) answer(text, id string, apiError bool) {
+	if apiError {
+		l.own(&event.Error{Message: text})
+		return
+	}
+	l.own(&event.Message{Text: text, MessageID: id})
+}
+
+// model notes the model of a thread's answer: the session's model when it
+// is the first; a model_configured when a thread's model is not the one
+// it ran before, or, for a subagent's first answer, not the session's
+// (an Explore subagent runs on a smaller model).
+func (l *line) model(t *thread, model string) {
+	d := l.d
+	was := t.model
+	if was == "" {
+		was = d.ss.Model
+	}
+	t.model = model
+	switch {
+	case d.ss.Model == "" && !d.started:
+		d.ss.Model = model
+	case was != model:
+		l.synth(&event.Event{Time: l.time, TurnID: l.turnID(), AgentID: t.agent, Body: &event.ModelConfigured{Model: model}})
+	}
+}
+
+// toolUse announces a call. Claude Code runs a tool as soon as its block
+// is complete, so the call is also started; a TodoWrite input is the
+// plan; a Task call waits for its subagent's lines.
+func (l *line) toolUse(b gjson.Result) {
+	d := l.d
+	id, name := b.Get("id").Str, b.Get("name").Str
+	if _, seen := d.calls.Get(id); seen {
+		l.own(&event.Notice{Severity: event.SeverityWarning, Message: "tool_use " + id + " repeated"})
+		return
+	}
+	d.calls.Add(id, callOpen)
+	d.names.put(id, name)
+	if l.th.round != nil {
+		l.th.round.toolUse = true // a response that calls tools stops to run them
+	}
+	in := b.Get("input")
+	c := &event.ToolCall{CallID: id, Name: name, Kind: toolKind(name)}
+	if in.Exists() {
+		c.Input = compact(in.Raw)
+	}
+	for _, k := range titleKeys {
+		if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
+			c.Title = firstLine(v.Str)
+			break
+		}
+	}
+	l.own(c)
+	l.own(&event.ToolStarted{CallID: id, Name: name})
+	if name == "TodoWrite" {
+		if p := plan(in); p != nil {
+			l.synth(&event.Event{Time: l.time, TurnID: l.turnID(), AgentID: l.th.agent, Body: p})
+		}
+	}
+	if spawnsAgent(name) {
+		tc := &taskCall{call: id, parent: l.th.agent, title: in.Get("description").Str, turn: l.turnID()}
+		if p := in.Get("prompt"); p.Type == gjson.String && p.Str != "" {
+			tc.prompt = idset.Digest(p.Str)
+		}
+		d.addTask(tc)
+	}
+}
+
+// serverResult ends a server tool's call (web search) whose result the
+// API returns in the assistant's own content.
+func (l *line) serverResult(b gjson.Result) {
+	d := l.d
+	id := b.Get("tool_use_id").Str
+	if v, seen := d.calls.Get(id); !seen || v == callDone {
+		return
+	}
+	name, _ := d.names.get(id)
+	d.names.del(id)
+	d.calls.Add(id, callDone)
+	f := &event.ToolFinished{CallID: id, Name: name, Status: event.ToolSuccess}
+	if c := b.Get("content"); c.Exists() {
+		f.Web = compact(c.Raw)
+		if c.Get("type").Str != "" && strings.HasSuffix(c.Get("type").Str, "_error") {
+			f.Status = event.ToolError
+		}
+	}
+	l.own(f)
+}
+
+// plan reads TodoWrite's input.todos as a checklist snapshot.
+func plan(in gjson.Result) *event.PlanUpdated {
+	todos := in.Get("todos")
+	if !todos.IsArray() {
+		return nil
+	}
+	p := &event.PlanUpdated{Entries: []event.PlanEntry{}}
+	var done uint64
+	todos.ForEach(func(_, t gjson.Result) bool {
+		e := event.PlanEntry{ID: t.Get("id").Str, Content: t.Get("content").Str, Status: t.Get("status").Str,
+			ActiveForm: t.Get("activeForm").Str, Priority: t.Get("priority").Str}
+		if e.Status == "completed" {
+			done++
+		}
+		p.Entries = append(p.Entries, e)
+		return true
+	})
+	total := uint64(len(p.Entries))
+	p.Completed, p.Total = &done, &total
+	return p
+}
+
+// firstLine is a title: the first line of s, at most 200 bytes, cut at a
+// character boundary.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+		for len(s) > 0 {
+			if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
+				break
+			}
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}

@@ -1,0 +1,284 @@
+package claudetranscript_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/evtool/evtool/adapters/claudetranscript"
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/sessions"
+)
+
+// The directory fixture testdata/store holds two config directories:
+// config-a with a 1.0 session (subagents inline) and a 2.0 session (its
+// agents' files beside it, one ending without a newline; an agent file of
+// another session; a file of metadata only), config-b with a 2.1 session
+// (subagents/ with a sidecar, and a nested workflow agent) and a resumed
+// session's file, named by the new session, that begins with the old
+// one's lines. The 2.0 and 2.1 sessions are the streams
+// v2_0_agent_files.jsonl and v2_1_subagents.jsonl cut into their files.
+
+// tree is the state of every file under a directory: its bytes, mode and
+// modification time.
+type tree map[string]string
+
+func snapshot(t *testing.T, root string) tree {
+	t.Helper()
+	out := tree{}
+	err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		st, err := de.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		state := st.Mode().String() + " " + st.ModTime().UTC().Format(time.RFC3339Nano)
+		if !de.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			state += " " + string(b)
+		}
+		out[rel] = state
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// copyTree copies the fixture into a temporary directory, giving every
+// file its own modification time (a day apart, in path order), so that
+// Modified can be checked.
+func copyTree(t *testing.T, src string) (string, map[string]time.Time) {
+	t.Helper()
+	dst := t.TempDir()
+	times := map[string]time.Time{}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	i := 0
+	err := filepath.WalkDir(src, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if de.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, b, 0o644); err != nil {
+			return err
+		}
+		i++
+		mt := base.Add(time.Duration(i) * 24 * time.Hour)
+		times[target] = mt
+		return os.Chtimes(target, mt, mt)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst, times
+}
+
+func scanAll(t *testing.T, s sessions.Store, root string) []sessions.Ref {
+	t.Helper()
+	var refs []sessions.Ref
+	if err := s.Scan(context.Background(), root, func(r sessions.Ref) error {
+		refs = append(refs, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return refs
+}
+
+func readAll(t *testing.T, s sessions.Store, ref sessions.Ref) []byte {
+	t.Helper()
+	rc, err := s.Open(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read in small pieces, so that the seams between files are crossed
+	// inside a read.
+	var out bytes.Buffer
+	buf := make([]byte, 7)
+	for {
+		n, err := rc.Read(buf)
+		out.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestStore scans and opens the 1.0, 2.0 and 2.1 layouts from
+// CLAUDE_CONFIG_DIR, and checks that nothing in the tree changed.
+func TestStore(t *testing.T) {
+	dir, times := copyTree(t, filepath.Join("testdata", "store"))
+	before := snapshot(t, dir)
+	a, b := filepath.Join(dir, "config-a"), filepath.Join(dir, "config-b")
+	t.Setenv("CLAUDE_CONFIG_DIR", a+", "+b+",")
+
+	s, ok := sessions.Lookup("claude")
+	if !ok {
+		t.Fatal("no store registered for claude")
+	}
+	if s.Dialect() != claudetranscript.Name || s.Agent() != "claude" {
+		t.Fatalf("store %s/%s", s.Agent(), s.Dialect())
+	}
+	if got, want := s.Roots(), []string{filepath.Join(a, "projects"), filepath.Join(b, "projects")}; !slices.Equal(got, want) {
+		t.Fatalf("Roots() = %q, want %q", got, want)
+	}
+
+	var refs []sessions.Ref
+	for _, root := range s.Roots() {
+		refs = append(refs, scanAll(t, s, root)...)
+	}
+	shop := filepath.Join(a, "projects", "-home-dev-shop")
+	api := filepath.Join(b, "projects", "-home-dev-api")
+	sub := filepath.Join(api, "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", "subagents")
+	want := []sessions.Ref{
+		{Agent: "claude", ID: "3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f",
+			Path: filepath.Join(a, "projects", "-home-dev-parser", "3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f.jsonl")},
+		{Agent: "claude", ID: "7a7a7a7a-2020-4000-8000-0000000000aa", Path: filepath.Join(shop, "7a7a7a7a-2020-4000-8000-0000000000aa.jsonl"),
+			Parts: []string{filepath.Join(shop, "agent-a1b2c3d4.jsonl"), filepath.Join(shop, "agent-feedbeef.jsonl")}},
+		{Agent: "claude", ID: "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", Path: filepath.Join(api, "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl"),
+			Parts: []string{filepath.Join(sub, "agent-a0ad4f44468bdf20d.jsonl"), filepath.Join(sub, "workflows", "run-1", "agent-b5b5b5b5b5b5b5b5b.jsonl")}},
+		// Its id is that of its first lines, the session it resumes.
+		{Agent: "claude", ID: "a1a1a1a1-0000-4000-8000-000000000001", Path: filepath.Join(api, "b2b2b2b2-0000-4000-8000-000000000002.jsonl")},
+	}
+	if len(refs) != len(want) {
+		t.Fatalf("found %d sessions, want %d: %v", len(refs), len(want), refs)
+	}
+	for i, r := range refs {
+		w := want[i]
+		if r.Agent != w.Agent || r.ID != w.ID || r.Path != w.Path || !slices.Equal(r.Parts, w.Parts) {
+			t.Errorf("session %d:\n got %+v\nwant %+v", i, r, w)
+		}
+		var size int64
+		var mod time.Time
+		for _, f := range append([]string{w.Path}, w.Parts...) {
+			st, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size += st.Size()
+			if times[f].After(mod) {
+				mod = times[f]
+			}
+		}
+		if r.Size != size || !r.Modified.Equal(mod) {
+			t.Errorf("session %s: size %d, modified %v; want %d, %v", r.ID, r.Size, r.Modified, size, mod)
+		}
+	}
+
+	// Open gives the session's files one after the other: the 2.0
+	// session reads back as the stream it was cut from (a newline put
+	// after the part that lacks one), and decodes with its subagents
+	// linked to their Task calls.
+	for _, c := range []struct {
+		ref    sessions.Ref
+		stream string
+	}{{refs[0], "v1_0_inline_sidechain.jsonl"}, {refs[1], "v2_0_agent_files.jsonl"}, {refs[3], "resume_duplicates.jsonl"}} {
+		wantBytes, err := os.ReadFile(filepath.Join("testdata", c.stream))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readAll(t, s, c.ref); !bytes.Equal(got, wantBytes) {
+			t.Errorf("Open(%s) is not %s:\n%s", c.ref.ID, c.stream, got)
+		}
+	}
+	got := readAll(t, s, refs[2])
+	v21, err := os.ReadFile(filepath.Join("testdata", "v2_1_subagents.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(got, v21) {
+		t.Errorf("Open(2.1) does not begin with v2_1_subagents.jsonl, the session's and its subagent's lines")
+	}
+	evs := decodeAll(t, string(got))
+	var tasks []string
+	for _, ev := range evs {
+		if tu, ok := ev.Body.(*event.TaskUpdated); ok {
+			tasks = append(tasks, tu.TaskID+" "+string(tu.Status)+" "+tu.ParentTaskID)
+		}
+	}
+	if w := []string{"toolu_01zUNbn0tPF7ZDzFXzN3H4oH running ", "b5b5b5b5b5b5b5b5b running ", "toolu_01zUNbn0tPF7ZDzFXzN3H4oH completed "}; !slices.Equal(tasks, w) {
+		t.Errorf("2.1 tasks:\n got %q\nwant %q", tasks, w)
+	}
+
+	// The other ways to name a root: a config directory, a project
+	// directory, one file; and a root that does not exist.
+	if n := len(scanAll(t, s, a)); n != 2 {
+		t.Errorf("Scan(config dir) found %d sessions, want 2", n)
+	}
+	if n := len(scanAll(t, s, shop)); n != 1 {
+		t.Errorf("Scan(project dir) found %d sessions, want 1", n)
+	}
+	if r := scanAll(t, s, want[2].Path); len(r) != 1 || len(r[0].Parts) != 2 {
+		t.Errorf("Scan(session file) = %+v", r)
+	}
+	if r := scanAll(t, s, filepath.Join(dir, "nowhere")); len(r) != 0 {
+		t.Errorf("Scan(missing root) = %+v", r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Scan(ctx, a, func(sessions.Ref) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("Scan with a cancelled context: %v", err)
+	}
+
+	if after := snapshot(t, dir); !mapsEqual(before, after) {
+		t.Errorf("the store changed the tree it read")
+	}
+}
+
+// TestRoots: without CLAUDE_CONFIG_DIR, ~/.claude and the XDG config
+// directory's claude.
+func TestRoots(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	s := claudetranscript.Store{}
+	if got, want := s.Roots(), []string{filepath.Join(home, ".claude", "projects"), filepath.Join(home, ".config", "claude", "projects")}; !slices.Equal(got, want) {
+		t.Errorf("Roots() = %q, want %q", got, want)
+	}
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
+	if got, want := s.Roots(), []string{filepath.Join(home, ".claude", "projects"), filepath.Join(home, "xdg", "claude", "projects")}; !slices.Equal(got, want) {
+		t.Errorf("Roots() = %q, want %q", got, want)
+	}
+}
+
+func mapsEqual(a, b tree) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

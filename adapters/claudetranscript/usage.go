@@ -1,0 +1,279 @@
+package claudetranscript
+
+import (
+	"encoding/json"
+	"math/big"
+	"math/bits"
+	"strings"
+
+	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/tidwall/gjson"
+)
+
+// Usage. Claude Code writes one line per content block of an API response,
+// and each line repeats the response's usage as it stood when the block
+// was written: the lines of one response share message.id (and requestId),
+// and output_tokens grows along them (30, 30, 30, 30, 285), the last
+// sometimes never written. A response's usage is counted once, from the
+// line with the largest total (never the sum of its lines), when the next
+// response of the same thread begins, its turn ends, or the transcript
+// does: so the decoder holds the usage of one open response per thread,
+// and remembers the ids of the responses it counted (a resumed session's
+// replay or a /btw sidechain copy repeats them) in a bounded set.
+
+// round is an API response whose lines are being read.
+type round struct {
+	key     string // message.id; requestId or the line's uuid when it has none
+	id, req string
+	model   string
+	usage   event.Usage
+	total   uint64 // of usage, to pick the largest line
+	raw     string // the usage object as written on that line
+	cost    string // costUSD of that line (early 1.0 builds)
+	stop    event.StopReason
+	toolUse bool
+	time    string
+}
+
+// responseKey is what identifies an API response: its message id, which
+// the API makes unique. requestId is not part of it: a /btw sidechain
+// replays a response under a new requestId.
+func responseKey(msgID, req, uuid string) string {
+	switch {
+	case msgID != "":
+		return msgID
+	case req != "":
+		return "request " + req
+	}
+	return "line " + uuid
+}
+
+// account takes an assistant line's usage into its thread's open round,
+// closing the round of the thread's previous response first.
+func (l *line) account(t *thread, m gjson.Result) {
+	d := l.d
+	id, req := m.Get("id").Str, str(l.r, "requestId")
+	key := responseKey(id, req, str(l.r, "uuid"))
+	if t.round != nil && t.round.key != key {
+		l.closeRound(t)
+	}
+	if t.round == nil {
+		if d.responses.Has(key) {
+			return // counted already
+		}
+		t.round = &round{key: key, id: id, req: req}
+	}
+	r := t.round
+	r.time = l.time
+	if s := m.Get("stop_reason"); s.Type == gjson.String {
+		r.stop = stopReason(s.Str)
+	}
+	u := m.Get("usage")
+	if !u.IsObject() {
+		return
+	}
+	in, out := count(u.Get("input_tokens")), count(u.Get("output_tokens"))
+	cr, cc := count(u.Get("cache_read_input_tokens")), count(u.Get("cache_creation_input_tokens"))
+	tot := add(add(add(val(in), val(out)), val(cr)), val(cc))
+	if r.raw != "" && tot < r.total {
+		return // an earlier line of the response said more: keep it
+	}
+	r.usage = event.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: cr, CacheCreationTokens: cc}
+	r.total, r.raw, r.model = tot, u.Raw, m.Get("model").Str
+	if c := l.r.Get("costUSD"); c.Type == gjson.Number {
+		r.cost = c.Raw
+	}
+}
+
+// count reads a token count; nil when absent or null (checkNumbers refused
+// anything else).
+func count(v gjson.Result) *uint64 {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	n, msg := jsonobj.ParseUint(v, jsonobj.U64)
+	if msg != "" {
+		return nil
+	}
+	return &n
+}
+
+func val(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// add adds two counts, saturating at 2^64-1 rather than wrapping.
+func add(a, b uint64) uint64 {
+	s, c := bits.Add64(a, b, 0)
+	if c != 0 {
+		return ^uint64(0)
+	}
+	return s
+}
+
+// closeRound counts a thread's open response: a round_finished with its
+// usage, and the response's id, request and model, and its usage as
+// written (the cache-write split by lifetime, server tool use, service
+// tier), in ext.claude-transcript.
+func (l *line) closeRound(t *thread) {
+	r := t.round
+	if r == nil {
+		return
+	}
+	d := l.d
+	t.round = nil
+	d.responses.Add(r.key, 0)
+	stop := r.stop
+	if stop == "" && r.toolUse {
+		stop = event.StopToolUse // the tool_use blocks of a response come last
+	}
+	if r.raw == "" {
+		l.synth(&event.Event{Time: r.time, TurnID: t.roundTurn(d), AgentID: t.agent, Body: &event.RoundFinished{StopReason: stop}})
+		return
+	}
+	u := r.usage
+	u.CostUSD = json.Number(r.cost)
+	d.total.add(&u)
+	x := []byte{'{'}
+	first := true
+	for _, kv := range [][2]string{{"message_id", r.id}, {"requestId", r.req}, {"model", r.model}} {
+		if kv[1] != "" {
+			x = jsonenc.Key(x, &first, kv[0])
+			x = jsonenc.String(x, kv[1])
+		}
+	}
+	x = jsonenc.Key(x, &first, "usage")
+	x = append(x, compact(r.raw)...)
+	x = append(x, '}')
+	l.synth(&event.Event{Time: r.time, TurnID: t.roundTurn(d), AgentID: t.agent, Ext: event.ExtOf(Name, x),
+		Body: &event.RoundFinished{StopReason: stop, Usage: &u}})
+}
+
+// roundTurn is the turn a thread's round belongs to.
+func (t *thread) roundTurn(d *Decoder) string {
+	if t == d.main {
+		return d.turn
+	}
+	return t.turn
+}
+
+// total is the session's usage: the sum of the responses counted.
+type total struct {
+	rounds                 uint64
+	in, out, cread, cwrite *uint64
+	cost                   *big.Rat
+}
+
+func (s *total) add(u *event.Usage) {
+	s.rounds++
+	sum := func(dst **uint64, v *uint64) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = new(uint64)
+		}
+		**dst = add(**dst, *v)
+	}
+	sum(&s.in, u.InputTokens)
+	sum(&s.out, u.OutputTokens)
+	sum(&s.cread, u.CacheReadTokens)
+	sum(&s.cwrite, u.CacheCreationTokens)
+	if u.CostUSD != "" && plainDecimal(string(u.CostUSD)) {
+		if c, ok := new(big.Rat).SetString(string(u.CostUSD)); ok {
+			if s.cost == nil {
+				s.cost = new(big.Rat)
+			}
+			s.cost.Add(s.cost, c)
+		}
+	}
+}
+
+// plainDecimal reports whether a JSON number is one a sum can take at a
+// bounded cost: a cost written 1e999999999 would make big.Rat compute a
+// number of a billion digits. Claude Code writes costs like 0.01234; a
+// number with an exponent beyond ±400 stays on its round and out of the
+// session's sum.
+func plainDecimal(s string) bool {
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return len(s) <= 400
+	}
+	exp := strings.TrimLeft(s[i+1:], "+-")
+	return len(exp) <= 3 && (len(exp) < 3 || exp <= "400")
+}
+
+// usage is the session's usage, nil when no response was counted.
+func (s *total) usage() *event.Usage {
+	if s.rounds == 0 {
+		return nil
+	}
+	n := s.rounds
+	u := &event.Usage{InputTokens: s.in, OutputTokens: s.out, CacheReadTokens: s.cread, CacheCreationTokens: s.cwrite, ModelResponses: &n}
+	if s.cost != nil {
+		u.CostUSD = json.Number(decimalString(s.cost))
+	}
+	return u
+}
+
+// decimalString writes a sum of decimals as a plain decimal, with no more
+// fraction digits than it needs: exact, never through float64.
+func decimalString(r *big.Rat) string {
+	digits := 0
+	den := new(big.Int).Set(r.Denom())
+	ten, two, five := big.NewInt(10), big.NewInt(2), big.NewInt(5)
+	q, m := new(big.Int), new(big.Int)
+	for den.Cmp(big.NewInt(1)) != 0 && digits < 400 {
+		// A decimal's denominator is 2^a·5^b: one digit per factor.
+		if q.DivMod(den, ten, m); m.Sign() != 0 {
+			if q.DivMod(den, two, m); m.Sign() != 0 {
+				if q.DivMod(den, five, m); m.Sign() != 0 {
+					digits = 400 // not a decimal: FloatString rounds
+					break
+				}
+			}
+		}
+		den.Set(q)
+		digits++
+	}
+	s := r.FloatString(digits)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// compact returns raw JSON without white space between tokens.
+func compact(raw string) []byte {
+	b := make([]byte, 0, len(raw))
+	in := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if in {
+			b = append(b, c)
+			if c == '\\' && i+1 < len(raw) {
+				i++
+				b = append(b, raw[i])
+			} else if c == '"' {
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			in = true
+		}
+		b = append(b, c)
+	}
+	return b
+}
