@@ -9,8 +9,8 @@
 // native binary), installed by `npm install` in this folder, which
 // follows package-lock.json (`npm ci` refuses the lock: it holds only the
 // Linux x64 binary, the one platform package the registry has of
-// 20.0.24). Without node or that install the test skips and says how to
-// install it. docs/usage.md keeps
+// 20.0.24); make test runs that install, and without it the test fails
+// and says how to install it. docs/usage.md keeps
 // the table of the differences that remain and which side is right.
 package ccusagediff
 
