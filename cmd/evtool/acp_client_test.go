@@ -443,8 +443,9 @@ func TestRealACPClients(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%s: transcript exit %d", f, code)
 			}
-			if n := strings.Count(transcript, `"method":"session/prompt"`); turns >= 0 && n != turns {
-				t.Errorf("%s: %d prompts in the transcript, the source has %d user turns", f, n, turns)
+			prompts := strings.Count(transcript, `"method":"session/prompt"`)
+			if turns >= 0 && prompts != turns {
+				t.Errorf("%s: %d prompts in the transcript, the source has %d user turns", f, prompts, turns)
 			}
 			log, _, _ := evtool(t, nil, "convert", "--to", "acp", "--acp-profile", profile, f)
 			wantUpdates, wantPerms, wantResults := agentSide(t, transcript)
@@ -453,7 +454,7 @@ func TestRealACPClients(t *testing.T) {
 			for _, name := range []string{"ts", "go"} {
 				exact := name == "go"
 				t.Run(name+"/"+profile+"/"+filepath.Base(f), func(t *testing.T) {
-					got := runClient(t, name, f, "prompt", strconv.Itoa(turns), "--acp-profile", profile)
+					got := runClient(t, name, f, "prompt", strconv.Itoa(prompts), "--acp-profile", profile)
 					sameJSON(t, "update", got.Updates, wantUpdates, exact)
 					sameJSON(t, "permission request", got.Permissions, wantPerms, exact)
 					sameJSON(t, "prompt result", got.Results, wantResults, exact)
