@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test check bench compare instructions sameout fuzz fmt vet acp-measure
+.PHONY: all build test check bench compare instructions sameout fuzz fmt vet acp-measure bench-view screenshots
 
 all: build
 
@@ -102,6 +102,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzFastAgreesWithEngine -fuzztime $(FUZZTIME) ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzOneVerdict -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./cmd/evtool/
+
+# evtool view: the 10,000-turn run's page, its load and "show all" in headless Chromium.
+bench-view:
+	$(GO) test ./view -run '^$$' -bench View -benchtime 3x
+
+# The README's screenshots of evtool view (needs chromium and ../shared).
+screenshots:
+	$(GO) test ./view -run 'Browser(Streams|Pages)' -update-screenshots
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -73,6 +73,7 @@ var commands = []func() *cli.Command{
 	fingerprintCmd,
 	convertCmd,
 	statsCmd,
+	viewCmd,
 	pricesCmd,
 	sessionsCmd,
 	schemaCmd,
