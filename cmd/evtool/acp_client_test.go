@@ -454,6 +454,17 @@ func TestRealACPClients(t *testing.T) {
 			for _, name := range []string{"ts", "go"} {
 				exact := name == "go"
 				t.Run(name+"/"+profile+"/"+filepath.Base(f), func(t *testing.T) {
+					if turns < 0 && prompts == 0 {
+						// A fork whose own part has no turn: its one notice
+						// precedes any prompt, and no prompt has a result to
+						// compare. The history (load) is still compared.
+						if session == "" {
+							t.Skip("no turn to prompt and no session to load")
+						}
+						got := runClient(t, name, f, "load", session, "--acp-profile", profile)
+						sameJSON(t, "history update", got.Updates, wantHistory, exact)
+						return
+					}
 					got := runClient(t, name, f, "prompt", strconv.Itoa(prompts), "--acp-profile", profile)
 					sameJSON(t, "update", got.Updates, wantUpdates, exact)
 					sameJSON(t, "permission request", got.Permissions, wantPerms, exact)
