@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/usagesum"
 )
 
 // Turns: each one session/prompt and its response in a transcript,
@@ -216,27 +217,15 @@ func usageObj(u *event.Usage) obj {
 	return o
 }
 
+// addUsage adds u to the turn's usage.
 func (e *Encoder) addUsage(u *event.Usage) {
 	e.haveUsage = true
-	add := func(dst **uint64, v *uint64) {
-		if v == nil {
-			return
-		}
-		if *dst == nil {
-			*dst = new(uint64)
-		}
-		if **dst+*v < **dst {
-			**dst = ^uint64(0) // saturate rather than wrap
-			return
-		}
-		**dst += *v
-	}
-	add(&e.usage.InputTokens, u.InputTokens)
-	add(&e.usage.OutputTokens, u.OutputTokens)
-	add(&e.usage.CacheReadTokens, u.CacheReadTokens)
-	add(&e.usage.CacheCreationTokens, u.CacheCreationTokens)
-	add(&e.usage.ThoughtsTokens, u.ThoughtsTokens)
-	add(&e.usage.TotalTokens, u.TotalTokens)
+	usagesum.Add(&e.usage.InputTokens, u.InputTokens)
+	usagesum.Add(&e.usage.OutputTokens, u.OutputTokens)
+	usagesum.Add(&e.usage.CacheReadTokens, u.CacheReadTokens)
+	usagesum.Add(&e.usage.CacheCreationTokens, u.CacheCreationTokens)
+	usagesum.Add(&e.usage.ThoughtsTokens, u.ThoughtsTokens)
+	usagesum.Add(&e.usage.TotalTokens, u.TotalTokens)
 }
 
 func stopReason(status event.Status, reason event.StopReason, bound event.Bound) string {

@@ -1,13 +1,12 @@
 package acp
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
@@ -299,21 +298,16 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 
 // openCalls returns the ids of the calls still open, first seen first.
 func (c *checker) openCalls() []string {
-	ids := slices.Collect(maps.Keys(c.tools))
-	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(c.tools[a].rank, c.tools[b].rank) })
-	return ids
+	return byline.Keys(c.tools, func(t openTool) uint64 { return t.rank })
 }
 
 // pending returns the ids of the requests not yet answered (of one method,
 // or of any when method is ""), oldest first: each is on a line of its own,
 // so the order is the same every run.
 func (c *checker) pending(method string) []string {
-	var ids []string
-	for id, q := range c.requests {
-		if method == "" || q.method == method {
-			ids = append(ids, id)
-		}
+	ids := byline.Keys(c.requests, func(q request) int { return q.line })
+	if method != "" {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return c.requests[id].method != method })
 	}
-	slices.SortFunc(ids, func(a, b string) int { return c.requests[a].line - c.requests[b].line })
 	return ids
 }

@@ -97,15 +97,7 @@ func Types() []string {
 // knownField reports whether k is a field of a type whose fields are
 // known (an entry of fields, looked up once per line, not once per key).
 func knownField(known []string, k string) bool {
-	if k == "seq" || k == "type" {
-		return true
-	}
-	for _, f := range known {
-		if f == k {
-			return true
-		}
-	}
-	return false
+	return k == "seq" || k == "type" || slices.Contains(known, k)
 }
 
 // schema2Only lists the types that exist only from schema 2 on.

@@ -2,7 +2,6 @@ package basis_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsoneq"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -21,16 +21,7 @@ const streams = "../../testdata/streams/basis"
 // referenceLines returns the example lines of the basis wire reference.
 func referenceLines(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../../shared/dialects/basis.md")
-	if err != nil {
-		t.Fatalf("the basis reference is needed beside the repository: %v", err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, `{"seq":`) {
-			out = append(out, l)
-		}
-	}
+	out := teststreams.ExampleLines(teststreams.Reference(t, "../../../shared/dialects/basis.md"), `{"seq":`)
 	if len(out) < 8 {
 		t.Fatalf("found only %d example lines in the reference", len(out))
 	}

@@ -47,17 +47,10 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	// before it writes it, which make does not.)
 	own := append([]byte(nil), line...)
 	root := jsonobj.View(own)
-	if !root.IsObject() {
-		return out, &DecodeError{Msg: "a basis line must be a JSON object"}
-	}
 	o := &d.o
-	o.Reset(root)
-	typ, _ := o.Str("type")
-	if o.Err() != nil {
-		return out, o.Err()
-	}
-	if typ == "" {
-		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
+	typ, err := o.Open(root, "a basis line")
+	if err != nil {
+		return out, err
 	}
 	known, ok := fields[typ]
 	if !ok {
@@ -73,11 +66,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		}
 		ext.Add("seq", []byte(v.Raw))
 	}
-	for i := 0; i < o.Len(); i++ {
-		if k, raw := o.Member(i); !knownField(known, k) {
-			ext.Add(k, []byte(raw))
-		}
-	}
+	o.KeepUnknown(ext, func(k string) bool { return knownField(known, k) })
 	// Nearly every basis line has a seq, kept in ext.basis: the event and
 	// its one ext entry are allocated together.
 	pair := &struct {

@@ -2,13 +2,13 @@ package basis_test
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
 	_ "github.com/evtool/evtool/adapters" // judged among every registered dialect
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/dialecttest"
+	"github.com/evtool/evtool/internal/seqfeed"
 )
 
 // corpus is basis's test corpus, found by convention, with what only
@@ -37,10 +37,7 @@ func FuzzRoundTrip(f *testing.F) {
 // still be known, with the line they were opened on.
 func memory() *dialecttest.Memory {
 	pad := strings.Repeat("x", 100)
-	// line numbers basis's seq: 0 on the first line.
-	line := func(f *dialecttest.Feed, parts ...string) {
-		f.Line(append([]string{`{"seq":`, strconv.Itoa(f.N()), `,`}, append(parts, `}`)...)...)
-	}
+	line := seqfeed.Line // basis's seq: 0 on the first line
 	return &dialecttest.Memory{
 		Items: 200_000,
 		What:  "closed calls",

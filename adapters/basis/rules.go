@@ -1,13 +1,13 @@
 package basis
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
@@ -368,20 +368,10 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	}
 	// Open calls and requests, in the order they were queued or requested:
 	// one of each per line, so by line.
-	calls := make([]string, 0, len(c.tools))
-	for id := range c.tools {
-		calls = append(calls, id)
-	}
-	slices.SortFunc(calls, func(a, b string) int { return cmp.Compare(c.tools[a].line, c.tools[b].line) })
-	for _, id := range calls {
+	for _, id := range byline.Keys(c.tools, func(t *toolState) int { return t.line }) {
 		report(ruleToolUnfinished.Finding(c.tools[id].line, "/tool_call_id", fmt.Sprintf("tool call %q never completed", id)))
 	}
-	reqs := make([]string, 0, len(c.perms))
-	for id := range c.perms {
-		reqs = append(reqs, id)
-	}
-	slices.SortFunc(reqs, func(a, b string) int { return cmp.Compare(c.perms[a], c.perms[b]) })
-	for _, id := range reqs {
+	for _, id := range byline.Keys(c.perms, byline.Line) {
 		report(rulePermUnresolved.Finding(c.perms[id], "/request_id", fmt.Sprintf("permission request %q was never resolved", id)))
 	}
 }

@@ -2,13 +2,13 @@ package canonical_test
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
 	_ "github.com/evtool/evtool/adapters" // judged among every registered dialect
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialecttest"
+	"github.com/evtool/evtool/internal/seqfeed"
 	"github.com/tidwall/gjson"
 )
 
@@ -36,9 +36,7 @@ func FuzzRoundTrip(f *testing.F) { dialecttest.Fuzz(f, canonical.Dialect{}, corp
 // pin; then the closed ids must still be known.
 func memory() *dialecttest.Memory {
 	pad := strings.Repeat("x", 100)
-	line := func(f *dialecttest.Feed, parts ...string) {
-		f.Line(append([]string{`{"seq":`, strconv.Itoa(f.N()), `,`}, append(parts, `}`)...)...)
-	}
+	line := seqfeed.Line
 	return &dialecttest.Memory{
 		Items: 200_000,
 		What:  "closed calls",

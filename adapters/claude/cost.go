@@ -2,13 +2,13 @@ package claude
 
 import (
 	"encoding/json"
-	"math"
 	"math/big"
 	"math/bits"
-	"strings"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/exact"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -47,14 +47,7 @@ func decimalString(r *big.Rat) string {
 			break
 		}
 	}
-	s := r.FloatString(digits)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
+	return exact.Decimal(r, digits)
 }
 
 // turnCost is a result's own share of the process's running cost: total
@@ -183,30 +176,8 @@ func sumUsage(a, b *event.Usage) *event.Usage {
 // addCounts adds the token counts of u that Claude Code's usage states
 // (input, output, cache read and cache creation) to dst.
 func addCounts(dst, u *event.Usage) {
-	addCount(&dst.InputTokens, u.InputTokens)
-	addCount(&dst.OutputTokens, u.OutputTokens)
-	addCount(&dst.CacheReadTokens, u.CacheReadTokens)
-	addCount(&dst.CacheCreationTokens, u.CacheCreationTokens)
-}
-
-// addCount adds v (nil: nothing) to the count dst points at, nil for none
-// yet, saturating at the largest u64. It stores a new pointer, so that a
-// usage copied from another never changes the other's counts.
-func addCount(dst **uint64, v *uint64) {
-	if v == nil {
-		return
-	}
-	n := *v
-	if *dst != nil {
-		n = satAdd(**dst, n)
-	}
-	*dst = &n
-}
-
-// satAdd adds two counts, saturating at the largest u64.
-func satAdd(a, b uint64) uint64 {
-	if a > math.MaxUint64-b {
-		return math.MaxUint64
-	}
-	return a + b
+	usagesum.Add(&dst.InputTokens, u.InputTokens)
+	usagesum.Add(&dst.OutputTokens, u.OutputTokens)
+	usagesum.Add(&dst.CacheReadTokens, u.CacheReadTokens)
+	usagesum.Add(&dst.CacheCreationTokens, u.CacheCreationTokens)
 }

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -10,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -225,10 +226,10 @@ func (c *checker) result(r gjson.Result, n int, rep dialect.Reporter) {
 	if r.Get("subtype").Str == "success" && len(msgs) > 0 {
 		var sum counts
 		for _, m := range msgs {
-			sum.input = satAdd(sum.input, m.input)
-			sum.output = satAdd(sum.output, m.output)
-			sum.cacheRead = satAdd(sum.cacheRead, m.cacheRead)
-			sum.cacheWrite = satAdd(sum.cacheWrite, m.cacheWrite)
+			sum.input = usagesum.Sat(sum.input, m.input)
+			sum.output = usagesum.Sat(sum.output, m.output)
+			sum.cacheRead = usagesum.Sat(sum.cacheRead, m.cacheRead)
+			sum.cacheWrite = usagesum.Sat(sum.cacheWrite, m.cacheWrite)
 		}
 		u := r.Get("usage")
 		for _, f := range []struct {
@@ -297,16 +298,7 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 			fmt.Sprintf("the turn that begins after the result on line %d has no result: the run was killed or is incomplete", c.results)))
 		return
 	}
-	type open struct {
-		id   string
-		line int
-	}
-	var ls []open
-	for id, l := range c.open {
-		ls = append(ls, open{id, l})
-	}
-	slices.SortFunc(ls, func(a, b open) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.id, b.id)) })
-	for _, o := range ls {
-		report(ruleToolUnanswered.Finding(o.line, "", fmt.Sprintf("tool_use %q has no tool_result", o.id)))
+	for _, id := range byline.Keys(c.open, byline.Line) {
+		report(ruleToolUnanswered.Finding(c.open[id], "", fmt.Sprintf("tool_use %q has no tool_result", id)))
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/claude"
@@ -84,33 +82,13 @@ func TestSchemaInPython(t *testing.T) {
 			t.Skip("python3 has no jsonschema module; make test runs this")
 		}
 	}
-	dir := t.TempDir()
-	write := func(name string, lines []string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	schema, _ := filepath.Abs("claude.schema.json")
-	type crossCase struct {
-		Schema string `json:"schema"`
-		File   string `json:"file"`
-		Expect string `json:"expect"`
-	}
-	var cases []crossCase
+	cc := schematest.NewCrossCheck(t)
+	schema := cc.Abs("claude.schema.json")
 	for _, f := range streams(t) {
-		abs, _ := filepath.Abs(f)
-		cases = append(cases, crossCase{schema, abs, "valid"})
+		cc.Valid(schema, cc.Abs(f))
 	}
-	cases = append(cases, crossCase{schema, write("broken.jsonl", brokenLines), "invalid"})
-	manifest, _ := json.Marshal(cases)
-	out, err := exec.Command(py, "../../schema/testdata/crosscheck.py", write("manifest.json", []string{string(manifest)})).CombinedOutput()
-	if err != nil {
-		t.Fatalf("python-jsonschema: %v\n%s", err, out)
+	cc.Invalid(schema, cc.WriteLines(brokenLines))
+	if _, failed := cc.Run(py, schematest.Script); failed != 0 {
+		t.Fatalf("%d lines failed the cross-check", failed)
 	}
-	if m := regexp.MustCompile(`(\d+) passed, 0 failed`).FindSubmatch(out); m == nil {
-		t.Fatalf("no clean summary:\n%s", out)
-	}
-	t.Logf("%s", bytes.TrimSpace(out))
 }

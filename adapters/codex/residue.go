@@ -55,19 +55,11 @@ func diffLine(actual, derived []byte, itemLine bool) json.RawMessage {
 // appears twice (web_search's second "id") is matched by its occurrence.
 // nested may take a key over and report that it did.
 func diffObject(a, d gjson.Result, res *jsonobj.Residue, nested func(k string, av, dv gjson.Result) bool) {
-	type member struct {
-		k string
-		v gjson.Result
-	}
-	var dm []member
-	jsonobj.ForEach(d, func(k, v gjson.Result) bool {
-		dm = append(dm, member{k.Str, v})
-		return true
-	})
+	dm := jsonobj.Members(d)
 	used := make([]bool, len(dm))
 	find := func(k string, occ int) int {
 		for i, m := range dm {
-			if m.k == k {
+			if m.Key == k {
 				if occ == 0 {
 					return i
 				}
@@ -90,17 +82,17 @@ func diffObject(a, d gjson.Result, res *jsonobj.Residue, nested func(k string, a
 			return true
 		}
 		used[i] = true
-		if nested != nil && nested(k.Str, av, dm[i].v) {
+		if nested != nil && nested(k.Str, av, dm[i].Val) {
 			return true
 		}
-		if !sameJSON(av, dm[i].v) {
+		if !sameJSON(av, dm[i].Val) {
 			res.Add(k.Str, []byte(av.Raw))
 		}
 		return true
 	})
 	for i, m := range dm {
 		if !used[i] {
-			res.Absent(m.k)
+			res.Absent(m.Key)
 		}
 	}
 }

@@ -1,13 +1,13 @@
 package codex
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
@@ -370,15 +370,11 @@ func (c *checker) endTurn(n int, report func(dialect.Finding)) {
 }
 
 func (c *checker) reportOpen(in func(*item) bool, report func(dialect.Finding)) {
-	var ids []string
-	for id, o := range c.open {
-		if in(o) {
-			ids = append(ids, id)
-		}
-	}
-	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(c.open[a].first, c.open[b].first) })
-	for _, id := range ids {
+	for _, id := range byline.Keys(c.open, func(o *item) int { return o.first }) {
 		o := c.open[id]
+		if !in(o) {
+			continue
+		}
 		report(ruleItemUnfinished.Finding(o.first, "/item/id", fmt.Sprintf("%s item %q never completed in its turn", o.typ, id)))
 		delete(c.open, id)
 	}

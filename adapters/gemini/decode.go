@@ -52,17 +52,10 @@ type Decoder struct {
 // (place): a line that does not fit gives no events.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
-	if !root.IsObject() {
-		return out, &DecodeError{Msg: "a gemini line must be a JSON object"}
-	}
 	o := &d.o
-	o.Reset(root)
-	typ, _ := o.Str("type")
-	if o.Err() != nil {
-		return out, o.Err()
-	}
-	if typ == "" {
-		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
+	typ, err := o.Open(root, "a gemini line")
+	if err != nil {
+		return out, err
 	}
 	ts, hasTS := o.Str("timestamp")
 	if o.Err() != nil {
@@ -111,16 +104,8 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 func (d *Decoder) residue(typ string, hasTS, exact bool) {
 	o, res := &d.o, &d.res
 	res.Reset()
-	for i := 0; i < o.Len(); i++ {
-		if k, raw := o.Member(i); !knownField(typ, k) {
-			res.Add(k, []byte(raw))
-		}
-	}
-	for _, k := range required[typ] {
-		if _, ok := o.Get(k); !ok {
-			res.Absent(k) // a line the schema refuses is still written back as it was
-		}
-	}
+	o.KeepUnknown(res, func(k string) bool { return knownField(typ, k) })
+	o.KeepAbsent(res, required[typ]) // a line the schema refuses is still written back as it was
 	if !hasTS {
 		res.Absent("timestamp")
 	} else if !exact {

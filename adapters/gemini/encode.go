@@ -669,23 +669,15 @@ func (e *Encoder) Close() error { return nil }
 func normalJSON(dst []byte, v gjson.Result) []byte {
 	switch {
 	case v.IsObject():
-		type member struct {
-			key string
-			val gjson.Result
-		}
-		var ms []member
-		jsonobj.ForEach(v, func(k, e gjson.Result) bool {
-			ms = append(ms, member{k.Str, e})
-			return true
-		})
-		slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		ms := jsonobj.Members(v)
+		slices.SortStableFunc(ms, func(a, b jsonobj.Member) int { return strings.Compare(a.Key, b.Key) })
 		dst = append(dst, '{')
 		for i, m := range ms {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(jsonenc.String(dst, m.key), ':')
-			dst = normalJSON(dst, m.val)
+			dst = append(jsonenc.String(dst, m.Key), ':')
+			dst = normalJSON(dst, m.Val)
 		}
 		return append(dst, '}')
 	case v.IsArray():

@@ -1,7 +1,6 @@
 package gemini_test
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -21,16 +21,7 @@ const header = `{"type":"init","timestamp":"2026-10-01T09:00:00.000Z","session_i
 // (constructed from the types there, like ours).
 func referenceLines(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../../shared/dialects-next/gemini.md")
-	if err != nil {
-		t.Fatalf("the gemini reference is needed beside the repository: %v", err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, `{"type":`) {
-			out = append(out, l)
-		}
-	}
+	out := teststreams.ExampleLines(teststreams.Reference(t, "../../../shared/dialects-next/gemini.md"), `{"type":`)
 	if len(out) < 9 {
 		t.Fatalf("found only %d example lines", len(out))
 	}

@@ -1,13 +1,13 @@
 package gemini
 
 import (
-	"cmp"
 	"fmt"
 	"math/big"
 	"slices"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
@@ -258,16 +258,7 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 		report(ruleTruncated.Finding(last, "", "the stream ends without result: the run is incomplete"))
 		return
 	}
-	type open struct {
-		id   string
-		line int
-	}
-	var calls []open
-	for id, l := range c.open {
-		calls = append(calls, open{id, l})
-	}
-	slices.SortFunc(calls, func(a, b open) int { return cmp.Compare(a.line, b.line) })
-	for _, k := range calls {
-		report(ruleToolUnfinished.Finding(k.line, "/tool_id", fmt.Sprintf("call %q has no tool_result before result", k.id)))
+	for _, id := range byline.Keys(c.open, byline.Line) {
+		report(ruleToolUnfinished.Finding(c.open[id], "/tool_id", fmt.Sprintf("call %q has no tool_result before result", id)))
 	}
 }

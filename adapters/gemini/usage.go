@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,28 +28,17 @@ func (s *usageSum) add(u *event.Usage) {
 	}
 	s.n++
 	s.have = true
-	for _, p := range []struct{ dst, v **uint64 }{
-		{&s.u.InputTokens, &u.InputTokens}, {&s.u.OutputTokens, &u.OutputTokens},
-		{&s.u.CacheReadTokens, &u.CacheReadTokens}, {&s.u.CacheCreationTokens, &u.CacheCreationTokens},
-		{&s.u.ReasoningTokens, &u.ReasoningTokens}, {&s.u.ThoughtsTokens, &u.ThoughtsTokens},
-		{&s.u.TotalTokens, &u.TotalTokens}, {&s.u.ModelResponses, &u.ModelResponses},
+	for _, p := range []struct {
+		dst **uint64
+		v   *uint64
+	}{
+		{&s.u.InputTokens, u.InputTokens}, {&s.u.OutputTokens, u.OutputTokens},
+		{&s.u.CacheReadTokens, u.CacheReadTokens}, {&s.u.CacheCreationTokens, u.CacheCreationTokens},
+		{&s.u.ReasoningTokens, u.ReasoningTokens}, {&s.u.ThoughtsTokens, u.ThoughtsTokens},
+		{&s.u.TotalTokens, u.TotalTokens}, {&s.u.ModelResponses, u.ModelResponses},
 	} {
-		if *p.v == nil {
-			continue
-		}
-		if *p.dst == nil {
-			*p.dst = new(uint64)
-		}
-		**p.dst = addSat(**p.dst, **p.v)
+		usagesum.Add(p.dst, p.v)
 	}
-}
-
-// addSat adds two counts, saturating at the largest u64.
-func addSat(a, b uint64) uint64 {
-	if a > ^uint64(0)-b {
-		return ^uint64(0)
-	}
-	return a + b
 }
 
 // stats writes result.stats. From a Gemini source, the usage and the

@@ -148,20 +148,12 @@ func (d *Decoder) hold(out []*event.Event, start, size int) []*event.Event {
 
 func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
-	if !root.IsObject() {
-		return out, &DecodeError{Msg: "a mermaid line must be a JSON object"}
-	}
-	o := &d.o
-	o.Reset(root)
-	typ, _ := o.Str("type")
-	if o.Err() != nil {
-		return out, o.Err()
-	}
-	if typ == "" {
-		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
+	typ, err := d.o.Open(root, "a mermaid line")
+	if err != nil {
+		return out, err
 	}
 	d.out, d.n, d.typ = out, n, typ
-	err := d.line(line)
+	err = d.line(line)
 	out = d.out
 	d.out, d.typ = nil, ""
 	return out, err
@@ -182,16 +174,8 @@ func (d *Decoder) line(line []byte) error {
 	}
 	res := &d.res
 	res.Reset()
-	for i := 0; i < o.Len(); i++ {
-		if k, raw := o.Member(i); !knownField(typ, k) {
-			res.Add(k, []byte(raw))
-		}
-	}
-	for _, k := range writtenAsNull[typ] {
-		if _, ok := o.Get(k); !ok {
-			res.Absent(k)
-		}
-	}
+	o.KeepUnknown(res, func(k string) bool { return knownField(typ, k) })
+	o.KeepAbsent(res, writtenAsNull[typ])
 	ev := &event.Event{Body: d.body(typ)}
 	if o.Err() != nil {
 		return o.Err()

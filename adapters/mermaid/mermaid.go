@@ -11,6 +11,7 @@ package mermaid
 import (
 	"bufio"
 	_ "embed"
+	"slices"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -93,14 +94,4 @@ func Types() []string {
 	return out
 }
 
-func knownField(t, k string) bool {
-	if k == "type" {
-		return true
-	}
-	for _, f := range fields[t] {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
+func knownField(t, k string) bool { return k == "type" || slices.Contains(fields[t], k) }

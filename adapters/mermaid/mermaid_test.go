@@ -2,7 +2,6 @@ package mermaid_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -22,17 +22,9 @@ const streams = "../../testdata/streams/mermaid"
 // the example lines and the whole lines quoted in its prose.
 func referenceLines(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../../shared/dialects/mermaid.md")
-	if err != nil {
-		t.Fatalf("the mermaid reference is needed beside the repository: %v", err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, `{"type":`) {
-			out = append(out, l)
-		}
-	}
-	for _, m := range regexp.MustCompile("`(\\{\"type\":[^`]*\\})`").FindAllStringSubmatch(string(data), -1) {
+	data := teststreams.Reference(t, "../../../shared/dialects/mermaid.md")
+	out := teststreams.ExampleLines(data, `{"type":`)
+	for _, m := range regexp.MustCompile("`(\\{\"type\":[^`]*\\})`").FindAllStringSubmatch(data, -1) {
 		out = append(out, m[1])
 	}
 	if len(out) < 11 {

@@ -1,9 +1,8 @@
 package mermaid
 
 import (
-	"strings"
-
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/toolkind"
 )
 
 // mermaid's words for the canonical vocabulary. A word missing from a
@@ -67,16 +66,7 @@ func stopWord(r event.StopReason) string {
 
 // toolKind returns what a mermaid tool does, from its name. mermaid's
 // tools name their action; an MCP tool is "<server>/<tool>".
-func toolKind(name string) event.ToolKind {
-	n := strings.ToLower(name)
-	if i := strings.LastIndexByte(n, '/'); i >= 0 {
-		n = n[i+1:]
-	}
-	if k, ok := toolKinds[n]; ok {
-		return k
-	}
-	return event.KindOther
-}
+func toolKind(name string) event.ToolKind { return toolkind.ByName(toolKinds, name) }
 
 var toolKinds = map[string]event.ToolKind{
 	"read_file": event.KindRead, "read": event.KindRead, "view": event.KindRead, "cat": event.KindRead,

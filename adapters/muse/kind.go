@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/toolkind"
 )
 
 // toolKinds maps Muse's tool names (the <name> of a tool.<name> task and
@@ -38,16 +39,7 @@ var toolKinds = map[string]event.ToolKind{
 // toolKind returns what a Muse tool call does, from its tool name. An MCP
 // tool, "<server>/<tool>", is known by its last part; an unknown name is
 // "other".
-func toolKind(name string) event.ToolKind {
-	n := strings.ToLower(name)
-	if i := strings.LastIndexByte(n, '/'); i >= 0 {
-		n = n[i+1:]
-	}
-	if k, ok := toolKinds[n]; ok {
-		return k
-	}
-	return event.KindOther
-}
+func toolKind(name string) event.ToolKind { return toolkind.ByName(toolKinds, name) }
 
 // taskKind returns the canonical kind of a task that is not a tool call,
 // from Muse's task_kind: a subagent's task (task_kind "subagent" or

@@ -86,17 +86,9 @@ func newDecoder(opts dialect.DecodeOptions) *Decoder {
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
-	if !root.IsObject() {
-		return out, &DecodeError{Msg: "an opencode line must be a JSON object"}
-	}
-	o := &d.o
-	o.Reset(root)
-	typ, _ := o.Str("type")
-	if o.Err() != nil {
-		return out, o.Err()
-	}
-	if typ == "" {
-		return out, &DecodeError{Pointer: "/type", Msg: "missing event type"}
+	typ, err := d.o.Open(root, "an opencode line")
+	if err != nil {
+		return out, err
 	}
 	if d.session == "" {
 		if s := root.Get("sessionID"); s.Type == gjson.String {
@@ -106,7 +98,6 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		}
 	}
 	var evs []*event.Event
-	var err error
 	if isBus(root) {
 		evs, err = d.bus(root, typ, line)
 	} else {
@@ -233,11 +224,7 @@ func (d *Decoder) run(root gjson.Result, typ string, line []byte) ([]*event.Even
 		return []*event.Event{{Body: &event.Unknown{Dialect: Name, SourceType: typ, Raw: append(json.RawMessage(nil), line...)}}}, nil
 	}
 	var res jsonobj.Residue
-	for i := 0; i < o.Len(); i++ {
-		if k, raw := o.Member(i); !knownRunField(typ, k) {
-			res.Add(k, []byte(raw))
-		}
-	}
+	o.KeepUnknown(&res, func(k string) bool { return knownRunField(typ, k) })
 	tm := d.millis("/timestamp", root.Get("timestamp"), true)
 	sid, ok := o.Str("sessionID")
 	switch {

@@ -292,19 +292,8 @@ func TestForeign(t *testing.T) {
 // TestReferenceExamples validates the run json lines quoted in the wire
 // reference as a stream: they are the capture's, a complete run.
 func TestReferenceExamples(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/dialects-next/opencode.md")
-	if err != nil {
-		t.Fatalf("the opencode reference is needed beside the repository: %v", err)
-	}
-	var run, busLines []string
-	for _, l := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(l, `{"type":`):
-			run = append(run, l)
-		case strings.HasPrefix(l, `{"id": "evt_`):
-			busLines = append(busLines, l)
-		}
-	}
+	data := teststreams.Reference(t, "../../../shared/dialects-next/opencode.md")
+	run, busLines := teststreams.ExampleLines(data, `{"type":`), teststreams.ExampleLines(data, `{"id": "evt_`)
 	if len(run) != 5 || len(busLines) != 3 {
 		t.Fatalf("found %d run and %d bus example lines", len(run), len(busLines))
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/exact"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -101,7 +102,7 @@ func fill(u, total *event.Usage, w *tally) (*event.Usage, bool) {
 				t.Sub(t, w.cost)
 			}
 			if t.Sign() >= 0 {
-				out.CostUSD = json.Number(decimalText(t, max(w.scale, decimals(string(total.CostUSD)))))
+				out.CostUSD = json.Number(exact.Decimal(t, max(w.scale, decimals(string(total.CostUSD)))))
 				used = true
 			}
 		}

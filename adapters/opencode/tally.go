@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/exact"
 )
 
 // tally sums the usage of steps: opencode states tokens and cost per step
@@ -84,7 +85,7 @@ func (t *tally) usage() *event.Usage {
 		CacheReadTokens: t.read.get(), CacheCreationTokens: t.write.get(), TotalTokens: t.total.get(),
 	}
 	if t.cost != nil && !t.noCost {
-		u.CostUSD = json.Number(decimalText(t.cost, t.scale))
+		u.CostUSD = json.Number(exact.Decimal(t.cost, t.scale))
 	}
 	return u
 }
@@ -113,17 +114,4 @@ func decimals(num string) int {
 		places = len(mant) - i - 1
 	}
 	return max(places-exp, 0)
-}
-
-// decimalText writes an exact decimal with at most scale places, without
-// trailing zeros.
-func decimalText(r *big.Rat, scale int) string {
-	s := r.FloatString(scale)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
 }

@@ -22,6 +22,24 @@ func ForEach(v gjson.Result, f func(k, e gjson.Result) bool) {
 	each(v, f, false)
 }
 
+// A Member is one key of an object and its value.
+type Member struct {
+	Key string
+	Val gjson.Result
+}
+
+// Members returns the members of the object v in order, a repeated key as
+// often as it stands, for callers that match or sort them rather than
+// read them once through.
+func Members(v gjson.Result) []Member {
+	var ms []Member
+	ForEach(v, func(k, e gjson.Result) bool {
+		ms = append(ms, Member{k.Str, e})
+		return true
+	})
+	return ms
+}
+
 // ForEachRaw is ForEach for callers that mostly read values' types and
 // raw text: a string value with an escape in it is given with Str empty
 // (its Raw is set), and Text reads it when it is needed; a number's Num

@@ -385,3 +385,43 @@ func View(line []byte) gjson.Result {
 	}
 	return gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 }
+
+// Open begins the reading of a line that must be an object whose "type"
+// member, a non-empty string, says what it is: it loads root into o and
+// returns that type. what names the line in the error for one that is not
+// an object ("a basis line").
+func (o *Object) Open(root gjson.Result, what string) (string, error) {
+	if !root.IsObject() {
+		return "", &FieldError{Msg: what + " must be a JSON object"}
+	}
+	o.Reset(root)
+	typ, _ := o.Str("type")
+	if o.Err() != nil {
+		return "", o.Err()
+	}
+	if typ == "" {
+		return "", &FieldError{Pointer: "/type", Msg: "missing event type"}
+	}
+	return typ, nil
+}
+
+// KeepUnknown adds to res, in order, each member of o whose key known
+// rejects: the fields a dialect's reader does not read, kept so that the
+// line is written back whole.
+func (o *Object) KeepUnknown(res *Residue, known func(k string) bool) {
+	for i := range o.keys {
+		if k, raw := o.Member(i); !known(k) {
+			res.Add(k, []byte(raw))
+		}
+	}
+}
+
+// KeepAbsent records in res each of keys that o lacks, so that a writer
+// that would write the key (as null, say) leaves it out as the line did.
+func (o *Object) KeepAbsent(res *Residue, keys []string) {
+	for _, k := range keys {
+		if _, ok := o.Get(k); !ok {
+			res.Absent(k)
+		}
+	}
+}
