@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test check bench compare instructions sameout fuzz fmt vet acp-measure bench-view screenshots
+.PHONY: all build test check bench compare instructions sameout fuzz fmt vet acp-measure bench-view bench-sessions screenshots
 
 all: build
 
@@ -102,6 +102,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzFastAgreesWithEngine -fuzztime $(FUZZTIME) ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime $(FUZZTIME) ./stream/
 	$(GO) test -run '^$$' -fuzz FuzzOneVerdict -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./cmd/evtool/
+
+# Sessions on disk and usage reports beside ccusage (bench/sessions.sh): a
+# generated 4 GB history of 750 Claude Code transcripts and one 700 MB file.
+bench-sessions: internal/ccusagediff/node_modules
+	bench/sessions.sh $(DIR)
 
 # evtool view: the 10,000-turn run's page, its load and "show all" in headless Chromium.
 bench-view:

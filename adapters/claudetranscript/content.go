@@ -20,7 +20,7 @@ func userText(c gjson.Result) (string, uint64) {
 	}
 	var parts []string
 	var images uint64
-	c.ForEach(func(_, b gjson.Result) bool {
+	eachBlock(c, func(b *fields) bool {
 		switch b.Get("type").Str {
 		case "text":
 			parts = append(parts, b.Get("text").Str)
@@ -37,7 +37,7 @@ func userText(c gjson.Result) (string, uint64) {
 // (isMeta: command expansions, caveats, reminders), not a compaction
 // summary, not tool results, not the interruption marker, not a local
 // command's output.
-func prompt(r gjson.Result) (string, uint64, bool) {
+func prompt(r getter) (string, uint64, bool) {
 	if r.Get("isMeta").Type == gjson.True || r.Get("isCompactSummary").Type == gjson.True {
 		return "", 0, false
 	}
@@ -47,7 +47,7 @@ func prompt(r gjson.Result) (string, uint64, bool) {
 	case c.IsArray():
 		if strings.Contains(c.Raw, `"tool_result"`) {
 			isResult := false
-			c.ForEach(func(_, b gjson.Result) bool {
+			eachBlock(c, func(b *fields) bool {
 				isResult = isResult || b.Get("type").Str == "tool_result"
 				return !isResult
 			})
@@ -86,7 +86,7 @@ func (l *line) user() {
 		l.userText(c.Str)
 	}
 	results := 0
-	c.ForEach(func(_, b gjson.Result) bool {
+	eachBlock(c, func(b *fields) bool {
 		switch b.Get("type").Str {
 		case "text":
 			l.userText(b.Get("text").Str)
@@ -129,7 +129,7 @@ func (l *line) userText(text string) {
 // (its tool_use is in a file not read, or before a compaction of an older
 // build) is announced by a synthetic tool_call first; a second result for
 // a call is a notice.
-func (l *line) toolResult(b gjson.Result, i int) {
+func (l *line) toolResult(b *fields, i int) {
 	d := l.d
 	id := b.Get("tool_use_id").Str
 	out, _ := userText(b.Get("content"))
@@ -161,7 +161,7 @@ func (l *line) toolResult(b gjson.Result, i int) {
 func (l *line) assistant() {
 	d := l.d
 	t := l.th
-	m := l.r.Get("message")
+	m := l.r.message()
 	model := m.Get("model").Str
 	apiError := l.r.Get("isApiErrorMessage").Type == gjson.True
 	if t == d.main {
@@ -188,7 +188,7 @@ func (l *line) assistant() {
 	if c.Type == gjson.String {
 		l.answer(c.Str, id, apiError)
 	}
-	c.ForEach(func(_, b gjson.Result) bool {
+	eachBlock(c, func(b *fields) bool {
 		switch typ := b.Get("type").Str; typ {
 		case "text":
 			l.answer(b.Get("text").Str, id, apiError)
@@ -245,7 +245,7 @@ func (l *line) model(t *thread, model string) {
 // toolUse announces a call. Claude Code runs a tool as soon as its block
 // is complete, so the call is also started; a TodoWrite input is the
 // plan; a Task call waits for its subagent's lines.
-func (l *line) toolUse(b gjson.Result) {
+func (l *line) toolUse(b *fields) {
 	d := l.d
 	id, name := b.Get("id").Str, b.Get("name").Str
 	if _, seen := d.calls.Get(id); seen {
@@ -286,7 +286,7 @@ func (l *line) toolUse(b gjson.Result) {
 
 // serverResult ends a server tool's call (web search) whose result the
 // API returns in the assistant's own content.
-func (l *line) serverResult(b gjson.Result) {
+func (l *line) serverResult(b *fields) {
 	d := l.d
 	id := b.Get("tool_use_id").Str
 	if v, seen := d.calls.Get(id); !seen || v == callDone {

@@ -81,6 +81,8 @@ type Decoder struct {
 	agentCalls bounded[string]    // agent id → its Task call
 
 	total total
+
+	top fields // the line being decoded, reused from line to line
 }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
@@ -96,7 +98,7 @@ type line struct {
 	d      *Decoder
 	n      int
 	raw    []byte
-	r      gjson.Result
+	r      *fields // the line's top-level members
 	typ    string
 	kind   string // the type, or system/<subtype>
 	time   string
@@ -107,7 +109,7 @@ type line struct {
 }
 
 // str returns a top-level string field, "" when absent or not a string.
-func str(r gjson.Result, k string) string {
+func str(r getter, k string) string {
 	v := r.Get(k)
 	if v.Type != gjson.String {
 		return ""
@@ -117,10 +119,12 @@ func str(r gjson.Result, k string) string {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
-	r := gjson.ParseBytes(raw)
-	if !r.IsObject() {
-		return out, &DecodeError{Msg: "got " + jsonobj.TypeName(r) + ", want an object"}
+	root := gjson.ParseBytes(raw)
+	if !root.IsObject() {
+		return out, &DecodeError{Msg: "got " + jsonobj.TypeName(root) + ", want an object"}
 	}
+	r := &d.top
+	r.reset(root)
 	t := r.Get("type")
 	if t.Type != gjson.String {
 		return out, &DecodeError{Pointer: "/type", Msg: "got " + typeName(t) + ", want a string"}
@@ -189,7 +193,7 @@ var usageCounts = []string{"input_tokens", "output_tokens", "cache_creation_inpu
 // canonical model cannot hold exactly: a token count that is not an
 // integer literal within u64 (JSON Schema takes 1.0 for an integer), a
 // cost below zero, a timestamp that is no RFC 3339 time.
-func checkNumbers(r gjson.Result) error {
+func checkNumbers(r getter) error {
 	if ts := r.Get("timestamp"); ts.Exists() {
 		if ts.Type != gjson.String {
 			return &DecodeError{Pointer: "/timestamp", Msg: "got " + jsonobj.TypeName(ts) + ", want an RFC 3339 time"}
@@ -228,11 +232,54 @@ func checkNumbers(r gjson.Result) error {
 // canonicalTime renders a timestamp as canonical time (UTC, microseconds);
 // "" for none. Claude Code writes milliseconds, which survive exactly.
 func canonicalTime(ts string) string {
+	if claudeTime(ts) {
+		// What Claude Code writes, in UTC to the millisecond: the canonical
+		// time is the same text with three more digits. (checkNumbers has
+		// parsed it: the fields are in range.)
+		return ts[:23] + "000Z"
+	}
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
+}
+
+// claudeTime reports whether ts has the shape 2006-01-02T15:04:05.000Z.
+func claudeTime(ts string) bool {
+	if len(ts) != 24 {
+		return false
+	}
+	for i := 0; i < len(ts); i++ {
+		c := ts[i]
+		switch i {
+		case 4, 7:
+			if c != '-' {
+				return false
+			}
+		case 10:
+			if c != 'T' {
+				return false
+			}
+		case 13, 16:
+			if c != ':' {
+				return false
+			}
+		case 19:
+			if c != '.' {
+				return false
+			}
+		case 23:
+			if c != 'Z' {
+				return false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // header takes the session's facts from the lines before session_started

@@ -43,7 +43,7 @@ func (l *line) system() {
 
 // apiErrorText is the message of an API error: the error's own message
 // where the line has one, else its content.
-func apiErrorText(r gjson.Result) string {
+func apiErrorText(r getter) string {
 	for _, p := range []string{"error.error.error.message", "error.error.message", "error.message", "error", "cause.message", "content"} {
 		if v := r.Get(p); v.Type == gjson.String && v.Str != "" {
 			return v.Str

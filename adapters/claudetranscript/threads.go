@@ -153,7 +153,7 @@ func (d *Decoder) drop(t *thread) {
 
 // promptText is the text of a user line: its content string, or its text
 // blocks joined by newlines.
-func promptText(r gjson.Result) string {
+func promptText(r getter) string {
 	text, _ := userText(r.Get("message.content"))
 	return text
 }

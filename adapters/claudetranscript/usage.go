@@ -52,7 +52,7 @@ func responseKey(msgID, req, uuid string) string {
 
 // account takes an assistant line's usage into its thread's open round,
 // closing the round of the thread's previous response first.
-func (l *line) account(t *thread, m gjson.Result) {
+func (l *line) account(t *thread, m *fields) {
 	d := l.d
 	id, req := m.Get("id").Str, str(l.r, "requestId")
 	key := responseKey(id, req, str(l.r, "uuid"))
