@@ -23,24 +23,24 @@ clients/acp/node_modules: clients/acp/package-lock.json
 	npm ci --prefix clients/acp --no-audit --no-fund
 	@touch $@
 
-# The ajv differential (internal/ajvdiff): ajv's draft 2020-12 build, pinned
+# The ajv differential (internal/testkit/ajvdiff): ajv's draft 2020-12 build, pinned
 # in its lock file, judges every line of every test stream against every
 # schema/*.schema.json and must agree with evtool.
-test: internal/ajvdiff/testdata/node_modules
+test: internal/testkit/ajvdiff/testdata/node_modules
 
-internal/ajvdiff/testdata/node_modules: internal/ajvdiff/testdata/package-lock.json
-	npm ci --prefix internal/ajvdiff/testdata --no-audit --no-fund
+internal/testkit/ajvdiff/testdata/node_modules: internal/testkit/ajvdiff/testdata/package-lock.json
+	npm ci --prefix internal/testkit/ajvdiff/testdata --no-audit --no-fund
 	@touch $@
 
-# The ccusage differential (internal/ccusagediff): ccusage 20.0.24's native
+# The ccusage differential (internal/testkit/ccusagediff): ccusage 20.0.24's native
 # binary, pinned in its lock file, runs offline beside evtool's usage
 # reports. npm install, not npm ci: the registry has only the linux-x64
 # binary of the six platform packages the lock lists, which npm ci refuses;
 # npm install follows the lock and leaves it unchanged.
-test: internal/ccusagediff/node_modules
+test: internal/testkit/ccusagediff/node_modules
 
-internal/ccusagediff/node_modules: internal/ccusagediff/package-lock.json
-	npm install --prefix internal/ccusagediff --no-audit --no-fund
+internal/testkit/ccusagediff/node_modules: internal/testkit/ccusagediff/package-lock.json
+	npm install --prefix internal/testkit/ccusagediff --no-audit --no-fund
 	@touch $@
 
 # goimports and staticcheck at pinned versions, built from the module
@@ -56,7 +56,7 @@ check:
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 
-# Throughput and allocation figures on generated streams (internal/gen);
+# Throughput and allocation figures on generated streams (internal/testkit/streamgen);
 # see docs/performance.md. About 3–4 minutes on 2 cores.
 BENCH ?= .
 bench:
@@ -105,7 +105,7 @@ fuzz:
 
 # Sessions on disk and usage reports beside ccusage (bench/sessions.sh): a
 # generated 4 GB history of 750 Claude Code transcripts and one 700 MB file.
-bench-sessions: internal/ccusagediff/node_modules
+bench-sessions: internal/testkit/ccusagediff/node_modules
 	bench/sessions.sh $(DIR)
 
 # evtool view: the 10,000-turn run's page, its load and "show all" in headless Chromium.

@@ -8,17 +8,17 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/evtool/evtool/stream"
 )
 
 // BenchmarkEncode writes the events of a generated canonical stream (about
-// 4 MiB, see internal/gen) with each dialect's encoder. The bytes per
+// 4 MiB, see internal/testkit/streamgen) with each dialect's encoder. The bytes per
 // second are the encoder's output bytes, which differ from dialect to
 // dialect (basis and mermaid have no place for tool output, for one), so
 // events/s is the figure to compare across dialects.
 func BenchmarkEncode(b *testing.B) {
-	in, err := gen.Bytes("canonical", gen.Options{Seed: 1, Bytes: 4 << 20})
+	in, err := streamgen.Bytes("canonical", streamgen.Options{Seed: 1, Bytes: 4 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func BenchmarkEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for _, name := range gen.Dialects() {
+	for _, name := range streamgen.Dialects() {
 		b.Run(name, func(b *testing.B) {
 			d, err := dialect.Lookup(name)
 			if err != nil {

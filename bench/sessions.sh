@@ -23,8 +23,8 @@
 # longest line. Everything generated is deleted at the end.
 #
 # Environment: FILES (750), BYTES (4G), BIG (700M), SEED (1), RUNS (3),
-# CCUSAGE (internal/ccusagediff/node_modules/.bin/ccusage; installed by
-# `npm install --prefix internal/ccusagediff`).
+# CCUSAGE (internal/testkit/ccusagediff/node_modules/.bin/ccusage; installed by
+# `npm install --prefix internal/testkit/ccusagediff`).
 set -euo pipefail
 
 FILES=${FILES:-750}
@@ -34,8 +34,8 @@ SEED=${SEED:-1}
 RUNS=${RUNS:-3}
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CCUSAGE=${CCUSAGE:-$ROOT/internal/ccusagediff/node_modules/.bin/ccusage}
-[ -x "$CCUSAGE" ] || { echo "bench/sessions.sh: no ccusage at $CCUSAGE (npm install --prefix internal/ccusagediff)" >&2; exit 2; }
+CCUSAGE=${CCUSAGE:-$ROOT/internal/testkit/ccusagediff/node_modules/.bin/ccusage}
+[ -x "$CCUSAGE" ] || { echo "bench/sessions.sh: no ccusage at $CCUSAGE (npm install --prefix internal/testkit/ccusagediff)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench/sessions.sh: needs GNU time at /usr/bin/time" >&2; exit 2; }
 
 if [ $# -ge 1 ]; then

@@ -9,14 +9,14 @@ import (
 
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 )
 
 // largeInput is a generated basis stream of about 3 MiB, past the point
 // where the encoder gets a goroutine of its own, with broken lines in it.
 func largeInput(t *testing.T) []byte {
 	t.Helper()
-	in, err := gen.Bytes("basis", gen.Options{Seed: 7, Bytes: 3 << 20})
+	in, err := streamgen.Bytes("basis", streamgen.Options{Seed: 7, Bytes: 3 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

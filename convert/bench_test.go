@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/convert"
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/evtool/evtool/validate"
 )
 
@@ -105,11 +105,11 @@ func BenchmarkMuseToCanonical(b *testing.B) {
 	benchConvert(b, bytes.Repeat(data, 8), "muse", "canonical")
 }
 
-// genStream is a stream of the generator (internal/gen): realistic turns,
+// genStream is a stream of the generator (internal/testkit/streamgen): realistic turns,
 // tool lifecycles, unicode, u64 counts and files of tens of KB.
 func genStream(b *testing.B, dialect string, size int64) []byte {
 	b.Helper()
-	in, err := gen.Bytes(dialect, gen.Options{Seed: 1, Bytes: size})
+	in, err := streamgen.Bytes(dialect, streamgen.Options{Seed: 1, Bytes: size})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -56,7 +56,7 @@ import (
 
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 // Corpus is what a dialect's tests know of it beyond its interface: its

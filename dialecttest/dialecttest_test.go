@@ -11,7 +11,7 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 // TestTable prints which of Run's checks have something to check on each

@@ -15,7 +15,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsoneq"
+	"github.com/evtool/evtool/internal/testkit/jsoneq"
 	"github.com/tidwall/gjson"
 )
 

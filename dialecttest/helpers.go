@@ -9,7 +9,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/schematest"
+	"github.com/evtool/evtool/internal/testkit/schematest"
 )
 
 // The helpers below are the steps Run's checks are made of, for a

@@ -13,9 +13,9 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/gen"
-	"github.com/evtool/evtool/internal/jsoneq"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/jsoneq"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/stream"
 )
 
@@ -34,7 +34,7 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 			}
 			inputs = append(inputs, b)
 		}
-		if b, err := gen.Bytes(d.Name(), gen.Options{Seed: 3, Bytes: 1 << 20}); err == nil {
+		if b, err := streamgen.Bytes(d.Name(), streamgen.Options{Seed: 3, Bytes: 1 << 20}); err == nil {
 			inputs = append(inputs, b)
 		}
 	}

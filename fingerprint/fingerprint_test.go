@@ -12,7 +12,7 @@ import (
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/fingerprint"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 var corpus = filepath.Join(teststreams.Root(), "..", "shared", "corpus", "muse")

@@ -5,14 +5,14 @@ import (
 	"io"
 	"testing"
 
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/evtool/evtool/ndjson"
 )
 
-// benchInput is a generated basis stream of about 8 MiB (see internal/gen).
+// benchInput is a generated basis stream of about 8 MiB (see internal/testkit/streamgen).
 func benchInput(b *testing.B) []byte {
 	b.Helper()
-	in, err := gen.Bytes("basis", gen.Options{Seed: 1, Bytes: 8 << 20})
+	in, err := streamgen.Bytes("basis", streamgen.Options{Seed: 1, Bytes: 8 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/validate"
 )
 

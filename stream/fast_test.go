@@ -11,7 +11,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/jsonkeys"
 	"github.com/evtool/evtool/internal/schemacheck"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/ndjson"
 	"github.com/evtool/evtool/stream"
 	"github.com/tidwall/gjson"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/gen"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/stream"
 )
 
@@ -71,7 +71,7 @@ func TestWorkersSameVerdicts(t *testing.T) {
 			}
 			ins = append(ins, input{f, d, data}, input{f + " (detected)", nil, data})
 		}
-		g, err := gen.Bytes(d.Name(), gen.Options{Seed: 7, Bytes: 3 << 19})
+		g, err := streamgen.Bytes(d.Name(), streamgen.Options{Seed: 7, Bytes: 3 << 19})
 		if err != nil {
 			continue // not a generated dialect
 		}
@@ -209,7 +209,7 @@ func TestKeepLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := gen.Bytes("basis", gen.Options{Seed: 3, Bytes: 3 << 20})
+	in, err := streamgen.Bytes("basis", streamgen.Options{Seed: 3, Bytes: 3 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

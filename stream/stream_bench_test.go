@@ -7,21 +7,21 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/evtool/evtool/stream"
 )
 
 // BenchmarkRead reads a generated stream of each dialect (about 4 MiB, see
-// internal/gen) into canonical events: framing, syntax check, schema check
+// internal/testkit/streamgen) into canonical events: framing, syntax check, schema check
 // and decoding, what convert does before it writes anything.
 func BenchmarkRead(b *testing.B) {
-	for _, name := range gen.Dialects() {
+	for _, name := range streamgen.Dialects() {
 		b.Run(name, func(b *testing.B) {
 			d, err := dialect.Lookup(name)
 			if err != nil {
 				b.Fatal(err)
 			}
-			in, err := gen.Bytes(name, gen.Options{Seed: 1, Bytes: 4 << 20})
+			in, err := streamgen.Bytes(name, streamgen.Options{Seed: 1, Bytes: 4 << 20})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func BenchmarkWorkers(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in, err := gen.Bytes("basis", gen.Options{Seed: 1, Bytes: 16 << 20})
+	in, err := streamgen.Bytes("basis", streamgen.Options{Seed: 1, Bytes: 16 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/evtool/evtool/validate"
 )
 
@@ -17,7 +17,7 @@ import (
 // stream-rule errors and an unknown field.
 func largeStream(t *testing.T) []byte {
 	t.Helper()
-	in, err := gen.Bytes("basis", gen.Options{Seed: 3, Bytes: 3 << 20})
+	in, err := streamgen.Bytes("basis", streamgen.Options{Seed: 3, Bytes: 3 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

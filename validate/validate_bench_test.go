@@ -5,20 +5,20 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/evtool/evtool/validate"
 )
 
 // BenchmarkStream validates a generated stream of each dialect (about
-// 4 MiB, see internal/gen): syntax, schema, decoding and stream rules.
+// 4 MiB, see internal/testkit/streamgen): syntax, schema, decoding and stream rules.
 func BenchmarkStream(b *testing.B) {
-	for _, name := range gen.Dialects() {
+	for _, name := range streamgen.Dialects() {
 		b.Run(name, func(b *testing.B) {
 			d, err := dialect.Lookup(name)
 			if err != nil {
 				b.Fatal(err)
 			}
-			in, err := gen.Bytes(name, gen.Options{Seed: 1, Bytes: 4 << 20})
+			in, err := streamgen.Bytes(name, streamgen.Options{Seed: 1, Bytes: 4 << 20})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	_ "github.com/evtool/evtool/adapters" // every dialect, registered
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/stats"
 	"github.com/evtool/evtool/stream"
 	"github.com/evtool/evtool/view"

@@ -11,7 +11,7 @@ import (
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/ruletest"
+	"github.com/evtool/evtool/internal/testkit/ruletest"
 )
 
 // permissionStream encodes, to w, a session of calls tool calls, each with

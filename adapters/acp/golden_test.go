@@ -10,7 +10,7 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/convert"
-	"github.com/evtool/evtool/internal/golden"
+	"github.com/evtool/evtool/internal/testkit/golden"
 )
 
 // TestGolden projects each input in testdata/acp (and the muse capture

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/internal/ruletest"
+	"github.com/evtool/evtool/internal/testkit/ruletest"
 
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/adapters/canonical"

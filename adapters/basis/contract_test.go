@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/schematest"
+	"github.com/evtool/evtool/internal/testkit/schematest"
 
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/adapters/canonical"

@@ -8,7 +8,7 @@ import (
 	_ "github.com/evtool/evtool/adapters" // judged among every registered dialect
 	"github.com/evtool/evtool/adapters/basis"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/seqfeed"
+	"github.com/evtool/evtool/internal/testkit/seqfeed"
 )
 
 // corpus is basis's test corpus, found by convention, with what only

@@ -8,7 +8,7 @@ import (
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/ruletest"
+	"github.com/evtool/evtool/internal/testkit/ruletest"
 )
 
 const head = `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"basis"}}`

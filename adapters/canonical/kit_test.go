@@ -8,7 +8,7 @@ import (
 	_ "github.com/evtool/evtool/adapters" // judged among every registered dialect
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/seqfeed"
+	"github.com/evtool/evtool/internal/testkit/seqfeed"
 	"github.com/tidwall/gjson"
 )
 

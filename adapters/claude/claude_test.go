@@ -17,9 +17,9 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/evtool/evtool/internal/jsonkeys"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/jsoneq"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/stream"
 	"github.com/tidwall/gjson"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/claude"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/schematest"
+	"github.com/evtool/evtool/internal/testkit/schematest"
 )
 
 // brokenLines are lines Claude Code's types refuse, each with one fault

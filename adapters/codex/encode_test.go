@@ -12,7 +12,7 @@ import (
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/validate"
 	"github.com/tidwall/gjson"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/codex"
-	"github.com/evtool/evtool/internal/ruletest"
+	"github.com/evtool/evtool/internal/testkit/ruletest"
 )
 
 const (

@@ -8,7 +8,7 @@ import (
 	"github.com/evtool/evtool/adapters/codex"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 // TestSniffAgainstEveryDialect takes the first JSON line (the line a

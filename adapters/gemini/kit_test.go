@@ -7,7 +7,7 @@ import (
 	_ "github.com/evtool/evtool/adapters" // judged among every registered dialect
 	"github.com/evtool/evtool/adapters/gemini"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 // corpus is gemini's test corpus, found by convention, with what only

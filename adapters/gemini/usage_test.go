@@ -11,7 +11,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/gemini"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsoneq"
+	"github.com/evtool/evtool/internal/testkit/jsoneq"
 	evstats "github.com/evtool/evtool/stats"
 	"github.com/evtool/evtool/stream"
 	"github.com/tidwall/gjson"

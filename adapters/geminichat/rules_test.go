@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/geminichat"
-	"github.com/evtool/evtool/internal/ruletest"
+	"github.com/evtool/evtool/internal/testkit/ruletest"
 )
 
 // Lines of a small chat, for the rule cases.

@@ -10,7 +10,7 @@ import (
 	"github.com/evtool/evtool/adapters/geminichat"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/stats"
 	"github.com/evtool/evtool/stream"
 	"github.com/tidwall/gjson"

@@ -9,7 +9,7 @@ import (
 	_ "github.com/evtool/evtool/adapters" // judged among every registered dialect
 	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/tidwall/gjson"
 )
 

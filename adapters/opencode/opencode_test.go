@@ -13,8 +13,8 @@ import (
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsoneq"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/jsoneq"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/validate"
 	"github.com/tidwall/gjson"
 )

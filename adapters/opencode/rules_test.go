@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/opencode"
-	"github.com/evtool/evtool/internal/ruletest"
+	"github.com/evtool/evtool/internal/testkit/ruletest"
 )
 
 const ses = "ses_r"

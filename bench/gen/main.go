@@ -1,4 +1,4 @@
-// Command gen writes a generated event stream (package internal/gen) to
+// Command gen writes a generated event stream (package internal/testkit/streamgen) to
 // stdout, for bench/compare.sh:
 //
 //	go run ./bench/gen -dialect basis -mb 100 -seed 1 > big.jsonl
@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 )
 
 func main() {
@@ -21,7 +21,7 @@ func main() {
 	lean := flag.Bool("lean", false, "nothing but short tool calls (with -calls: per-call state)")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
-	err := gen.Write(w, *dialect, gen.Options{Seed: *seed, Bytes: *mb * 1e6, Calls: *calls, Lean: *lean})
+	err := streamgen.Write(w, *dialect, streamgen.Options{Seed: *seed, Bytes: *mb * 1e6, Calls: *calls, Lean: *lean})
 	if err == nil {
 		err = w.Flush()
 	}

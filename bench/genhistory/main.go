@@ -6,7 +6,7 @@
 //
 //	go run ./bench/genhistory -out /tmp/h -files 750 -bytes 4G -seed 1
 //
-// The transcripts are modelled on internal/ccusagediff's generator and on
+// The transcripts are modelled on internal/testkit/ccusagediff's generator and on
 // the real captures in ../shared/ondisk/captures/claude-code/: user
 // prompts; API responses written one content block a line (thinking, text,
 // tool_use), the lines of one response sharing message.id and requestId,

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 )

@@ -13,10 +13,10 @@ import (
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
-	"github.com/evtool/evtool/internal/golden"
-	"github.com/evtool/evtool/internal/jsoneq"
 	"github.com/evtool/evtool/internal/jsonkeys"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/golden"
+	"github.com/evtool/evtool/internal/testkit/jsoneq"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
 )

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/cli"
-	"github.com/evtool/evtool/internal/golden"
 	"github.com/evtool/evtool/internal/jsonkeys"
+	"github.com/evtool/evtool/internal/testkit/golden"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 // judged differently names the probe rows where evtool's verdict differs

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 // byHand is what a capture's raw usage fields add up to, worked out by

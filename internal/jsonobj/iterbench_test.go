@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/evtool/evtool/internal/gen"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/tidwall/gjson"
 )
 
 // benchLines is 8 MiB of a generated basis stream, split into lines.
 func benchLines(b *testing.B) [][]byte {
-	data, err := gen.Bytes("basis", gen.Options{Seed: 1, Bytes: 8 << 20})
+	data, err := streamgen.Bytes("basis", streamgen.Options{Seed: 1, Bytes: 8 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}

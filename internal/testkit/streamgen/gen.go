@@ -1,4 +1,4 @@
-// Package gen writes deterministic, realistic event streams of any dialect
+// Package streamgen writes deterministic, realistic event streams of any dialect
 // evtool can write, for benchmarks and the comparison in bench/compare.sh.
 //
 // It builds canonical events in Go — a session start, turns with user
@@ -13,7 +13,7 @@
 //
 // Write streams: it keeps one event and the encoder's buffer in memory,
 // whatever the size of the stream. The same Options give the same bytes.
-package gen
+package streamgen
 
 import (
 	"bufio"

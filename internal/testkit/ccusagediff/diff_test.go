@@ -17,7 +17,7 @@ import (
 
 	_ "github.com/evtool/evtool/adapters" // the dialects the binary links
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -41,7 +41,7 @@ func ccusageBin(t *testing.T) string {
 		bin = filepath.Join(filepath.Dir(file), "node_modules", ".bin", "ccusage")
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("ccusage 20.0.24 is not installed (%v): make test runs npm install --prefix internal/ccusagediff", err)
+		t.Fatalf("ccusage 20.0.24 is not installed (%v): make test runs npm install --prefix internal/testkit/ccusagediff", err)
 	}
 	return bin
 }

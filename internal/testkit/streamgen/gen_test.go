@@ -1,4 +1,4 @@
-package gen_test
+package streamgen_test
 
 import (
 	"bytes"
@@ -6,21 +6,21 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/gen"
+	"github.com/evtool/evtool/internal/testkit/streamgen"
 	"github.com/evtool/evtool/validate"
 )
 
 // TestValid checks that every dialect's generated stream passes validate
 // with no errors, and that the same seed gives the same bytes.
 func TestValid(t *testing.T) {
-	for _, name := range gen.Dialects() {
+	for _, name := range streamgen.Dialects() {
 		t.Run(name, func(t *testing.T) {
 			d, err := dialect.Lookup(name)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var a bytes.Buffer
-			if err := gen.Write(&a, name, gen.Options{Seed: 7, Bytes: 2 << 20}); err != nil {
+			if err := streamgen.Write(&a, name, streamgen.Options{Seed: 7, Bytes: 2 << 20}); err != nil {
 				t.Fatal(err)
 			}
 			if a.Len() < 2<<20 {
@@ -42,14 +42,14 @@ func TestValid(t *testing.T) {
 			t.Logf("%s: %d bytes, %d lines, %d warnings", name, a.Len(), sum.Lines, sum.Warnings)
 
 			var b bytes.Buffer
-			if err := gen.Write(&b, name, gen.Options{Seed: 7, Bytes: 2 << 20}); err != nil {
+			if err := streamgen.Write(&b, name, streamgen.Options{Seed: 7, Bytes: 2 << 20}); err != nil {
 				t.Fatal(err)
 			}
 			if sha256.Sum256(a.Bytes()) != sha256.Sum256(b.Bytes()) {
 				t.Error("the same seed gave different bytes")
 			}
 			var c bytes.Buffer
-			if err := gen.Write(&c, name, gen.Options{Seed: 8, Bytes: 64 << 10}); err != nil {
+			if err := streamgen.Write(&c, name, streamgen.Options{Seed: 8, Bytes: 64 << 10}); err != nil {
 				t.Fatal(err)
 			}
 			if bytes.HasPrefix(a.Bytes(), c.Bytes()) {
@@ -62,7 +62,7 @@ func TestValid(t *testing.T) {
 // TestCalls checks that Calls alone bounds a stream.
 func TestCalls(t *testing.T) {
 	var a bytes.Buffer
-	if err := gen.Write(&a, "basis", gen.Options{Seed: 1, Calls: 10}); err != nil {
+	if err := streamgen.Write(&a, "basis", streamgen.Options{Seed: 1, Calls: 10}); err != nil {
 		t.Fatal(err)
 	}
 	n := bytes.Count(a.Bytes(), []byte(`"type":"tool_queued"`))

@@ -23,7 +23,7 @@ import (
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/teststreams"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
 	"github.com/evtool/evtool/stream"
@@ -49,7 +49,7 @@ func TestAjvAgrees(t *testing.T) {
 	root := teststreams.Root()
 	modules := filepath.Join("testdata", "node_modules", "ajv")
 	if _, err := os.Stat(modules); err != nil {
-		t.Fatalf("ajv is not installed (make test runs npm ci --prefix internal/ajvdiff/testdata): %v", err)
+		t.Fatalf("ajv is not installed (make test runs npm ci --prefix internal/testkit/ajvdiff/testdata): %v", err)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
