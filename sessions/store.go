@@ -56,7 +56,11 @@ type Ref struct {
 	Parts []string
 	// Size is the bytes of Path and Parts together.
 	Size int64
-	// Modified is the latest modification time of Path and Parts.
+	// Modified is when the session last changed, as far as its store can
+	// tell cheaply: the latest modification time of Path and Parts, or,
+	// for a session in a database, its row's own update time (the file's
+	// is every session's). A session has no event after it, which is why
+	// a listing with --since need not open one modified before.
 	Modified time.Time
 }
 
