@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -73,8 +74,8 @@ type Decoder struct {
 	errored bool             // the open turn saw an error
 	ended   bool             // a turn ended
 	endErr  bool             // the last turn that ended failed
-	turnSum tally            // usage of the open turn
-	runSum  tally            // usage of the whole stream
+	turnSum usagesum.Tally   // usage of the open turn
+	runSum  usagesum.Tally   // usage of the whole stream
 	users   map[string]bool  // bus: ids of the user's messages
 	kinds   map[string]bool  // bus: open reasoning parts, by id
 }
@@ -146,8 +147,8 @@ func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
 			switch b := b.(type) {
 			case *event.RoundFinished:
 				d.stop = b.StopReason
-				d.turnSum.add(b.Usage)
-				d.runSum.add(b.Usage)
+				d.turnSum.Add(b.Usage)
+				d.runSum.Add(b.Usage)
 			case *event.Error:
 				d.errored, d.turnErr = true, b.Message
 			}
@@ -174,7 +175,7 @@ func (d *Decoder) start(out []*event.Event) []*event.Event {
 func (d *Decoder) beginTurn(out []*event.Event, prompt *string) []*event.Event {
 	d.turns++
 	d.turn = "turn-" + strconv.Itoa(d.turns)
-	d.turnSum, d.errored, d.turnErr, d.stop = tally{}, false, "", ""
+	d.turnSum, d.errored, d.turnErr, d.stop = usagesum.Tally{}, false, "", ""
 	return append(out, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{Prompt: prompt}})
 }
 
@@ -188,7 +189,7 @@ func (d *Decoder) closeTurn(b *event.TurnFinished) string {
 		b.Reason = d.turnErr
 	}
 	b.StopReason = d.stop
-	b.Usage = d.turnSum.usage()
+	b.Usage = d.turnSum.Usage()
 	d.ended, d.endErr = true, d.errored
 	d.turn = ""
 	return id
@@ -531,7 +532,7 @@ func (d *Decoder) carrier(msg string) *event.Event {
 // finish is the synthetic session_finished of a stream whose last turn
 // ended.
 func (d *Decoder) finish() *event.Event {
-	b := &event.SessionFinished{Status: event.StatusOK, Usage: d.runSum.usage()}
+	b := &event.SessionFinished{Status: event.StatusOK, Usage: d.runSum.Usage()}
 	if d.endErr {
 		b.Status = event.StatusError
 		b.Message = d.turnErr

@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -42,20 +43,20 @@ type Encoder struct {
 	stepMsg   string // the step's message id
 	steps     int
 	parts     int
-	pending   tally // usage events since the last step_finish
+	pending   usagesum.Tally // usage events since the last step_finish
 	text      strings.Builder
 	textID    string
 	inText    bool
 	reason    strings.Builder
 	inReason  bool
 	turns     int
-	turnOpen  bool  // a turn has begun and not ended
-	turnSteps int   // steps written in the turn
-	turnText  bool  // a text line was written in the turn
-	written   tally // usage written in the turn's steps
-	lastErr   bool  // the last line written is an error line
-	lines     int   // lines written
-	moreDue   bool  // the last step_finish stopped to call tools
+	turnOpen  bool           // a turn has begun and not ended
+	turnSteps int            // steps written in the turn
+	turnText  bool           // a text line was written in the turn
+	written   usagesum.Tally // usage written in the turn's steps
+	lastErr   bool           // the last line written is an error line
+	lines     int            // lines written
+	moreDue   bool           // the last step_finish stopped to call tools
 	// held is the turn's last step_finish, not yet written: the turn's
 	// usage total, stated only when the turn ends (Gemini, Codex, and
 	// Claude's cost), goes on it.
@@ -263,7 +264,7 @@ func (e *Encoder) usageEvent(b *event.Usage) {
 		e.loss.Add(lossUsageEvent)
 		return
 	}
-	e.pending.add(b)
+	e.pending.Add(b)
 }
 
 // roundFinished writes a round's step_finish.
@@ -320,7 +321,7 @@ func (e *Encoder) turnStarted(b *event.TurnStarted, ev *event.Event) error {
 		return err
 	}
 	e.turns++
-	e.turnOpen, e.turnSteps, e.turnText, e.written = true, 0, false, tally{}
+	e.turnOpen, e.turnSteps, e.turnText, e.written = true, 0, false, usagesum.Tally{}
 	if e.turns > 1 {
 		e.loss.Add(lossLaterTurn)
 	}

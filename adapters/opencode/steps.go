@@ -14,6 +14,7 @@ import (
 	"github.com/evtool/evtool/internal/exact"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -24,14 +25,14 @@ func (e *Encoder) stepFinish(ev *event.Event, res gjson.Result, stop event.StopR
 		return err
 	}
 	if !e.native {
-		if p := e.pending.usage(); p != nil {
+		if p := e.pending.Usage(); p != nil {
 			if u != nil {
 				e.loss.Add(lossUsageBesideRound)
 			} else {
 				u = p
 			}
 		}
-		e.pending = tally{}
+		e.pending = usagesum.Tally{}
 	}
 	if synthetic {
 		e.loss.Add(lossSynthesizedStepFinish)
@@ -73,7 +74,7 @@ func (e *Encoder) release(total *event.Usage) error {
 // less what the steps w already stated, and whether it took any. A
 // remainder below zero (steps that state more than the total) is not
 // taken. Costs are exact decimals.
-func fill(u, total *event.Usage, w *tally) (*event.Usage, bool) {
+func fill(u, total *event.Usage, w *usagesum.Tally) (*event.Usage, bool) {
 	out := &event.Usage{}
 	if u != nil {
 		c := *u
@@ -83,26 +84,26 @@ func fill(u, total *event.Usage, w *tally) (*event.Usage, bool) {
 	for _, f := range []struct {
 		dst  **uint64
 		tot  *uint64
-		done *counter
+		done *usagesum.Counter
 	}{
-		{&out.InputTokens, total.InputTokens, &w.in}, {&out.OutputTokens, total.OutputTokens, &w.out},
-		{&out.ReasoningTokens, total.ReasoningTokens, &w.reason}, {&out.CacheReadTokens, total.CacheReadTokens, &w.read},
-		{&out.CacheCreationTokens, total.CacheCreationTokens, &w.write}, {&out.TotalTokens, total.TotalTokens, &w.total},
+		{&out.InputTokens, total.InputTokens, &w.In}, {&out.OutputTokens, total.OutputTokens, &w.Out},
+		{&out.ReasoningTokens, total.ReasoningTokens, &w.Reason}, {&out.CacheReadTokens, total.CacheReadTokens, &w.Read},
+		{&out.CacheCreationTokens, total.CacheCreationTokens, &w.Write}, {&out.TotalTokens, total.TotalTokens, &w.Total},
 	} {
-		if *f.dst != nil || f.tot == nil || *f.tot < f.done.n {
+		if *f.dst != nil || f.tot == nil || *f.tot < f.done.N {
 			continue
 		}
-		v := *f.tot - f.done.n
+		v := *f.tot - f.done.N
 		*f.dst = &v
 		used = true
 	}
 	if out.CostUSD == "" && total.CostUSD != "" {
 		if t, ok := new(big.Rat).SetString(string(total.CostUSD)); ok {
-			if w.cost != nil {
-				t.Sub(t, w.cost)
+			if w.Cost != nil {
+				t.Sub(t, w.Cost)
 			}
 			if t.Sign() >= 0 {
-				out.CostUSD = json.Number(exact.Decimal(t, max(w.scale, decimals(string(total.CostUSD)))))
+				out.CostUSD = json.Number(exact.Decimal(t, max(w.Scale, usagesum.Decimals(string(total.CostUSD)))))
 				used = true
 			}
 		}
@@ -123,7 +124,7 @@ func (e *Encoder) writeStep(ev *event.Event, res gjson.Result, stop event.StopRe
 		p.opt("snapshot")
 		e.usage(p, u)
 	})
-	e.written.add(u)
+	e.written.Add(u)
 	if e.native {
 		// (a foreign source's step ended when it was held)
 		e.inStep = false
@@ -255,7 +256,7 @@ func (e *Encoder) sessionFinished(ev *event.Event, b *event.SessionFinished) err
 		// stream empty, which opencode's validator refuses. The turn is
 		// taken as begun, so that its end is written: an empty step, or
 		// the error line of a failed run.
-		e.turns, e.turnOpen, e.turnSteps, e.turnText, e.written = 1, true, 0, false, tally{}
+		e.turns, e.turnOpen, e.turnSteps, e.turnText, e.written = 1, true, 0, false, usagesum.Tally{}
 	}
 	return e.endTurn(ev, b.Status, msg, b.Usage, "", b.Text)
 }
@@ -293,7 +294,7 @@ func (e *Encoder) endTurn(ev *event.Event, status event.Status, msg string, tota
 			return err
 		}
 	}
-	if total != nil && !sameTokens(total, e.written.usage()) {
+	if total != nil && !sameTokens(total, e.written.Usage()) {
 		e.loss.Add(lossTurnUsageTotalDiffers)
 	}
 	e.countUnstated(total)

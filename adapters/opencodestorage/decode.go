@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -64,8 +65,8 @@ type Decoder struct {
 	before  [][]byte // lines waiting for the next event
 	model   string   // the last provider/model stated
 	compact bool     // a compaction began and its summary has not ended
-	turnSum tally
-	runSum  tally
+	turnSum usagesum.Tally
+	runSum  usagesum.Tally
 }
 
 // pending is a user message whose turn has begun but whose turn_started
@@ -554,7 +555,7 @@ func (d *Decoder) modelChange(model, provider, at string) *event.Event {
 func (d *Decoder) beginTurn() {
 	d.turns++
 	d.turn = "turn-" + strconv.Itoa(d.turns)
-	d.turnSum = tally{}
+	d.turnSum = usagesum.Tally{}
 	d.last = nil
 }
 
@@ -619,8 +620,8 @@ func (d *Decoder) closeMessage(out []*event.Event) []*event.Event {
 		d.compact = false
 		evs = append(evs, &event.Event{Time: m.time, Body: &event.CompactionFinished{}})
 	}
-	d.turnSum.add(m.usage)
-	d.runSum.add(m.usage)
+	d.turnSum.Add(m.usage)
+	d.runSum.Add(m.usage)
 	return d.push(out, m.line, "message", evs...)
 }
 
@@ -632,7 +633,7 @@ func (d *Decoder) closeTurn(out []*event.Event) []*event.Event {
 	}
 	out = d.flushPending(out)
 	out = d.endCalls(out)
-	tf := &event.TurnFinished{Status: event.StatusOK, Usage: d.turnSum.usage()}
+	tf := &event.TurnFinished{Status: event.StatusOK, Usage: d.turnSum.Usage()}
 	if m := d.last; m != nil {
 		tf.Status, tf.Reason = outcome(m)
 		if m.stop != event.StopToolUse {
@@ -716,7 +717,7 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 		}
 		out = d.closeTurn(out)
 	}
-	sf := &event.SessionFinished{Status: event.StatusOK, Usage: d.runSum.usage()}
+	sf := &event.SessionFinished{Status: event.StatusOK, Usage: d.runSum.Usage()}
 	if m := d.final; m != nil {
 		sf.Status, sf.Message = outcome(m)
 	}
