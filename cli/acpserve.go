@@ -85,7 +85,7 @@ type history struct {
 
 func (h *history) load(ctx context.Context) ([]*sessions.Summary, error) {
 	h.once.Do(func() {
-		h.list, h.err = sessions.List(ctx, h.paths, h.filter, 0)
+		h.list, h.err = sessions.List(ctx, h.paths, sessions.ListOptions{Filter: h.filter})
 		// Most recent first, as an editor shows them.
 		slices.SortStableFunc(h.list, func(a, b *sessions.Summary) int { return strings.Compare(b.End, a.End) })
 	})

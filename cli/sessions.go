@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/sessions"
+	"github.com/evtool/evtool/stats"
 	"github.com/urfave/cli/v3"
 )
 
@@ -28,7 +29,10 @@ opencode's ${XDG_DATA_HOME:-~/.local/share}/opencode. An operand is a
 directory of an agent's layout, a session file, or opencode's database.
 
 Tokens add input (cached or not), output and thoughts, each counted once;
-reasoning tokens are inside output. Every file is read once, on every
+reasoning tokens are inside output. The cost is what the session states,
+and its other usage at the embedded price table's prices (as evtool usage
+reckons it; --prices FILE adds prices); a model the table lacks is named
+on stderr and the session's cost shown as —, never a guess. Every file is read once, on every
 core; nothing is written, and no agent's file or database is changed.
 
 --since and --until take a date (2026-01-02, or 20260102) or an RFC 3339
@@ -45,6 +49,7 @@ func sessionsCmd() *cli.Command {
 		project      string
 		format       string
 		workers      int
+		priceFiles   []string
 	)
 	return &cli.Command{
 		Name:        "sessions",
@@ -58,6 +63,7 @@ func sessionsCmd() *cli.Command {
 			&cli.StringFlag{Name: "project", Aliases: []string{"p"}, Destination: &project, Usage: "only sessions whose working directory is `DIR` (a path, or its last element)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the output's `FORMAT`: text or json"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "read `N` sessions at once (0, the default: one per CPU)"},
+			&cli.StringSliceFlag{Name: "prices", Destination: &priceFiles, TakesFile: true, Usage: "prices from `FILE` (LiteLLM's or models.dev's JSON) before the embedded table's (repeatable)"},
 		},
 		Metadata: completions(map[string][]string{"agent": agentNames(), "format": {"text", "json"}}),
 		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {
@@ -85,7 +91,19 @@ func sessionsCmd() *cli.Command {
 			if err := nonNegative("-j/--jobs", workers, "one per CPU"); err != nil {
 				return err
 			}
-			list, err := sessions.List(ctx, args, f, workers)
+			table, err := priceTable(priceFiles)
+			if err != nil {
+				return err
+			}
+			stderr := cmd.Root().ErrWriter
+			list, err := sessions.List(ctx, args, sessions.ListOptions{Filter: f, Workers: workers, Prices: table,
+				Unpriced: func(model string) {
+					if model == stats.None {
+						fmt.Fprintln(stderr, "evtool: usage that names no model cannot be priced: its cost is shown as unknown")
+						return
+					}
+					fmt.Fprintf(stderr, "evtool: no price for model %q in the price table: its cost is shown as unknown (--prices FILE adds prices)\n", model)
+				}})
 			if err != nil {
 				return ioErr(err)
 			}
@@ -175,6 +193,7 @@ type sessionJSON struct {
 	Turns    *uint64  `json:"turns,omitempty"`
 	Tokens   *uint64  `json:"tokens,omitempty"`
 	CostUSD  string   `json:"cost_usd,omitempty"`
+	CostFrom string   `json:"cost_source,omitempty"`
 	Path     string   `json:"path"`
 	Parts    []string `json:"parts,omitempty"`
 	Bytes    int64    `json:"bytes"`
@@ -191,7 +210,7 @@ func writeSessionsJSON(w io.Writer, list []*sessions.Summary) error {
 	}{Sessions: []sessionJSON{}}
 	for _, s := range list {
 		j := sessionJSON{Agent: s.Agent, ID: s.ID, Project: s.Project, Start: s.Start, End: s.End, Turns: s.Turns,
-			CostUSD: s.CostUSD, Path: s.Path, Parts: s.Parts, Bytes: s.Size, Lines: s.Lines, BadLines: s.BadLines}
+			CostUSD: s.CostUSD, CostFrom: s.CostSource, Path: s.Path, Parts: s.Parts, Bytes: s.Size, Lines: s.Lines, BadLines: s.BadLines}
 		if s.TokensStated {
 			n := s.Tokens
 			j.Tokens = &n

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/prices"
 	"github.com/evtool/evtool/stats"
 	"github.com/evtool/evtool/stream"
 )
@@ -33,8 +34,14 @@ type Summary struct {
 	// (see Tokens), and TokensStated whether it states any.
 	Tokens       uint64
 	TokensStated bool
-	// CostUSD is the cost it states, as exact decimal text; "" for none.
+	// CostUSD is its cost, as exact decimal text: the cost it states, and
+	// its other usage at the prices of the table Summarize was given
+	// (stats' reckoning, as in `evtool usage`); "" when unknown.
 	CostUSD string
+	// CostSource says where the cost comes from: stats.CostStated,
+	// CostPriced, CostMixed, or CostUnknown when some usage has no price;
+	// "" when the session has no usage.
+	CostSource string
 	// Lines and BadLines count the lines read and those with problems.
 	Lines, BadLines uint64
 	// Err is what stopped the reading, nil when it read to the end.
@@ -130,8 +137,10 @@ func Find(ctx context.Context, paths []string, f Filter, found func(Store, Ref) 
 	return nil
 }
 
-// Summarize reads one session once and sums it up.
-func Summarize(s Store, r Ref) *Summary {
+// Summarize reads one session once and sums it up. Usage whose cost the
+// session does not state is priced at p (nil: left unknown); unpriced,
+// when set, is called with each model p lacks.
+func Summarize(s Store, r Ref, p *prices.Table, unpriced func(model string)) *Summary {
 	sum := &Summary{Ref: r}
 	d, err := dialect.Lookup(s.Dialect())
 	if err != nil {
@@ -144,11 +153,19 @@ func Summarize(s Store, r Ref) *Summary {
 		return sum
 	}
 	defer rc.Close()
-	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d}})
+	rp := stats.NewReport(stats.ReportOptions{Prices: p, Unpriced: unpriced})
+	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d}, Report: rp})
 	sum.Err = err
 	sum.Project, sum.Start, sum.End, sum.Turns = run.Workspace, run.Start, run.End, run.Turns
 	sum.Tokens, sum.TokensStated = Tokens(run.Usage)
-	sum.CostUSD = run.Usage.CostUSD
+	if err == nil {
+		t := rp.Total()
+		sum.CostUSD, sum.CostSource = t.Usage.CostUSD, t.CostSource
+	} else {
+		// A run read only in part is not in the report (stats leaves it
+		// out of totals); what it states of its cost is all there is.
+		sum.CostUSD = run.Usage.CostUSD
+	}
 	sum.Lines, sum.BadLines = run.Lines, run.BadLines
 	if sum.ID == "" {
 		sum.ID = run.SessionID
@@ -156,10 +173,38 @@ func Summarize(s Store, r Ref) *Summary {
 	return sum
 }
 
+// ListOptions configure List.
+type ListOptions struct {
+	// Filter selects the sessions.
+	Filter Filter
+	// Workers is how many sessions are read at once (0: one per CPU).
+	Workers int
+	// Prices prices the usage whose cost a session does not state; nil
+	// leaves its cost unknown.
+	Prices *prices.Table
+	// Unpriced, when set, is called once for each model Prices lacks,
+	// from one goroutine at a time.
+	Unpriced func(model string)
+}
+
 // List finds the sessions under paths (see Find) and summarizes each the
-// filter may keep, reading each once, on workers goroutines (0: one per
-// CPU), and returns those it keeps, sorted by start, then agent and id.
-func List(ctx context.Context, paths []string, f Filter, workers int) ([]*Summary, error) {
+// filter may keep, reading each once, and returns those it keeps, sorted
+// by start, then agent and id.
+func List(ctx context.Context, paths []string, opts ListOptions) ([]*Summary, error) {
+	f, workers := opts.Filter, opts.Workers
+	var unpriced func(string)
+	if opts.Unpriced != nil {
+		var once sync.Mutex
+		told := map[string]bool{}
+		unpriced = func(model string) {
+			once.Lock()
+			defer once.Unlock()
+			if !told[model] {
+				told[model] = true
+				opts.Unpriced(model)
+			}
+		}
+	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -178,7 +223,7 @@ func List(ctx context.Context, paths []string, f Filter, workers int) ([]*Summar
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				sum := Summarize(j.s, j.r)
+				sum := Summarize(j.s, j.r, opts.Prices, unpriced)
 				if f.keeps(sum) {
 					mu.Lock()
 					out = append(out, sum)

@@ -56,7 +56,7 @@ func TestList(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(session("sa", "/w/alpha", "2026-01-02T10:00:00.000000Z", "2026-01-02T11:00:00.000000Z", 100, 20)), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(session("sb", "/w/beta", "2026-03-01T10:00:00.000000Z", "2026-03-01T10:30:00.000000Z", 5, 1)), 0o644)
 	ctx := context.Background()
-	all, err := sessions.List(ctx, nil, sessions.Filter{Agents: []string{"fake"}}, 2)
+	all, err := sessions.List(ctx, nil, sessions.ListOptions{Filter: sessions.Filter{Agents: []string{"fake"}}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestList(t *testing.T) {
 		{sessions.Filter{Agents: []string{"fake"}, Project: "gamma"}, ""},
 		{sessions.Filter{Agents: []string{"nobody"}}, ""},
 	} {
-		got, err := sessions.List(ctx, nil, c.f, 1)
+		got, err := sessions.List(ctx, nil, sessions.ListOptions{Filter: c.f, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestList(t *testing.T) {
 	// say it is older.
 	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	os.Chtimes(filepath.Join(dir, "b.jsonl"), old, old)
-	if got, _ := sessions.List(ctx, nil, sessions.Filter{Agents: []string{"fake"}, Since: since}, 1); len(got) != 0 {
+	if got, _ := sessions.List(ctx, nil, sessions.ListOptions{Filter: sessions.Filter{Agents: []string{"fake"}, Since: since}, Workers: 1}); len(got) != 0 {
 		t.Errorf("a file written before --since was listed: %v", got)
 	}
 

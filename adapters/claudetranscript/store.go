@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/sessions"
 	"github.com/tidwall/gjson"
 )
@@ -207,10 +208,13 @@ func headSession(p string, lines int) string {
 	br := bufio.NewReaderSize(f, 64<<10)
 	budget := headBytes
 	var buf []byte
+	first := true
 	for i := 0; i < lines && budget > 0; i++ {
 		buf = buf[:0]
+		var err error
 		for {
-			chunk, err := br.ReadSlice('\n')
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
 			if len(buf)+len(chunk) > budget {
 				return "" // a line longer than what is left to read
 			}
@@ -224,7 +228,28 @@ func headSession(p string, lines int) string {
 			break
 		}
 		budget -= len(buf)
-		if v := gjson.GetBytes(bytes.TrimSpace(buf), "sessionId"); v.Type == gjson.String && v.Str != "" {
+		line := bytes.TrimSpace(buf)
+		if len(line) == 0 {
+			i-- // a blank line is no line (ndjson skips it too)
+			if err == io.EOF {
+				return ""
+			}
+			continue
+		}
+		if first {
+			// A file that begins as another dialect's is not a
+			// transcript, though it names a sessionId (a Gemini chat's
+			// header does). A first line no dialect knows (a metadata
+			// line of a newer Claude Code) does not rule it out.
+			line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
+			if !(Dialect{}).Sniff(line) {
+				if _, other := dialect.Detect(line); other {
+					return ""
+				}
+			}
+			first = false
+		}
+		if v := gjson.GetBytes(line, "sessionId"); v.Type == gjson.String && v.Str != "" {
 			return v.Str
 		}
 	}

@@ -62,7 +62,8 @@ func isRolloutName(name string) bool {
 
 // Scan implements sessions.Store. root is a directory searched at any
 // depth for rollout-*.jsonl and rollout-*.jsonl.zst (a compressed file
-// whose plain sibling exists is skipped), or one file, taken when its
+// whose plain sibling exists is skipped) and for other *.jsonl(.zst)
+// files whose first line is a rollout's header, or one file, taken when its
 // name is a rollout's or its first line is a rollout's header. A root
 // that does not exist holds no session. Each session's id is read from
 // its first line only.
@@ -97,7 +98,14 @@ func (Store) Scan(ctx context.Context, root string, found func(sessions.Ref) err
 			}
 			return nil // an unreadable subdirectory holds nothing readable
 		}
-		if e.IsDir() || !isRolloutName(e.Name()) || !e.Type().IsRegular() {
+		if e.IsDir() || !e.Type().IsRegular() {
+			return nil
+		}
+		named := isRolloutName(e.Name())
+		// Outside Codex's own layout rollouts go by other names (a
+		// directory of collected or renamed files): any .jsonl whose
+		// first line is a rollout's header is one.
+		if !named && !strings.HasSuffix(strings.TrimSuffix(e.Name(), zstdSuffix), ".jsonl") {
 			return nil
 		}
 		if plain := strings.TrimSuffix(path, zstdSuffix); plain != path {
@@ -105,7 +113,7 @@ func (Store) Scan(ctx context.Context, root string, found func(sessions.Ref) err
 				return nil // the plain sibling wins
 			}
 		}
-		ref, ok := refOf(path, true)
+		ref, ok := refOf(path, named)
 		if !ok {
 			return nil
 		}

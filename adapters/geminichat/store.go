@@ -84,6 +84,12 @@ func (s Store) Scan(ctx context.Context, root string, found func(sessions.Ref) e
 	if err != nil {
 		return err
 	}
+	// A directory outside Gemini's layout (chats collected elsewhere):
+	// its own chat files are sessions too, with subdirectories named for
+	// a session's id as its subagents' chats.
+	if err := scanChats(ctx, root, found); err != nil {
+		return err
+	}
 	for _, e := range entries { // sorted by name
 		if err := ctx.Err(); err != nil {
 			return err
