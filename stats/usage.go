@@ -299,6 +299,12 @@ type attribution struct {
 // counted (in an earlier run of the report, or earlier in this one), and
 // their figures out of the turn and session records that include them.
 func (c *collector) dedupe(seen map[uint64]struct{}) {
+	// The records a dropped round's figures come out of: the session's,
+	// and its turn's. Indexed once, so that a resumed file that repeats
+	// thousands of responses costs a lookup each, not a pass over the run.
+	var sessionRecs []*rec
+	var turnRecs map[string][]*rec
+	indexed := false
 	for _, r := range c.recs {
 		if r.key == 0 {
 			continue
@@ -308,8 +314,20 @@ func (c *collector) dedupe(seen map[uint64]struct{}) {
 			continue
 		}
 		r.dropped = true
-		for _, o := range c.recs {
-			if o.dropped || !(o.level == atSession || (o.level == atTurns && o.turn == r.turn)) {
+		if !indexed {
+			indexed = true
+			turnRecs = map[string][]*rec{}
+			for _, o := range c.recs {
+				switch o.level {
+				case atSession:
+					sessionRecs = append(sessionRecs, o)
+				case atTurns:
+					turnRecs[o.turn] = append(turnRecs[o.turn], o)
+				}
+			}
+		}
+		for _, o := range slices.Concat(sessionRecs, turnRecs[r.turn]) {
+			if o.dropped {
 				continue
 			}
 			for i := range tokens {
