@@ -10,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/acp/replay"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/prices"
 	"github.com/evtool/evtool/sessions"
 	"github.com/urfave/cli/v3"
 )
@@ -62,7 +63,12 @@ func acpServeCmd() *cli.Command {
 			if rate == 0 {
 				rate = -1
 			}
-			lib := &history{paths: args, filter: sessions.Filter{Agents: agents, Project: project}}
+			table, err := priceTable(nil)
+			if err != nil {
+				return err
+			}
+			lib := &history{paths: args, filter: sessions.Filter{Agents: agents, Project: project}, prices: table,
+				cache: summaryCache(cmd.Root().ErrWriter, nil)}
 			err = replay.Serve(ctx, cmd.Root().Reader, cmd.Root().Writer, nil, replay.Options{Library: lib, Name: "history",
 				Profile: cfg.Profile, Meta: cfg.Meta, Rate: rate, Log: cmd.Root().ErrWriter})
 			if err != nil {
@@ -77,6 +83,10 @@ func acpServeCmd() *cli.Command {
 type history struct {
 	paths  []string
 	filter sessions.Filter
+	// The listing is `evtool sessions`' own, with its prices and cache
+	// (a session's summary is the same whichever command made it).
+	prices *prices.Table
+	cache  *sessions.Cache
 
 	once sync.Once
 	list []*sessions.Summary
@@ -85,7 +95,10 @@ type history struct {
 
 func (h *history) load(ctx context.Context) ([]*sessions.Summary, error) {
 	h.once.Do(func() {
-		h.list, h.err = sessions.List(ctx, h.paths, sessions.ListOptions{Filter: h.filter})
+		h.list, h.err = sessions.List(ctx, h.paths, sessions.ListOptions{Filter: h.filter, Prices: h.prices, Cache: h.cache})
+		if h.cache != nil {
+			_ = h.cache.Save() // a cache not written costs the next start its time, nothing else
+		}
 		// Most recent first, as an editor shows them.
 		slices.SortStableFunc(h.list, func(a, b *sessions.Summary) int { return strings.Compare(b.End, a.End) })
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,7 +41,13 @@ time; a date is a whole day in local time (--until includes it).
 
 Exit status: 0 when every session found was read; 1 when a session could
 not be read to its end (listed with its error); 2 for usage errors and
-locations that cannot be searched.`
+locations that cannot be searched.
+
+What a session sums up to is kept in evtool's cache
+($XDG_CACHE_HOME/evtool/sessions.json, else ~/.cache/evtool/…): a session
+whose files have not changed since (size, time and identity of each) is
+not read again by the same evtool with the same prices. --no-cache reads
+everything.`
 
 func sessionsCmd() *cli.Command {
 	var (
@@ -50,6 +57,7 @@ func sessionsCmd() *cli.Command {
 		format       string
 		workers      int
 		priceFiles   []string
+		noCache      bool
 	)
 	return &cli.Command{
 		Name:        "sessions",
@@ -64,6 +72,7 @@ func sessionsCmd() *cli.Command {
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the output's `FORMAT`: text or json"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "read `N` sessions at once (0, the default: one per CPU)"},
 			&cli.StringSliceFlag{Name: "prices", Destination: &priceFiles, TakesFile: true, Usage: "prices from `FILE` (LiteLLM's or models.dev's JSON) before the embedded table's (repeatable)"},
+			&cli.BoolFlag{Name: "no-cache", Destination: &noCache, Usage: "read every session, and neither read nor write the summaries cache"},
 		},
 		Metadata: completions(map[string][]string{"agent": agentNames(), "format": {"text", "json"}}),
 		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {
@@ -96,7 +105,11 @@ func sessionsCmd() *cli.Command {
 				return err
 			}
 			stderr := cmd.Root().ErrWriter
-			list, err := sessions.List(ctx, args, sessions.ListOptions{Filter: f, Workers: workers, Prices: table,
+			var cache *sessions.Cache
+			if !noCache {
+				cache = summaryCache(stderr, priceFiles)
+			}
+			list, err := sessions.List(ctx, args, sessions.ListOptions{Filter: f, Workers: workers, Prices: table, Cache: cache,
 				Unpriced: func(model string) {
 					if model == stats.None {
 						fmt.Fprintln(stderr, "evtool: usage that names no model cannot be priced: its cost is shown as unknown")
@@ -104,6 +117,11 @@ func sessionsCmd() *cli.Command {
 					}
 					fmt.Fprintf(stderr, "evtool: no price for model %q in the price table: its cost is shown as unknown (--prices FILE adds prices)\n", model)
 				}})
+			if cache != nil {
+				if err := cache.Save(); err != nil {
+					fmt.Fprintf(stderr, "evtool: the sessions cache %s was not written (the next listing reads every session again): %v\n", cache.Path, err)
+				}
+			}
 			if err != nil {
 				return ioErr(err)
 			}
@@ -129,6 +147,25 @@ func sessionsCmd() *cli.Command {
 			return nil
 		}),
 	}
+}
+
+// summaryCache returns the cache of session summaries in the user's cache
+// directory, salted with this build and the price files' contents (a
+// summary's cost depends on them); nil when there is no cache directory.
+func summaryCache(stderr io.Writer, priceFiles []string) *sessions.Cache {
+	path, err := sessions.DefaultCachePath()
+	if err != nil {
+		return nil // no home, no $XDG_CACHE_HOME: nothing to keep
+	}
+	var extra [][]byte
+	for _, f := range priceFiles {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil // priceTable reported it already
+		}
+		extra = append(extra, []byte(f), b)
+	}
+	return &sessions.Cache{Path: path, Salt: sessions.BuildSalt(Version(), extra...)}
 }
 
 // agentNames returns the agents whose sessions evtool finds.

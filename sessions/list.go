@@ -185,6 +185,9 @@ type ListOptions struct {
 	// Unpriced, when set, is called once for each model Prices lacks,
 	// from one goroutine at a time.
 	Unpriced func(model string)
+	// Cache, when set, gives the summaries of sessions unchanged since
+	// they were read, and takes those read now; call its Save after.
+	Cache *Cache
 }
 
 // List finds the sessions under paths (see Find) and summarizes each the
@@ -223,7 +226,7 @@ func List(ctx context.Context, paths []string, opts ListOptions) ([]*Summary, er
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				sum := Summarize(j.s, j.r, opts.Prices, unpriced)
+				sum := summarizeCached(opts.Cache, j.s, j.r, opts, unpriced)
 				if f.keeps(sum) {
 					mu.Lock()
 					out = append(out, sum)
