@@ -341,7 +341,10 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// run writes s[from:to].
+// run writes s[from:to]: plain text as it stands, and each inline
+// construct by the method of its first byte. A method returns how far it
+// read and whether it wrote (after flushing the plain text before it);
+// one that read nothing leaves the byte to the plain text.
 func (in *inliner) run(from, to int) {
 	s, h := in.s, in.h
 	plain := from
@@ -351,108 +354,148 @@ func (in *inliner) run(from, to int) {
 		}
 	}
 	for i := from; i < to; {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < to && isPunct(s[i+1]):
-			flush(i)
-			h.text(s[i+1 : i+2])
-			i += 2
-			plain = i
-			continue
-		case c == '\\' && i+1 < to && s[i+1] == '\n':
-			flush(i)
-			h.raw("<br>")
-			i++
-			plain = i
-			continue
+		var adv int
+		var wrote bool
+		switch c := s[i]; {
+		case c == '\\':
+			adv, wrote = in.backslash(i, to, flush)
 		case c == '\n':
-			// Two spaces before a line's end break the line.
-			if i >= 2 && s[i-1] == ' ' && s[i-2] == ' ' {
-				flush(strings.LastIndexFunc(s[:i], func(r rune) bool { return r != ' ' }) + 1)
-				h.raw("<br>")
+			if in.hardBreak(i, flush) {
 				plain = i
 			}
 		case c == '`':
-			n := run(s, i, to, '`')
-			if end := in.closer(s[i:i+n], i+n, to, false); end >= 0 {
-				flush(i)
-				code := s[i+n : end]
-				if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
-					code = code[1 : len(code)-1]
-				}
-				h.raw("<code>")
-				h.text(strings.ReplaceAll(code, "\n", " "))
-				h.raw("</code>")
-				i = end + n
-				plain = i
-				continue
-			}
-			i += n
-			continue
+			adv, wrote = in.codeSpan(i, to, flush)
 		case (c == '*' || c == '_' || c == '~') && in.depth < maxMDDepth:
-			n := run(s, i, to, c)
-			if c == '~' && n != 2 {
-				i += n
-				continue
-			}
-			// An opener is followed by a non-space; _ opens only at a
-			// word's start.
-			if i+n < to && s[i+n] != ' ' && s[i+n] != '\n' && (c != '_' || i == 0 || !isAlnum(s[i-1])) && n <= 3 {
-				if end := in.closer(s[i:i+n], i+n, to, true); end >= 0 {
-					flush(i)
-					open, shut := "<em>", "</em>"
-					switch {
-					case c == '~':
-						open, shut = "<del>", "</del>"
-					case n == 2:
-						open, shut = "<strong>", "</strong>"
-					case n == 3:
-						open, shut = "<strong><em>", "</em></strong>"
-					}
-					h.raw(open)
-					in.depth++
-					in.run(i+n, end)
-					in.depth--
-					h.raw(shut)
-					i = end + n
-					plain = i
-					continue
-				}
-			}
-			i += n
-			continue
+			adv, wrote = in.emphasis(c, i, to, flush)
 		case c == '[' || (c == '!' && i+1 < to && s[i+1] == '['):
-			img := c == '!'
-			open := i
-			if img {
-				open++
-			}
-			if label, url, end, ok := in.link(open, to); ok {
-				flush(i)
-				if img {
-					h.raw(`<span class="img">[image: `)
-					h.text(s[label[0]:label[1]])
-					h.raw("]</span>")
-				} else {
-					h.raw(`<span class="lk">`)
-					in.depth++
-					in.run(label[0], label[1])
-					in.depth--
-					h.raw("</span>")
-				}
-				if url != "" {
-					h.raw(` <span class="url">(`)
-					h.text(url)
-					h.raw(")</span>")
-				}
-				i = end
-				plain = i
-				continue
-			}
+			adv, wrote = in.linkAt(c == '!', i, to, flush)
 		}
-		i++
+		switch {
+		case wrote:
+			i += adv
+			plain = i
+		case adv > 0:
+			i += adv
+		default:
+			i++
+		}
 	}
 	flush(to)
+}
+
+// backslash writes an escaped punctuation character as itself, and a
+// backslash before a line's end as a line break.
+func (in *inliner) backslash(i, to int, flush func(int)) (int, bool) {
+	s, h := in.s, in.h
+	switch {
+	case i+1 < to && isPunct(s[i+1]):
+		flush(i)
+		h.text(s[i+1 : i+2])
+		return 2, true
+	case i+1 < to && s[i+1] == '\n':
+		flush(i)
+		h.raw("<br>")
+		return 1, true
+	}
+	return 0, false
+}
+
+// hardBreak writes a line break where two spaces end a line; the line's
+// end itself stays in the plain text.
+func (in *inliner) hardBreak(i int, flush func(int)) bool {
+	s := in.s
+	if i >= 2 && s[i-1] == ' ' && s[i-2] == ' ' {
+		flush(strings.LastIndexFunc(s[:i], func(r rune) bool { return r != ' ' }) + 1)
+		in.h.raw("<br>")
+		return true
+	}
+	return false
+}
+
+// codeSpan writes a code span opened at i; an opener without a closer is
+// plain text.
+func (in *inliner) codeSpan(i, to int, flush func(int)) (int, bool) {
+	s, h := in.s, in.h
+	n := run(s, i, to, '`')
+	end := in.closer(s[i:i+n], i+n, to, false)
+	if end < 0 {
+		return n, false
+	}
+	flush(i)
+	code := s[i+n : end]
+	if len(code) >= 2 && code[0] == ' ' && code[len(code)-1] == ' ' && strings.Trim(code, " ") != "" {
+		code = code[1 : len(code)-1]
+	}
+	h.raw("<code>")
+	h.text(strings.ReplaceAll(code, "\n", " "))
+	h.raw("</code>")
+	return end + n - i, true
+}
+
+// emphasis writes emphasis, strong emphasis or strikethrough opened at i
+// by a run of c, and what it holds.
+func (in *inliner) emphasis(c byte, i, to int, flush func(int)) (int, bool) {
+	s, h := in.s, in.h
+	n := run(s, i, to, c)
+	if c == '~' && n != 2 {
+		return n, false
+	}
+	// An opener is followed by a non-space; _ opens only at a word's
+	// start.
+	if i+n >= to || s[i+n] == ' ' || s[i+n] == '\n' || (c == '_' && i > 0 && isAlnum(s[i-1])) || n > 3 {
+		return n, false
+	}
+	end := in.closer(s[i:i+n], i+n, to, true)
+	if end < 0 {
+		return n, false
+	}
+	flush(i)
+	open, shut := "<em>", "</em>"
+	switch {
+	case c == '~':
+		open, shut = "<del>", "</del>"
+	case n == 2:
+		open, shut = "<strong>", "</strong>"
+	case n == 3:
+		open, shut = "<strong><em>", "</em></strong>"
+	}
+	h.raw(open)
+	in.depth++
+	in.run(i+n, end)
+	in.depth--
+	h.raw(shut)
+	return end + n - i, true
+}
+
+// linkAt writes a link, or an image as its alt text, opened at i.
+func (in *inliner) linkAt(img bool, i, to int, flush func(int)) (int, bool) {
+	s, h := in.s, in.h
+	open := i
+	if img {
+		open++
+	}
+	label, url, end, ok := in.link(open, to)
+	if !ok {
+		return 0, false
+	}
+	flush(i)
+	if img {
+		h.raw(`<span class="img">[image: `)
+		h.text(s[label[0]:label[1]])
+		h.raw("]</span>")
+	} else {
+		h.raw(`<span class="lk">`)
+		in.depth++
+		in.run(label[0], label[1])
+		in.depth--
+		h.raw("</span>")
+	}
+	if url != "" {
+		h.raw(` <span class="url">(`)
+		h.text(url)
+		h.raw(")</span>")
+	}
+	return end - i, true
 }
 
 // run returns the length of the run of c at s[i:to].

@@ -1,12 +1,9 @@
 package view
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/stats"
@@ -183,7 +180,8 @@ func (m *model) keep(s string) *text {
 	return &t
 }
 
-// add takes one event into the page.
+// add takes one event into the page: its time into its turn's span, its
+// body to the method of its type.
 func (m *model) add(ev *event.Event) {
 	if ev.Time != "" {
 		m.times++
@@ -198,12 +196,7 @@ func (m *model) add(ev *event.Event) {
 	}
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
-		if m.session == nil {
-			s := *b
-			m.session = &s
-			return
-		}
-		m.note(ev, "info", "session started again", b.SessionID, "")
+		m.sessionStarted(ev, b)
 	case *event.SessionFinished:
 		m.finish(ev, b)
 	case *event.TurnStarted:
@@ -215,11 +208,7 @@ func (m *model) add(ev *event.Event) {
 	case *event.Usage:
 		m.point(3, ev, b)
 	case *event.ModelConfigured:
-		label := "model " + b.Model
-		if b.Provider != "" {
-			label += " (" + b.Provider + ")"
-		}
-		m.housekeeping(ev, "info", "model configured", label, "")
+		m.modelConfigured(ev, b)
 	case *event.UserMessage:
 		m.userMessage(ev, b)
 	case *event.MessageDelta:
@@ -231,43 +220,13 @@ func (m *model) add(ev *event.Event) {
 	case *event.Reasoning:
 		m.assembled(ev, msgReasoning, b.Text, "")
 	case *event.ToolCall:
-		c := m.card(ev, b.CallID, b.Name, false)
-		if c == nil {
-			return
-		}
-		if c.name == "" {
-			c.name = b.Name
-		}
-		if c.title == "" {
-			c.title = b.Title
-		}
-		if c.kind == "" {
-			c.kind = b.Kind
-		}
-		if c.mut == "" {
-			c.mut = b.Mutability
-		}
-		if len(b.Input) > 0 && c.input == nil {
-			m.input(c, b.Input)
-		}
+		m.toolCall(ev, b)
 	case *event.ToolStarted:
 		m.card(ev, b.CallID, b.Name, false)
 	case *event.ToolProgress:
-		if c := m.card(ev, b.CallID, b.Name, false); c != nil {
-			if c.progress == nil {
-				c.progress = &text{}
-			} else {
-				m.bud.add(c.progress, "\n")
-			}
-			m.bud.add(c.progress, b.Message)
-		}
+		m.toolProgress(ev, b)
 	case *event.ToolOutput:
-		if c := m.card(ev, b.CallID, b.Name, false); c != nil {
-			if c.out == nil {
-				c.out = &text{}
-			}
-			m.bud.add(c.out, b.Chunk)
-		}
+		m.toolOutput(ev, b)
 	case *event.ToolFinished:
 		m.toolFinished(ev, b)
 	case *event.PermissionRequested:
@@ -275,45 +234,25 @@ func (m *model) add(ev *event.Event) {
 	case *event.PermissionResolved:
 		m.permResolved(ev, b)
 	case *event.PlanUpdated:
-		if !m.room() {
-			return
-		}
-		p := &plan{entries: b.Entries}
-		if len(p.entries) > 100 {
-			p.more = len(p.entries) - 100
-			p.entries = p.entries[:100:100]
-		}
-		for i := range p.entries {
-			// Keep each entry's text within the budget.
-			e := p.entries[i]
-			e.Content = m.keep(e.Content).String()
-			e.ActiveForm = ""
-			p.entries[i] = e
-		}
-		m.blockOf(ev).add(p)
+		m.planUpdated(ev, b)
 	case *event.TaskUpdated:
 		m.taskUpdated(ev, b)
+	default:
+		m.housekeepingEvent(ev)
+	}
+}
+
+// housekeepingEvent takes the events that are notes beside the
+// conversation: compaction, elisions, memory, branches, notices, retries,
+// errors and unknown lines.
+func (m *model) housekeepingEvent(ev *event.Event) {
+	switch b := ev.Body.(type) {
 	case *event.CompactionStarted:
 		m.note(ev, "info", "compacting the context", "", "")
 	case *event.CompactionFinished:
-		s := "context compacted"
-		if b.ReplacedItems != nil {
-			s += ": " + strconv.FormatUint(*b.ReplacedItems, 10) + " items replaced"
-		}
-		if b.PreservedItems != nil {
-			s += ", " + strconv.FormatUint(*b.PreservedItems, 10) + " kept"
-		}
-		more := ""
-		if b.SummaryPreview != nil {
-			more = *b.SummaryPreview
-		}
-		m.note(ev, "info", "compaction", s, more)
+		m.compactionFinished(ev, b)
 	case *event.ContextElided:
-		s := strconv.Itoa(len(b.Results)) + " tool results shortened in a request"
-		if b.OriginalBytes != nil && b.ProjectedBytes != nil {
-			s += " (" + bytesText(int64(*b.OriginalBytes)) + " → " + bytesText(int64(*b.ProjectedBytes)) + ")"
-		}
-		m.housekeeping(ev, "info", "context elided", s, "")
+		m.contextElided(ev, b)
 	case *event.MemoryUpdated:
 		s := "memory updated"
 		if b.StoredRecords != nil {
@@ -327,26 +266,9 @@ func (m *model) add(ev *event.Event) {
 		}
 		m.note(ev, "warn", "branched", s, "")
 	case *event.Notice:
-		switch b.Severity {
-		case event.SeverityWarning:
-			m.note(ev, "warn", "warning", b.Message, "")
-		case event.SeverityError:
-			m.note(ev, "err", "error", b.Message, "")
-		default:
-			m.housekeeping(ev, "info", "notice", b.Message, "")
-		}
+		m.notice(ev, b)
 	case *event.Retry:
-		s := "retry"
-		if b.Attempt != nil {
-			s += " " + strconv.FormatUint(*b.Attempt, 10)
-			if b.MaxAttempts != nil {
-				s += " of " + strconv.FormatUint(*b.MaxAttempts, 10)
-			}
-		}
-		if b.NextDelayMS != nil {
-			s += " in " + durText(float64(*b.NextDelayMS)/1000)
-		}
-		m.note(ev, "warn", s, b.Error, "")
+		m.retry(ev, b)
 	case *event.Error:
 		label := "error"
 		if b.Recoverable != nil && *b.Recoverable {
@@ -356,6 +278,134 @@ func (m *model) add(ev *event.Event) {
 	case *event.Unknown:
 		m.housekeeping(ev, "info", "unknown line", b.Dialect+" "+b.SourceType, string(b.Raw))
 	}
+}
+
+func (m *model) sessionStarted(ev *event.Event, b *event.SessionStarted) {
+	if m.session == nil {
+		s := *b
+		m.session = &s
+		return
+	}
+	m.note(ev, "info", "session started again", b.SessionID, "")
+}
+
+func (m *model) modelConfigured(ev *event.Event, b *event.ModelConfigured) {
+	label := "model " + b.Model
+	if b.Provider != "" {
+		label += " (" + b.Provider + ")"
+	}
+	m.housekeeping(ev, "info", "model configured", label, "")
+}
+
+// toolCall fills a call's card with what the call states and the card
+// lacks: a card may have been opened by an earlier event of the call.
+func (m *model) toolCall(ev *event.Event, b *event.ToolCall) {
+	c := m.card(ev, b.CallID, b.Name, false)
+	if c == nil {
+		return
+	}
+	if c.name == "" {
+		c.name = b.Name
+	}
+	if c.title == "" {
+		c.title = b.Title
+	}
+	if c.kind == "" {
+		c.kind = b.Kind
+	}
+	if c.mut == "" {
+		c.mut = b.Mutability
+	}
+	if len(b.Input) > 0 && c.input == nil {
+		m.input(c, b.Input)
+	}
+}
+
+func (m *model) toolProgress(ev *event.Event, b *event.ToolProgress) {
+	if c := m.card(ev, b.CallID, b.Name, false); c != nil {
+		if c.progress == nil {
+			c.progress = &text{}
+		} else {
+			m.bud.add(c.progress, "\n")
+		}
+		m.bud.add(c.progress, b.Message)
+	}
+}
+
+func (m *model) toolOutput(ev *event.Event, b *event.ToolOutput) {
+	if c := m.card(ev, b.CallID, b.Name, false); c != nil {
+		if c.out == nil {
+			c.out = &text{}
+		}
+		m.bud.add(c.out, b.Chunk)
+	}
+}
+
+// planUpdated shows a plan's first 100 entries, each within the budget.
+func (m *model) planUpdated(ev *event.Event, b *event.PlanUpdated) {
+	if !m.room() {
+		return
+	}
+	p := &plan{entries: b.Entries}
+	if len(p.entries) > 100 {
+		p.more = len(p.entries) - 100
+		p.entries = p.entries[:100:100]
+	}
+	for i := range p.entries {
+		e := p.entries[i]
+		e.Content = m.keep(e.Content).String()
+		e.ActiveForm = ""
+		p.entries[i] = e
+	}
+	m.blockOf(ev).add(p)
+}
+
+func (m *model) compactionFinished(ev *event.Event, b *event.CompactionFinished) {
+	s := "context compacted"
+	if b.ReplacedItems != nil {
+		s += ": " + strconv.FormatUint(*b.ReplacedItems, 10) + " items replaced"
+	}
+	if b.PreservedItems != nil {
+		s += ", " + strconv.FormatUint(*b.PreservedItems, 10) + " kept"
+	}
+	more := ""
+	if b.SummaryPreview != nil {
+		more = *b.SummaryPreview
+	}
+	m.note(ev, "info", "compaction", s, more)
+}
+
+func (m *model) contextElided(ev *event.Event, b *event.ContextElided) {
+	s := strconv.Itoa(len(b.Results)) + " tool results shortened in a request"
+	if b.OriginalBytes != nil && b.ProjectedBytes != nil {
+		s += " (" + bytesText(int64(*b.OriginalBytes)) + " → " + bytesText(int64(*b.ProjectedBytes)) + ")"
+	}
+	m.housekeeping(ev, "info", "context elided", s, "")
+}
+
+func (m *model) notice(ev *event.Event, b *event.Notice) {
+	switch b.Severity {
+	case event.SeverityWarning:
+		m.note(ev, "warn", "warning", b.Message, "")
+	case event.SeverityError:
+		m.note(ev, "err", "error", b.Message, "")
+	default:
+		m.housekeeping(ev, "info", "notice", b.Message, "")
+	}
+}
+
+func (m *model) retry(ev *event.Event, b *event.Retry) {
+	s := "retry"
+	if b.Attempt != nil {
+		s += " " + strconv.FormatUint(*b.Attempt, 10)
+		if b.MaxAttempts != nil {
+			s += " of " + strconv.FormatUint(*b.MaxAttempts, 10)
+		}
+	}
+	if b.NextDelayMS != nil {
+		s += " in " + durText(float64(*b.NextDelayMS)/1000)
+	}
+	m.note(ev, "warn", s, b.Error, "")
 }
 
 // turnOf returns the turn an event belongs to: the turn its turn_id
@@ -636,194 +686,6 @@ func (m *model) markText(ev *event.Event) {
 		if t := m.turnOf(ev); t != nil {
 			t.hasText = true
 		}
-	}
-}
-
-// card returns the card of a call: the open one of its id, or a new one.
-// A call whose id finished before is a new call, as stats.Counter counts
-// it. It returns nil past Limits.Items.
-func (m *model) card(ev *event.Event, id, name string, finishing bool) *call {
-	if c := m.calls[id]; c != nil && !c.finished {
-		if c.start == "" && ev.Time != "" && !finishing {
-			c.start = ev.Time
-		}
-		if c.name == "" {
-			c.name = name
-		}
-		return c
-	}
-	if !m.room() {
-		delete(m.calls, id)
-		return nil
-	}
-	m.ids++
-	c := &call{n: m.ids, id: id, name: name}
-	if !finishing {
-		c.start = ev.Time
-	}
-	m.calls[id] = c
-	m.cards = append(m.cards, c)
-	m.blockOf(ev).add(c)
-	return c
-}
-
-// input keeps a call's input: indented JSON when it is small enough to
-// be shown whole, else its text as it came; and what the card shows of
-// it at a glance: an execute call's command, an edit's diff.
-func (m *model) input(c *call, raw json.RawMessage) {
-	if len(raw) > m.lim.Text {
-		c.input = m.keep(string(raw))
-		return
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err == nil {
-		c.input = m.keep(buf.String())
-	} else {
-		c.input = m.keep(string(raw))
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil {
-		if s, ok := strOK(obj, "command", "cmd"); ok {
-			c.cmd = m.keep(s)
-		} else {
-			var argv []string
-			if json.Unmarshal(obj["command"], &argv) == nil && len(argv) > 0 {
-				c.cmd = m.keep(strings.Join(argv, " "))
-			}
-		}
-	}
-	if isEdit(c) {
-		c.diff = inputDiff(raw, m)
-	}
-}
-
-func (m *model) toolFinished(ev *event.Event, b *event.ToolFinished) {
-	c := m.card(ev, b.CallID, b.Name, true)
-	if c == nil {
-		return
-	}
-	f := *b
-	f.Output, f.Summary, f.Error, f.Edit, f.Web = nil, nil, "", nil, nil
-	c.fin, c.finished, c.end = &f, true, ev.Time
-	if c.kind == "" {
-		c.kind = b.Kind
-	}
-	if b.Output != nil {
-		c.finOut = m.keep(*b.Output)
-		if c.out != nil && c.out.String() == c.finOut.String() {
-			c.out = nil // the chunks said the same
-		}
-	}
-	if b.Summary != nil && *b.Summary != "" {
-		c.finSummary = m.keep(*b.Summary)
-	}
-	if b.Error != "" {
-		c.finError = m.keep(b.Error)
-	}
-	if len(b.Edit) > 0 {
-		// The change as made, when it states its diff, over the change
-		// the input asked for.
-		if d := editDiff(b.Edit, m); d != nil && (c.diff == nil || d.hasText()) {
-			c.diff = d
-		} else {
-			c.finEdit = m.keep(string(b.Edit))
-		}
-	}
-	if len(b.Web) > 0 {
-		c.finWeb = m.keep(string(b.Web))
-	}
-}
-
-func (m *model) permRequested(ev *event.Event, b *event.PermissionRequested) {
-	p := &perm{req: b}
-	if b.Description != "" {
-		p.desc = m.keep(b.Description)
-	}
-	if len(b.Preview) > 0 {
-		p.preview = m.keep(string(b.Preview))
-	}
-	r := *b
-	r.Description, r.Preview = "", nil
-	p.req = &r
-	if len(m.perms) < 1000 {
-		m.perms = append(m.perms, p)
-	}
-	if c := m.calls[b.CallID]; b.CallID != "" && c != nil {
-		c.perms = append(c.perms, p)
-		return
-	}
-	// Asked before its call was made known, or for no call: on its own.
-	if m.room() {
-		m.blockOf(ev).add(p)
-	}
-}
-
-func (m *model) permResolved(ev *event.Event, b *event.PermissionResolved) {
-	// The request it answers: by request id, else by call id, else the
-	// latest unanswered.
-	match := -1
-	for i := len(m.perms) - 1; i >= 0; i-- {
-		p := m.perms[i]
-		switch {
-		case b.RequestID != "" && p.req.RequestID == b.RequestID,
-			b.RequestID == "" && b.CallID != "" && p.req.CallID == b.CallID,
-			b.RequestID == "" && b.CallID == "":
-			match = i
-		}
-		if match >= 0 {
-			break
-		}
-	}
-	r := *b
-	if match >= 0 {
-		m.perms[match].res = &r
-		m.perms = append(m.perms[:match], m.perms[match+1:]...)
-		return
-	}
-	// An answer without a request (muse states only the answer).
-	p := &perm{res: &r}
-	if c := m.calls[b.CallID]; b.CallID != "" && c != nil {
-		c.perms = append(c.perms, p)
-		return
-	}
-	if m.room() {
-		m.blockOf(ev).add(p)
-	}
-}
-
-func (m *model) taskUpdated(ev *event.Event, b *event.TaskUpdated) {
-	t := m.tasks[b.TaskID]
-	if t == nil {
-		if !m.room() {
-			return
-		}
-		t = &task{id: b.TaskID, kind: b.Kind}
-		m.tasks[b.TaskID] = t
-		if b.Kind == event.TaskInternal {
-			// The producer's own housekeeping (model calls, reminders).
-			if h := m.hkOf(ev); h != nil {
-				h.notes = append(h.notes, &note{class: "info", label: "task", task: t})
-			}
-		} else {
-			m.blockOf(ev).add(t)
-		}
-	}
-	t.updates++
-	t.status = b.Status
-	if b.Kind != "" {
-		t.kind = b.Kind
-	}
-	if b.Title != "" {
-		t.title = b.Title
-	}
-	if b.Detail != "" {
-		t.detail = m.keep(b.Detail)
-	}
-	if b.Reason != "" {
-		t.reason = b.Reason
-	}
-	if b.ParentTaskID != "" {
-		t.parent = b.ParentTaskID
 	}
 }
 
