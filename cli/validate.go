@@ -47,6 +47,7 @@ func validateCmd() *cli.Command {
 		quiet       bool
 		format      string
 		schemaFile  string
+		assertFmt   bool
 		validOut    string
 		invalidOut  string
 		disable     []string
@@ -75,6 +76,7 @@ func validateCmd() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &quiet, Usage: "print no summaries on stderr"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the report's `FORMAT`: " + strings.Join(report.IDs(), ", ")},
 			&cli.StringFlag{Name: "schema", Destination: &schemaFile, TakesFile: true, Usage: "check any NDJSON against this JSON Schema `FILE` instead of a dialect's"},
+			&cli.BoolFlag{Name: "assert-format", Destination: &assertFmt, Usage: "with --schema, fail strings that are not their \"format\" (date-time, email, ...) in every draft; without it, draft-07 and older assert format, 2019-09 and 2020-12 only annotate it"},
 			&cli.StringFlag{Name: "valid-out", Destination: &validOut, TakesFile: true, Usage: "write the lines without errors to `FILE`, byte for byte"},
 			&cli.StringFlag{Name: "invalid-out", Destination: &invalidOut, TakesFile: true, Usage: "write the lines with errors to `FILE`, byte for byte"},
 			&cli.StringSliceFlag{Name: "disable", Destination: &disable, Usage: "silence a `RULE` (repeatable, or comma-separated; see evtool rules)"},
@@ -114,9 +116,11 @@ func validateCmd() *cli.Command {
 				if d != nil || strict {
 					return usageErr("--schema checks against a user's schema: it takes no --dialect or --strict")
 				}
-				if opts.Schema, err = validate.CompileSchema(schemaFile); err != nil {
+				if opts.Schema, err = validate.CompileSchemaWith(schemaFile, validate.SchemaOptions{AssertFormat: assertFmt}); err != nil {
 					return ioErr(err)
 				}
+			} else if assertFmt {
+				return usageErr("--assert-format applies to a user's schema: it needs --schema")
 			}
 			inputs, err := validate.Inputs(args)
 			if err != nil {

@@ -33,12 +33,33 @@ type Schema struct {
 // Name returns the schema's file name as it was given.
 func (s *Schema) Name() string { return s.name }
 
-// CompileSchema reads and compiles a user's JSON Schema. Without
-// "$schema" it is read as draft 2020-12; with one, as that draft. A
-// "$ref" is resolved against the schema's own files only, never the
-// network: a relative reference names a file beside it (or below it),
-// and an absolute http(s) one the file beside it whose "$id" it is.
+// SchemaOptions are the choices of CompileSchemaWith.
+type SchemaOptions struct {
+	// AssertFormat makes "format" an assertion in every draft: a string
+	// that is not a date-time, an email and so on fails. Without it,
+	// draft-07 and older assert it (as their specifications say) while
+	// 2019-09 and 2020-12 only annotate it, so that it never fails,
+	// unless the schema's metaschema requires the format-assertion
+	// vocabulary.
+	AssertFormat bool
+}
+
+// CompileSchema reads and compiles a user's JSON Schema with the default
+// SchemaOptions.
 func CompileSchema(path string) (*Schema, error) {
+	return CompileSchemaWith(path, SchemaOptions{})
+}
+
+// CompileSchemaWith reads and compiles a user's JSON Schema. Without
+// "$schema" it is read as draft 2020-12; with one, as that draft, and so
+// are the files it refers to that have no "$schema" of their own. A
+// "$ref" is resolved against the schema's own files only, never the
+// network: a relative reference names a file beside it (or below it);
+// any other, such as an http(s) URL or a URN, names the .json file beside
+// it whose "$id" it is, and failing that, for an http(s) URL, the file
+// beside it (or below it) that its path ends with, whatever that file's
+// own "$id".
+func CompileSchemaWith(path string, opts SchemaOptions) (*Schema, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -48,7 +69,10 @@ func CompileSchema(path string) (*Schema, error) {
 	}
 	root := fileURL(abs)
 	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	c.DefaultDraft(draftOf(abs))
+	if opts.AssertFormat {
+		c.AssertFormat()
+	}
 	c.UseLoader(&localLoader{dir: filepath.Dir(abs)})
 	sch, err := c.Compile(root)
 	if err != nil {
@@ -63,6 +87,30 @@ func CompileSchema(path string) (*Schema, error) {
 		return nil, fmt.Errorf("schema %s: not a usable schema: %w: %s", path, ErrSchemaCycle, strings.Join(locs, " -> "))
 	}
 	return s, nil
+}
+
+// draftOf returns the draft a schema file's "$schema" names, and draft
+// 2020-12 when it names none (or a metaschema of its own). It is the
+// default draft of the compiler, so that a file the schema refers to
+// without a "$schema" of its own is read in the same draft: a draft-07
+// schema's siblings are draft-07 schemas too.
+func draftOf(path string) *jsonschema.Draft {
+	doc, err := loadFile(path)
+	if err != nil {
+		return jsonschema.Draft2020 // the compiler reports it
+	}
+	m, _ := doc.(map[string]any)
+	meta, _ := m["$schema"].(string)
+	meta = strings.TrimSuffix(meta, "#")
+	if rest, ok := strings.CutPrefix(meta, "http://"); ok {
+		meta = "https://" + rest
+	}
+	for _, d := range []*jsonschema.Draft{jsonschema.Draft4, jsonschema.Draft6, jsonschema.Draft7, jsonschema.Draft2019, jsonschema.Draft2020} {
+		if u := strings.Replace(d.String(), "http://", "https://", 1); u == meta {
+			return d
+		}
+	}
+	return jsonschema.Draft2020
 }
 
 // ErrSchemaCycle is a schema that applies itself to the same value
@@ -199,16 +247,16 @@ func (s *Schema) relative(loc string) string {
 }
 
 // localLoader loads the documents a schema refers to from local files
-// only. An http(s) URL is looked up among the "$id"s of the .json files
-// in the schema's directory, which are read when first needed, then among
-// the files there without one, by name.
+// only. A URL that is not a file's (http, https, urn and so on) is looked
+// up among the "$id"s of the .json files in the schema's directory, which
+// are read when first needed; an http(s) one then by its path, the file
+// in the directory (or below it) at the longest end of that path: for
+// http://h/a/b.json, a/b.json, else b.json. By path a file is found
+// whatever its own "$id", as a server would serve it.
 type localLoader struct {
 	dir  string
 	once sync.Once
 	ids  map[string]string // $id without fragment → file
-	// plain maps the name of a file without an $id to the file: a
-	// relative reference from a schema whose $id is http(s) names it.
-	plain map[string]string
 }
 
 func (l *localLoader) Load(u string) (any, error) {
@@ -216,27 +264,45 @@ func (l *localLoader) Load(u string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch pu.Scheme {
-	case "file":
+	if pu.Scheme == "file" {
 		return jsonschema.FileLoader{}.Load(u)
-	case "http", "https":
-		l.once.Do(l.index)
-		pu.Fragment = ""
-		if f, ok := l.ids[pu.String()]; ok {
-			return loadFile(f)
-		}
-		if f, ok := l.plain[pathpkg.Base(pu.Path)]; ok {
+	}
+	l.once.Do(l.index)
+	pu.Fragment = ""
+	if f, ok := l.ids[pu.String()]; ok {
+		return loadFile(f)
+	}
+	if pu.Scheme == "http" || pu.Scheme == "https" {
+		if f := l.byPath(pu.Path); f != "" {
 			return loadFile(f)
 		}
 		return nil, fmt.Errorf("%s is not the $id of a .json file beside the schema, and evtool never fetches schemas from the network", u)
 	}
-	return nil, fmt.Errorf("%s: only local files are read", u)
+	return nil, fmt.Errorf("%s is not the $id of a .json file beside the schema, and only local files are read", u)
+}
+
+// byPath returns the regular file at the longest end of an URL's path
+// that is in the directory or below it, or "".
+func (l *localLoader) byPath(p string) string {
+	segs := strings.Split(strings.Trim(pathpkg.Clean("/"+p), "/"), "/")
+	for i := range segs {
+		rel := segs[i:]
+		if slices.Contains(rel, "") || slices.Contains(rel, "..") {
+			continue
+		}
+		f := filepath.Join(append([]string{l.dir}, rel...)...)
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			return f
+		}
+	}
+	return ""
 }
 
 // index reads the $id of every .json file in the directory. A file that
-// is not a JSON object with an $id is skipped: it may not be a schema.
+// is not a JSON object with an absolute $id is skipped: it may not be a
+// schema, and it is still found by its name.
 func (l *localLoader) index() {
-	l.ids, l.plain = map[string]string{}, map[string]string{}
+	l.ids = map[string]string{}
 	entries, err := os.ReadDir(l.dir)
 	if err != nil {
 		return
@@ -252,11 +318,11 @@ func (l *localLoader) index() {
 		}
 		m, _ := doc.(map[string]any)
 		id, _ := m["$id"].(string)
-		if id == "" {
-			l.plain[e.Name()] = f
-		} else if pu, err := url.Parse(id); err == nil {
+		if pu, err := url.Parse(id); err == nil && pu.IsAbs() {
 			pu.Fragment = ""
-			l.ids[pu.String()] = f
+			if _, dup := l.ids[pu.String()]; !dup {
+				l.ids[pu.String()] = f
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -228,7 +229,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
 		if !known[k.Str] {
-			rep.Reportf(ruleUnknownField, "/"+k.Str, "unknown field %q on %s", k.Str, typ)
+			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
 		}
 		return true
 	})

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -104,7 +105,7 @@ func readRecord(r gjson.Result, n int) (*record, error) {
 	// it stands among them.
 	rec.typ = f.str("/type", jsonobj.Lookup(r, "type"))
 	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
-		ptr := "/" + k.Str
+		ptr := "/" + jsonptr.Escape(k.Str)
 		switch k.Str {
 		case "id":
 			rec.id = v.Str // classify saw a string
@@ -200,7 +201,7 @@ func (rec *record) readCalls(f *faults, v gjson.Result) {
 		}
 		c := call{raw: e}
 		jsonobj.ForEach(e, func(k, x gjson.Result) bool {
-			p := ptr + "/" + k.Str
+			p := ptr + "/" + jsonptr.Escape(k.Str)
 			switch k.Str {
 			case "id":
 				c.id = f.str(p, x)

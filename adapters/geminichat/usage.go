@@ -5,6 +5,7 @@ import (
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -39,7 +40,7 @@ func readTokens(f *faults, ptr string, v gjson.Result) tokens {
 		}
 		n, msg := jsonobj.ParseUint(e, jsonobj.U64)
 		if msg != "" {
-			f.fail(ptr+"/"+k.Str, "%s", msg)
+			f.fail(ptr+"/"+jsonptr.Escape(k.Str), "%s", msg)
 			return false
 		}
 		*dst = &n
