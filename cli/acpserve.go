@@ -48,10 +48,9 @@ func acpServeCmd() *cli.Command {
 		},
 		Metadata: completions(map[string][]string{"agent": agentNames(), "acp-profile": acpProfiles}),
 		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {
-			for _, a := range agents {
-				if !slices.Contains(agentNames(), a) {
-					return usageErr("--agent %q: want %s%s", a, strings.Join(agentNames(), ", "), didYouMean(a, agentNames()))
-				}
+			agents, err := agentFlag(agents)
+			if err != nil {
+				return err
 			}
 			cfg, err := acpConfig(profile, meta, true)
 			if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -77,13 +76,10 @@ func sessionsCmd() *cli.Command {
 		Metadata: completions(map[string][]string{"agent": agentNames(), "format": {"text", "json"}}),
 		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {
 			var f sessions.Filter
-			for _, a := range agents {
-				if !slices.Contains(agentNames(), a) {
-					return usageErr("--agent %q: want %s%s", a, strings.Join(agentNames(), ", "), didYouMean(a, agentNames()))
-				}
-				f.Agents = append(f.Agents, a)
-			}
 			var err error
+			if f.Agents, err = agentFlag(agents); err != nil {
+				return err
+			}
 			if f.Since, err = parseWhen("--since", since, false); err != nil {
 				return err
 			}
@@ -166,6 +162,20 @@ func summaryCache(stderr io.Writer, priceFiles []string) *sessions.Cache {
 		extra = append(extra, []byte(f), b)
 	}
 	return &sessions.Cache{Path: path, Salt: sessions.BuildSalt(Version(), extra...)}
+}
+
+// agentFlag resolves the --agent values: each a store's agent, or its
+// first word ("claude" for claude-code).
+func agentFlag(values []string) ([]string, error) {
+	var out []string
+	for _, v := range values {
+		a, err := sessions.Agent(v)
+		if err != nil {
+			return nil, usageErr("--agent %q: want %s%s", v, strings.Join(agentNames(), ", "), didYouMean(v, agentNames()))
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // agentNames returns the agents whose sessions evtool finds.

@@ -313,14 +313,12 @@ func before(name string, since time.Time) bool {
 // standard locations, skipping those last written before --since.
 func readSessions(ctx context.Context, rp *stats.Report, agents []string, opts stats.Options, read func(io.ReadCloser, string, string, error, stats.Options)) error {
 	var f sessions.Filter
-	for _, a := range agents {
-		if !slices.Contains(agentNames(), a) {
-			return usageErr("--agent %q: want %s%s", a, strings.Join(agentNames(), ", "), didYouMean(a, agentNames()))
-		}
-		f.Agents = append(f.Agents, a)
+	var err error
+	if f.Agents, err = agentFlag(agents); err != nil {
+		return err
 	}
 	since := rp.Options().Since
-	err := sessions.Find(ctx, nil, f, func(s sessions.Store, ref sessions.Ref) error {
+	err = sessions.Find(ctx, nil, f, func(s sessions.Store, ref sessions.Ref) error {
 		if !since.IsZero() && !ref.Modified.IsZero() && ref.Modified.Before(since) {
 			return nil
 		}

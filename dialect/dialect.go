@@ -110,6 +110,25 @@ func Writable(d Dialect) bool {
 	return !ro
 }
 
+// Producer is implemented by dialects that one agent writes, whether it
+// prints them or keeps them on disk: Agent names that agent as evtool
+// names agents everywhere (usage --by agent, evtool sessions, --agent),
+// so that a run reads as the same agent's whichever of its dialects it
+// came in: "claude-code" for Claude Code's stream-json and transcripts,
+// "gemini-cli" for Gemini CLI's stream and chats.
+type Producer interface {
+	Agent() string
+}
+
+// AgentOf returns the agent that writes a dialect: its Producer name,
+// else the dialect's own name.
+func AgentOf(d Dialect) string {
+	if p, ok := d.(Producer); ok {
+		return p.Agent()
+	}
+	return d.Name()
+}
+
 // ErrReadOnly is the error of writing a read-only dialect.
 var ErrReadOnly = errors.New("evtool reads this dialect but does not write it")
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/prices"
 	"github.com/evtool/evtool/sessions"
@@ -41,7 +42,7 @@ func TestMixedDirectory(t *testing.T) {
 	}
 	var unpriced []string
 	list, err := sessions.List(context.Background(), []string{dir}, sessions.ListOptions{
-		Filter:   sessions.Filter{Agents: []string{"claude", "codex", "gemini", "opencode"}},
+		Filter:   sessions.Filter{Agents: []string{"claude-code", "codex", "gemini-cli", "opencode"}},
 		Prices:   table,
 		Unpriced: func(m string) { unpriced = append(unpriced, m) },
 	})
@@ -49,10 +50,10 @@ func TestMixedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{ // session id → agent
-		"1af7fc5e-8455-4414-9ccd-011d40f70b2a": "claude",
-		"5c0375b4-57a5-4f26-b12d-d022ee4e51b7": "claude",
+		"1af7fc5e-8455-4414-9ccd-011d40f70b2a": "claude-code",
+		"5c0375b4-57a5-4f26-b12d-d022ee4e51b7": "claude-code",
 		"01996135-afde-7911-97f0-d863511eca56": "codex",
-		"0ab84937-9fe7-4284-986a-33c832af0b6a": "gemini",
+		"0ab84937-9fe7-4284-986a-33c832af0b6a": "gemini-cli",
 	}
 	if len(list) != len(want) {
 		for _, s := range list {
@@ -89,5 +90,29 @@ func TestMixedDirectory(t *testing.T) {
 			t.Errorf("model %q reported unpriced more than once", m)
 		}
 		seen[m] = true
+	}
+}
+
+// TestAgentNames: an agent is named by its store's name or that name's
+// first word, and the usage report names it the same (dialect.AgentOf).
+func TestAgentNames(t *testing.T) {
+	for in, want := range map[string]string{"claude": "claude-code", "claude-code": "claude-code", "gemini": "gemini-cli", "codex": "codex", "opencode": "opencode"} {
+		if got, err := sessions.Agent(in); err != nil || got != want {
+			t.Errorf("Agent(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "c", "claude-", "cli", "klingon"} {
+		if got, err := sessions.Agent(in); err == nil {
+			t.Errorf("Agent(%q) = %q, want an error", in, got)
+		}
+	}
+	for _, s := range sessions.Stores() {
+		d, err := dialect.Lookup(s.Dialect())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Agent() != "fake" && s.Agent() != "counting" && dialect.AgentOf(d) != s.Agent() {
+			t.Errorf("store %s reads %s, whose agent is %s: a session's agent must be one name everywhere", s.Agent(), d.Name(), dialect.AgentOf(d))
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -92,6 +93,28 @@ func Stores() []Store {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Agent() < out[j].Agent() })
 	return out
+}
+
+// Agent resolves an agent's name as a user gives it: a store's agent
+// ("claude-code"), or the first word of one when only one store's agent
+// begins with it ("claude", "gemini").
+func Agent(name string) (string, error) {
+	var hits []string
+	for _, s := range Stores() {
+		switch a := s.Agent(); {
+		case a == name:
+			return a, nil
+		case strings.HasPrefix(a, name+"-"):
+			hits = append(hits, a)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return "", fmt.Errorf("no agent %q", name)
+	}
+	return "", fmt.Errorf("agent %q is ambiguous: %s", name, strings.Join(hits, ", "))
 }
 
 // Lookup returns the store of an agent.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/tidwall/gjson"
@@ -150,6 +151,8 @@ func (c *collector) add(ev *event.Event) {
 			c.session, c.workspace = b.SessionID, b.Workspace
 			if b.Agent != nil && b.Agent.Name != "" {
 				c.agent = b.Agent.Name
+			} else if d, err := dialect.Lookup(b.Source.Dialect); err == nil {
+				c.agent = dialect.AgentOf(d) // the agent that writes the dialect
 			} else {
 				c.agent = b.Source.Dialect
 			}

@@ -35,6 +35,9 @@ type Dialect struct{}
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "claude-code" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "Claude Code: claude -p --output-format stream-json --verbose (CLI 2.0.0 to 2.1.333)"

@@ -41,6 +41,9 @@ type Dialect struct{}
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "claude-code" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "Claude Code session transcripts: <config>/projects/<cwd>/<session>.jsonl (CLI 1.0 to 2.1; read-only)"

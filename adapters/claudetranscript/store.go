@@ -25,7 +25,7 @@ import (
 type Store struct{}
 
 // Agent implements sessions.Store.
-func (Store) Agent() string { return "claude" }
+func (Store) Agent() string { return "claude-code" }
 
 // Dialect implements sessions.Store.
 func (Store) Dialect() string { return Name }
@@ -144,7 +144,7 @@ func (sc *scan) ref(p string) (sessions.Ref, bool) {
 	if sid == "" {
 		return sessions.Ref{}, false
 	}
-	ref := sessions.Ref{Agent: "claude", ID: sid, Path: p}
+	ref := sessions.Ref{Agent: Store{}.Agent(), ID: sid, Path: p}
 	dir, stem := filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".jsonl")
 	// 2.0: the project directory's agent files of this session. A
 	// subagent's lines carry the id of the session that ran it, which is

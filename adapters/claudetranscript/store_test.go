@@ -141,11 +141,11 @@ func TestStore(t *testing.T) {
 	a, b := filepath.Join(dir, "config-a"), filepath.Join(dir, "config-b")
 	t.Setenv("CLAUDE_CONFIG_DIR", a+", "+b+",")
 
-	s, ok := sessions.Lookup("claude")
+	s, ok := sessions.Lookup("claude-code")
 	if !ok {
 		t.Fatal("no store registered for claude")
 	}
-	if s.Dialect() != claudetranscript.Name || s.Agent() != "claude" {
+	if s.Dialect() != claudetranscript.Name || s.Agent() != "claude-code" {
 		t.Fatalf("store %s/%s", s.Agent(), s.Dialect())
 	}
 	if got, want := s.Roots(), []string{filepath.Join(a, "projects"), filepath.Join(b, "projects")}; !slices.Equal(got, want) {
@@ -160,14 +160,14 @@ func TestStore(t *testing.T) {
 	api := filepath.Join(b, "projects", "-home-dev-api")
 	sub := filepath.Join(api, "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", "subagents")
 	want := []sessions.Ref{
-		{Agent: "claude", ID: "3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f",
+		{Agent: "claude-code", ID: "3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f",
 			Path: filepath.Join(a, "projects", "-home-dev-parser", "3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f.jsonl")},
-		{Agent: "claude", ID: "7a7a7a7a-2020-4000-8000-0000000000aa", Path: filepath.Join(shop, "7a7a7a7a-2020-4000-8000-0000000000aa.jsonl"),
+		{Agent: "claude-code", ID: "7a7a7a7a-2020-4000-8000-0000000000aa", Path: filepath.Join(shop, "7a7a7a7a-2020-4000-8000-0000000000aa.jsonl"),
 			Parts: []string{filepath.Join(shop, "agent-a1b2c3d4.jsonl"), filepath.Join(shop, "agent-feedbeef.jsonl")}},
-		{Agent: "claude", ID: "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", Path: filepath.Join(api, "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl"),
+		{Agent: "claude-code", ID: "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", Path: filepath.Join(api, "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl"),
 			Parts: []string{filepath.Join(sub, "agent-a0ad4f44468bdf20d.jsonl"), filepath.Join(sub, "workflows", "run-1", "agent-b5b5b5b5b5b5b5b5b.jsonl")}},
 		// Its id is that of its first lines, the session it resumes.
-		{Agent: "claude", ID: "a1a1a1a1-0000-4000-8000-000000000001", Path: filepath.Join(api, "b2b2b2b2-0000-4000-8000-000000000002.jsonl")},
+		{Agent: "claude-code", ID: "a1a1a1a1-0000-4000-8000-000000000001", Path: filepath.Join(api, "b2b2b2b2-0000-4000-8000-000000000002.jsonl")},
 	}
 	if len(refs) != len(want) {
 		t.Fatalf("found %d sessions, want %d: %v", len(refs), len(want), refs)

@@ -44,6 +44,9 @@ type DecodeError = jsonobj.FieldError
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "codex" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "OpenAI Codex `codex exec --json` thread/turn/item events (CLI 0.44 and later; Rust exec_events.rs and SDK 0.163 types)"

@@ -44,6 +44,9 @@ type Dialect struct{}
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "codex" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "OpenAI Codex session files (rollout-*.jsonl, .jsonl.zst): session_meta/turn_context/response_item/event_msg lines of CLI 0.3x and later, and the mid-2025 bare format (read only)"

@@ -35,6 +35,9 @@ type Dialect struct{}
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "gemini-cli" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "Gemini CLI gemini -p … --output-format stream-json (0.11–0.61; from the published types, no real capture)"

@@ -44,6 +44,9 @@ type Dialect struct{}
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "gemini-cli" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "Gemini CLI chats on disk, ~/.gemini/tmp/<project>/chats/ (JSONL of 0.39+, and session-*.json of 0.1–0.38 through evtool sessions); read-only"

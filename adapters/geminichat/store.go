@@ -37,7 +37,7 @@ import (
 type Store struct{}
 
 // Agent implements sessions.Store.
-func (Store) Agent() string { return "gemini" }
+func (Store) Agent() string { return "gemini-cli" }
 
 // Dialect implements sessions.Store.
 func (Store) Dialect() string { return Name }
@@ -212,7 +212,7 @@ func scanFile(p string, found func(sessions.Ref) error) error {
 }
 
 func ref(f chatFile) sessions.Ref {
-	return sessions.Ref{Agent: "gemini", ID: f.id, Path: f.path, Size: f.size, Modified: f.modTime}
+	return sessions.Ref{Agent: Store{}.Agent(), ID: f.id, Path: f.path, Size: f.size, Modified: f.modTime}
 }
 
 func addPart(r *sessions.Ref, f chatFile) {

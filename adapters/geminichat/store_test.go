@@ -184,10 +184,10 @@ func TestStore(t *testing.T) {
 	if want := filepath.Join(home, ".gemini", "tmp"); len(roots) != 1 || roots[0] != want {
 		t.Fatalf("roots %v, want [%s]: GEMINI_CLI_HOME stands for the home, .gemini is under it", roots, want)
 	}
-	if s.Agent() != "gemini" || s.Dialect() != geminichat.Name {
+	if s.Agent() != "gemini-cli" || s.Dialect() != geminichat.Name {
 		t.Errorf("agent %q dialect %q", s.Agent(), s.Dialect())
 	}
-	if st, ok := sessions.Lookup("gemini"); !ok || st.Dialect() != geminichat.Name {
+	if st, ok := sessions.Lookup("gemini-cli"); !ok || st.Dialect() != geminichat.Name {
 		t.Error("the store is not registered")
 	}
 	refs := scanAll(t, roots[0])

@@ -41,6 +41,9 @@ type Dialect struct{}
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "opencode" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "opencode run --format json (1.x, through 1.18.33 and the done line of later sources); also the server's /event bus"

@@ -47,6 +47,9 @@ type Dialect struct{}
 // Name implements dialect.Dialect.
 func (Dialect) Name() string { return Name }
 
+// Agent implements dialect.Producer.
+func (Dialect) Agent() string { return "opencode" }
+
 // Description implements dialect.Dialect.
 func (Dialect) Description() string {
 	return "opencode's stored sessions: opencode.db (1.2 and later) or storage/*.json (to 1.1), one record a line (read-only)"
