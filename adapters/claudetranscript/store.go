@@ -142,7 +142,14 @@ type agentFile struct {
 func (sc *scan) ref(p string) (sessions.Ref, bool) {
 	sid := headSession(p, headLines)
 	if sid == "" {
-		return sessions.Ref{}, false
+		if _, err := os.Stat(p); err == nil && !readable(p) {
+			// A transcript that cannot be opened is still a session
+			// the user has: listed under its file's name, its reading
+			// then fails loudly instead of the file being passed over.
+			sid = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		} else {
+			return sessions.Ref{}, false
+		}
 	}
 	ref := sessions.Ref{Agent: Store{}.Agent(), ID: sid, Path: p}
 	dir, stem := filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".jsonl")
@@ -254,6 +261,16 @@ func headSession(p string, lines int) string {
 		}
 	}
 	return ""
+}
+
+// readable reports whether a file can be opened for reading.
+func readable(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 func isDir(p string) bool {
