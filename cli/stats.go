@@ -43,7 +43,7 @@ session's total: the finest level the stream states completely; see
 docs/usage.md); --since and --until keep a range, in --timezone. The cost
 is the log's own figure where it states one, else tokens × the price
 table evtool embeds (evtool prices prints it; --prices FILE adds or
-overrides prices, in LiteLLM's or models.dev's shape); a model missing
+overrides prices, in LiteLLM's, models.dev's or genai-prices' shape); a model missing
 from the table is named on stderr once and its cost shown as unknown. The
 cost source column says which: stated, priced, mixed or unknown. Responses
 that several files repeat (a resumed session) count once. With --by and
@@ -87,7 +87,7 @@ func statsCmd() *cli.Command {
 			&cli.StringFlag{Name: "until", Aliases: []string{"u"}, Destination: &until, Usage: "with --by: only usage at or before `WHEN` (a date: its whole day)"},
 			&cli.StringFlag{Name: "timezone", Aliases: []string{"z"}, Destination: &timezone, Usage: "with --by: the IANA time `ZONE` of days, weeks, months and dates (default: local)"},
 			&cli.StringFlag{Name: "start-of-week", Aliases: []string{"w"}, Value: "sunday", Destination: &startOfWeek, Usage: "with --by week: the `DAY` a week begins"},
-			&cli.StringSliceFlag{Name: "prices", Destination: &priceFiles, Usage: "with --by: prices from `FILE` (LiteLLM's or models.dev's JSON) before the embedded table's (repeatable)"},
+			&cli.StringSliceFlag{Name: "prices", Destination: &priceFiles, Usage: "with --by: prices from `FILE` (LiteLLM's, models.dev's or genai-prices' JSON) before the embedded table's (repeatable)"},
 			&cli.StringSliceFlag{Name: "agent", Aliases: []string{"a"}, Destination: &agents, Usage: "with --by and no FILE: only the sessions of `AGENT` (repeatable: " + strings.Join(agentNames(), ", ") + ")"},
 		},
 		Metadata: completions(map[string][]string{"dialect": sourceDialects(), "format": stats.ReportFormats(), "agent": agentNames(),

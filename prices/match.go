@@ -11,7 +11,8 @@ type Match struct {
 	Model *Model
 	// How is "exact" (the name is a key), "normalized" (the name less a
 	// provider prefix or a date suffix, or with a provider prefix added,
-	// is a key) or "substring" (a key contains the name, or the name a
+	// is a key), "rule" (a genai-prices catalogue's match rules give
+	// the model) or "substring" (a key contains the name, or the name a
 	// key: ccusage's last resort).
 	How string
 }
@@ -28,19 +29,26 @@ var (
 )
 
 // Lookup finds a model's prices by the name an agent's log gives it, in
-// this order, the first hit winning:
+// this order, the first hit winning, and within a step the catalogue
+// first in precedence (Sources):
 //
-//  1. the name as a key, then the name in lower case;
+//  1. the name as a key, then the name in lower case (a key: LiteLLM's
+//     and models.dev's; a genai-prices model's id, when the
+//     catalogue's own rules give that model for it);
 //  2. the name less a provider prefix (everything to the last "/", or a
 //     Bedrock "anthropic." or region "us." before it), less a cloud
 //     version suffix (-v1:0), and less a date suffix (-20250514), each as
 //     a key; then the name with each of ccusage's provider prefixes added
 //     (anthropic/, openai/, gemini/, …);
-//  3. ccusage's substring rule: among the keys that contain the name
+//  3. a genai-prices catalogue's match rules (see catalogue.find), on
+//     the name in lower case, then less its provider prefix;
+//  4. ccusage's substring rule: among the keys that contain the name
 //     (less its provider prefix) the shortest, else among the keys the
 //     name contains the longest (ties by key order, so the answer is the
 //     same every run, where ccusage takes whichever its map yields
-//     first).
+//     first);
+//  5. the fallback catalogues (Source.Fallback), each in turn, by steps
+//     1 to 3.
 //
 // A key shorter than 4 characters never matches by substring: "o1" is in
 // too many names.
@@ -48,22 +56,16 @@ func (t *Table) Lookup(name string) (Match, bool) {
 	if t == nil || name == "" {
 		return Match{}, false
 	}
-	if m, ok := t.models[name]; ok {
-		return Match{m, "exact"}, true
-	}
 	lower := strings.ToLower(strings.TrimSpace(name))
-	if m, ok := t.lower[lower]; ok {
-		return Match{m, "exact"}, true
-	}
 	bare := stripProvider(lower)
-	for _, c := range []string{bare, versionSuffix.ReplaceAllString(bare, ""), dateSuffix.ReplaceAllString(versionSuffix.ReplaceAllString(bare, ""), "")} {
-		if m, ok := t.lower[c]; ok {
-			return Match{m, "normalized"}, true
-		}
+	if m, ok := byName(t.exact, t.lower, name, lower, bare); ok {
+		return m, true
 	}
-	for _, p := range providerPrefixes {
-		if m, ok := t.lower[p+bare]; ok {
-			return Match{m, "normalized"}, true
+	for _, c := range t.cats {
+		if !c.src.Fallback {
+			if m, ok := c.byRule(lower, bare); ok {
+				return m, true
+			}
 		}
 	}
 	best := ""
@@ -81,6 +83,51 @@ func (t *Table) Lookup(name string) (Match, bool) {
 	}
 	if best != "" {
 		return Match{t.lower[best], "substring"}, true
+	}
+	for _, c := range t.cats {
+		if c.src.Fallback {
+			if m, ok := byName(c.byKey, c.lower, name, lower, bare); ok {
+				return m, true
+			}
+			if m, ok := c.byRule(lower, bare); ok {
+				return m, true
+			}
+		}
+	}
+	return Match{}, false
+}
+
+// byName is Lookup's steps 1 and 2 over keys: exact, and lower-case.
+func byName(exact, lower map[string]*Model, name, lowerName, bare string) (Match, bool) {
+	if m, ok := exact[name]; ok {
+		return Match{m, "exact"}, true
+	}
+	if m, ok := lower[lowerName]; ok {
+		return Match{m, "exact"}, true
+	}
+	unversioned := versionSuffix.ReplaceAllString(bare, "")
+	for _, k := range []string{bare, unversioned, dateSuffix.ReplaceAllString(unversioned, "")} {
+		if m, ok := lower[k]; ok {
+			return Match{m, "normalized"}, true
+		}
+	}
+	for _, p := range providerPrefixes {
+		if m, ok := lower[p+bare]; ok {
+			return Match{m, "normalized"}, true
+		}
+	}
+	return Match{}, false
+}
+
+// byRule is Lookup's step 3 in one catalogue.
+func (c *catalogue) byRule(lower, bare string) (Match, bool) {
+	if c.providers == nil {
+		return Match{}, false
+	}
+	for _, n := range []string{lower, bare} {
+		if m, ok := c.find(n); ok {
+			return Match{m, "rule"}, true
+		}
 	}
 	return Match{}, false
 }

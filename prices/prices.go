@@ -1,8 +1,10 @@
 // Package prices prices token usage from a table of per-token prices: a
 // pinned snapshot of public price catalogues, embedded in the binary
 // (catalog/, described by catalog/sources.json), and any price file a
-// user names, in LiteLLM's shape (model_prices_and_context_window.json)
-// or models.dev's (api.json, or one provider of it).
+// user names, in LiteLLM's shape (model_prices_and_context_window.json),
+// models.dev's (api.json, or one provider of it) or genai-prices's
+// (data.json: providers whose models have match rules and prices per
+// million tokens, see genai.go).
 //
 // Nothing here opens the network: a model the tables lack has no price,
 // and its cost is unknown, never 0.
@@ -23,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Source says where a table's prices come from.
@@ -30,7 +33,7 @@ type Source struct {
 	// File names the file the prices were read from: a catalogue file
 	// embedded from catalog/, or the path of a --prices file.
 	File string `json:"file"`
-	// Shape is "litellm" or "models.dev".
+	// Shape is "litellm", "models.dev" or "genai-prices".
 	Shape string `json:"shape"`
 	// Catalogue names the public catalogue the file is a snapshot of.
 	Catalogue string `json:"catalogue,omitempty"`
@@ -47,6 +50,9 @@ type Source struct {
 	// LicenceFile.
 	Licence     string `json:"licence,omitempty"`
 	LicenceFile string `json:"licence_file,omitempty"`
+	// Fallback is true for a catalogue asked only when no other has the
+	// model, by any rule (see Lookup).
+	Fallback bool `json:"fallback,omitempty"`
 	// Embedded is true for the snapshot evtool carries.
 	Embedded bool `json:"embedded"`
 }
@@ -54,16 +60,50 @@ type Source struct {
 // Model is the prices of one model, each per token and nil when the
 // catalogue gives none.
 type Model struct {
-	// Key is the model's name in its catalogue.
+	// Key is the model's name in its catalogue (genai-prices: its id).
 	Key string
 	// Source is the catalogue the prices come from.
 	Source *Source
-	// Base are the prices up to Threshold tokens of a kind in one
-	// request; Above those past it, where the catalogue gives them.
+	// List is the model's prices; Dated, in a genai-prices catalogue,
+	// lists that replace them at some times (see Cost).
+	List
+	Dated []Dated
+	// rule is how a genai-prices catalogue matches a name to the model;
+	// unpriced marks a model it matches but gives no token price.
+	rule     *rule
+	unpriced bool
+}
+
+// List is one list of a model's prices.
+type List struct {
+	// Base are the prices below the tier; Above those past it, where
+	// the catalogue gives them.
 	Base, Above Rates
 	// Threshold is where Above begins: 200,000 tokens, the only tier
-	// LiteLLM and models.dev state for these models.
+	// LiteLLM and models.dev state; genai-prices states it (Gemini 1.5:
+	// 128,000).
 	Threshold uint64
+	// PerRequest says what passes the threshold. False (LiteLLM's and
+	// models.dev's shapes, as ccusage prices them): the tokens of one
+	// kind in one request, and only those past it are at Above. True
+	// (genai-prices, as Google and Anthropic bill): the request's
+	// prompt, its input, cache read and cache write tokens together,
+	// and then every token of the request is at Above.
+	PerRequest bool
+}
+
+// Dated is a list of prices in force from a day on or at a time of day
+// (genai-prices's price constraints).
+type Dated struct {
+	// From is the first instant (UTC midnight of start_date), or zero.
+	From time.Time
+	// Daily, when From is zero, is a window of each day in UTC: from
+	// Start to End after midnight, past midnight when End < Start.
+	Daily      bool
+	Start, End time.Duration
+	// Always is a list with no constraint.
+	Always bool
+	List   List
 }
 
 // Rates are per-token prices in US dollars; nil when not given.
@@ -83,9 +123,24 @@ const Threshold = 200_000
 type Table struct {
 	// Sources are the catalogues read, in the order they take precedence.
 	Sources []*Source
-	models  map[string]*Model // by key
-	lower   map[string]*Model // by lower-case key, the first source's
-	keys    []string          // lower-case keys, sorted
+	cats    []*catalogue      // one per source, in the same order
+	models  map[string]*Model // by key, the first source's
+	// The keys of the catalogues but the fallback ones, the first
+	// source's: exact, in lower case, and the lower-case keys sorted.
+	exact map[string]*Model
+	lower map[string]*Model
+	keys  []string
+}
+
+// catalogue is one source's models, by key and, in genai-prices's
+// shape, by the match rules of its providers.
+type catalogue struct {
+	src    *Source
+	models []*Model          // every model, in the file's order
+	byKey  map[string]*Model // by key, and a genai-prices id its rules give the model for
+	lower  map[string]*Model // by lower-case key, the first
+	// providers are genai-prices's, nil for another shape.
+	providers []*provider
 }
 
 //go:embed catalog/*.json
@@ -129,9 +184,9 @@ func loadEmbedded() (*Table, error) {
 	return t, nil
 }
 
-// Read reads a price file, in LiteLLM's shape or models.dev's, into a
-// new table whose entries take precedence over base's (nil: none); base
-// itself is not changed.
+// Read reads a price file, in LiteLLM's shape, models.dev's or
+// genai-prices's, into a new table whose entries take precedence over
+// base's (nil: none); base itself is not changed.
 func Read(r io.Reader, name string, base *Table) (*Table, error) {
 	t := &Table{}
 	s := &Source{File: name}
@@ -139,35 +194,19 @@ func Read(r io.Reader, name string, base *Table) (*Table, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if base != nil {
-		t.Sources = append(t.Sources, base.Sources...)
-		for _, k := range base.order() {
-			t.add(base.models[k])
+		for _, c := range base.cats {
+			t.addCatalogue(c)
 		}
 	}
 	return t, nil
 }
 
-// order lists the keys in the order they were added: the order of
-// precedence is the sources', and within one source any.
-func (t *Table) order() []string {
-	keys := make([]string, 0, len(t.models))
-	for k := range t.models {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		ia, ib := slices.Index(t.Sources, t.models[a].Source), slices.Index(t.Sources, t.models[b].Source)
-		if ia != ib {
-			return ia - ib
-		}
-		return strings.Compare(a, b)
-	})
-	return keys
-}
-
-// Len is the number of models in the table.
+// Len is the number of models in the table, a key given by two sources
+// counted once.
 func (t *Table) Len() int { return len(t.models) }
 
-// Models returns the table's models, sorted by key.
+// Models returns the table's models, sorted by key; of a key two sources
+// give, the first source's.
 func (t *Table) Models() []*Model {
 	out := make([]*Model, 0, len(t.models))
 	for _, m := range t.models {
@@ -177,20 +216,50 @@ func (t *Table) Models() []*Model {
 	return out
 }
 
-// add adds a model unless a source read before gave the key.
-func (t *Table) add(m *Model) {
+// addCatalogue appends a source's models to the table, after those read
+// before.
+func (t *Table) addCatalogue(c *catalogue) {
 	if t.models == nil {
-		t.models, t.lower = map[string]*Model{}, map[string]*Model{}
+		t.models, t.exact, t.lower = map[string]*Model{}, map[string]*Model{}, map[string]*Model{}
 	}
-	if _, ok := t.models[m.Key]; ok {
+	t.Sources = append(t.Sources, c.src)
+	t.cats = append(t.cats, c)
+	for _, m := range c.models {
+		if m.unpriced {
+			continue
+		}
+		if _, ok := t.models[m.Key]; !ok {
+			t.models[m.Key] = m
+		}
+	}
+	if c.src.Fallback {
 		return
 	}
-	t.models[m.Key] = m
-	lk := strings.ToLower(m.Key)
-	if _, ok := t.lower[lk]; !ok {
-		t.lower[lk] = m
-		i, _ := slices.BinarySearch(t.keys, lk)
-		t.keys = slices.Insert(t.keys, i, lk)
+	for k, m := range c.byKey {
+		if _, ok := t.exact[k]; !ok {
+			t.exact[k] = m
+		}
+	}
+	for lk, m := range c.lower {
+		if _, ok := t.lower[lk]; !ok {
+			t.lower[lk] = m
+			i, _ := slices.BinarySearch(t.keys, lk)
+			t.keys = slices.Insert(t.keys, i, lk)
+		}
+	}
+}
+
+// key adds a model under its key, unless the catalogue has the key.
+func (c *catalogue) key(m *Model) {
+	if c.byKey == nil {
+		c.byKey, c.lower = map[string]*Model{}, map[string]*Model{}
+	}
+	if _, ok := c.byKey[m.Key]; ok {
+		return
+	}
+	c.byKey[m.Key] = m
+	if lk := strings.ToLower(m.Key); c.lower[lk] == nil {
+		c.lower[lk] = m
 	}
 }
 
@@ -198,31 +267,61 @@ func (t *Table) add(m *Model) {
 func (t *Table) read(r io.Reader, s *Source) error {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	var doc map[string]json.RawMessage
-	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("not a JSON object of prices: %w", err)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return fmt.Errorf("not a JSON document of prices: %w", err)
 	}
-	shape, err := shapeOf(doc)
-	if err != nil {
-		return err
+	var doc map[string]json.RawMessage
+	shape := "genai-prices"
+	if !isGenAI(raw) {
+		if err := unmarshalNumbers(raw, &doc); err != nil {
+			return fmt.Errorf("not a JSON object of prices: %w", err)
+		}
+		var err error
+		if shape, err = shapeOf(doc); err != nil {
+			return err
+		}
 	}
 	if s.Shape == "" {
 		s.Shape = shape
 	} else if s.Shape != shape {
 		return fmt.Errorf("sources.json says %s, the file is in %s's shape", s.Shape, shape)
 	}
-	t.Sources = append(t.Sources, s)
+	c := &catalogue{src: s}
 	n := 0
 	add := func(key string, m *Model) {
 		m.Key, m.Source, m.Threshold = key, s, Threshold
-		t.add(m)
+		if _, ok := c.byKey[key]; ok {
+			return
+		}
+		c.key(m)
+		c.models = append(c.models, m)
 		n++
 	}
+	var err error
 	switch shape {
 	case "litellm":
 		err = readLiteLLM(doc, add)
-	default:
+	case "models.dev":
 		err = readModelsDev(doc, add)
+	default:
+		c.providers, err = readGenAI(raw, s)
+		for _, p := range c.providers {
+			for _, m := range p.models {
+				c.models = append(c.models, m)
+				if m.unpriced {
+					continue
+				}
+				n++
+				// A model's id is a key when the catalogue's rules give
+				// the model for it: not so an id its provider's
+				// model_match does not take (a Claude model under
+				// google), nor one an earlier model's rule takes.
+				if f, ok := c.find(strings.ToLower(m.Key)); ok && f == m {
+					c.key(m)
+				}
+			}
+		}
 	}
 	if err != nil {
 		return err
@@ -230,6 +329,7 @@ func (t *Table) read(r io.Reader, s *Source) error {
 	if n == 0 {
 		return fmt.Errorf("no model in it has a price")
 	}
+	t.addCatalogue(c)
 	return nil
 }
 
@@ -257,7 +357,7 @@ func shapeOf(doc map[string]json.RawMessage) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("neither LiteLLM's shape (model → input_cost_per_token, …) nor models.dev's (provider → models → cost)")
+	return "", fmt.Errorf("neither LiteLLM's shape (model → input_cost_per_token, …), models.dev's (provider → models → cost) nor genai-prices's ([provider → models: [{match, prices}]])")
 }
 
 // litellmModel is an entry of LiteLLM's model_prices_and_context_window.json:

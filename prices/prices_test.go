@@ -13,8 +13,8 @@ func TestDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tb.Sources) != 3 {
-		t.Fatalf("%d sources, want 3", len(tb.Sources))
+	if len(tb.Sources) != 5 {
+		t.Fatalf("%d sources, want 5", len(tb.Sources))
 	}
 	for _, s := range tb.Sources {
 		if s.Package == "" || s.Version == "" || s.Published == "" || s.Licence == "" || !s.Embedded {
@@ -34,6 +34,9 @@ func TestDefault(t *testing.T) {
 		"google/gemini-2.5-flash":      "gemini-2.5-flash",
 		"claude-haiku-4-5-20251001":    "claude-haiku-4-5-20251001",
 		"CLAUDE-SONNET-4-20250514":     "claude-sonnet-4-20250514",
+		"gemini-3-pro-preview":         "gemini-3-pro-preview",
+		"gemini-3-flash-preview":       "gemini-3-flash-preview",
+		"gemini-3.1-pro-preview":       "gemini-3.1-pro-preview",
 	} {
 		m, ok := tb.Lookup(name)
 		if !ok {
@@ -44,7 +47,7 @@ func TestDefault(t *testing.T) {
 			t.Errorf("%s: found %s (%s), want %s", name, m.Model.Key, m.How, want)
 		}
 	}
-	for _, name := range []string{"claude-opus-9", "gemini-3-pro-preview", "<synthetic>", "o1"} {
+	for _, name := range []string{"claude-opus-9", "gemini-9-pro", "<synthetic>", "gpt-9", "whisper-1"} {
 		if m, ok := tb.Lookup(name); ok {
 			t.Errorf("%s: found %s (%s), want none", name, m.Model.Key, m.How)
 		}
@@ -58,8 +61,8 @@ func rat(s string) *big.Rat {
 
 // TestCostByHand prices requests whose cost is worked out by hand.
 func TestCostByHand(t *testing.T) {
-	m := &Model{Threshold: Threshold, Base: Rates{Input: rat("0.000003"), Output: rat("0.000015"), CacheRead: rat("0.0000003"), CacheWrite: rat("0.00000375")},
-		Above: Rates{Input: rat("0.000006"), Output: rat("0.0000225"), CacheRead: rat("0.0000006"), CacheWrite: rat("0.0000075")}}
+	m := &Model{List: List{Threshold: Threshold, Base: Rates{Input: rat("0.000003"), Output: rat("0.000015"), CacheRead: rat("0.0000003"), CacheWrite: rat("0.00000375")},
+		Above: Rates{Input: rat("0.000006"), Output: rat("0.0000225"), CacheRead: rat("0.0000006"), CacheWrite: rat("0.0000075")}}}
 	cases := []struct {
 		name string
 		tok  Tokens

@@ -305,6 +305,9 @@ func (rp *Report) costOf(e *entry) (cost decimal, source string, unpriced string
 		Input: e.tok[tokenIndex(Input)], Output: e.tok[tokenIndex(Output)], CacheRead: e.tok[tokenIndex(CacheRead)],
 		CacheWrite5m: e.tok[tokenIndex(CacheWrite)] - e.c1h, CacheWrite1h: e.c1h, Thoughts: e.tok[tokenIndex(Thoughts)],
 	}
+	if e.hasTime {
+		t.At = e.when // a model's dated prices: those in force then
+	}
 	p, err := parseDecimal(ratText(m.Model.Cost(t)))
 	if err != nil {
 		return cost, CostUnknown, e.model

@@ -222,15 +222,16 @@ func TestPricing(t *testing.T) {
 	if strings.Join(unpriced, ",") != "no-such-model" {
 		t.Errorf("unpriced reported %q, want no-such-model once", unpriced)
 	}
-	// Thoughts (Gemini's) at the output price: gemini-2.5-pro in models.dev,
-	// input 1.25/M, output 10/M, cache read 0.31/M:
-	// 1000 × 0.00000125 + 100 × 0.00001 + 2000 × 0.00000031 + 50 × 0.00001
-	// = 0.00125 + 0.001 + 0.00062 + 0.0005 = 0.00337
+	// Thoughts (Gemini's) at the output price: gemini-2.5-pro in
+	// genai-prices (Google's current list: input 1.25/M, output 10/M,
+	// cache read 0.125/M; a prompt of 3,000 tokens is under the 200k tier):
+	// 1000 × 0.00000125 + 100 × 0.00001 + 2000 × 0.000000125 + 50 × 0.00001
+	// = 0.00125 + 0.001 + 0.00025 + 0.0005 = 0.003
 	g := canonical(start(`,"model":"gemini-2.5-pro"`),
 		`usage "time":"2026-03-01T10:00:00.000000Z","input_tokens":1000,"output_tokens":100,"cache_read_tokens":2000,"thoughts_tokens":50`)
 	check(t, rows(report(t, opts, g)),
-		"gemini-2.5-pro: input=1000 output=100 cache_read=2000 thoughts=50 cost=0.00337 priced",
-		"total: input=1000 output=100 cache_read=2000 thoughts=50 cost=0.00337 priced")
+		"gemini-2.5-pro: input=1000 output=100 cache_read=2000 thoughts=50 cost=0.003 priced",
+		"total: input=1000 output=100 cache_read=2000 thoughts=50 cost=0.003 priced")
 }
 
 // TestCostSources: stated where the log states it (the turn's cost covers

