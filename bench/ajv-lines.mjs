@@ -3,7 +3,11 @@
 // line by line, JSON.parse, validate. Prints one JSON summary line.
 //
 //	node bench/ajv-lines.mjs schema/basis.schema.json big.jsonl
+//
+// A $ref to another file is resolved beside the schema (ajv's loadSchema,
+// read from disk before the first line: never the network).
 import { createReadStream, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import Ajv2020 from "ajv/dist/2020.js";
 
@@ -12,10 +16,14 @@ if (!schemaPath || !file) {
   console.error("usage: node ajv-lines.mjs SCHEMA FILE");
   process.exit(2);
 }
+const dir = dirname(resolve(schemaPath));
 // The evtool schemas use no "format", so ajv-formats is not needed;
 // allErrors is off, as a consumer checking validity would run it.
-const ajv = new Ajv2020({ strict: false });
-const validate = ajv.compile(JSON.parse(readFileSync(schemaPath, "utf8")));
+const ajv = new Ajv2020({
+  strict: false,
+  loadSchema: async (uri) => JSON.parse(readFileSync(resolve(dir, uri.replace(/^file:\/\//, "").split("#")[0]), "utf8")),
+});
+const validate = await ajv.compileAsync(JSON.parse(readFileSync(schemaPath, "utf8")));
 
 let lines = 0, valid = 0, invalid = 0, unparsable = 0;
 const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });

@@ -11,8 +11,13 @@
 // the dialect's own encoder from the registry, so the output is a stream
 // that dialect's reader and `evtool validate` accept.
 //
+// Options.Shape picks the kind of lines: large ones (the default: whole
+// files in tool calls), small ones of every event type, or the real
+// captures beside the repository replicated (captures.go).
+//
 // Write streams: it keeps one event and the encoder's buffer in memory,
-// whatever the size of the stream. The same Options give the same bytes.
+// whatever the size of the stream (the captures shape keeps the captures).
+// The same Options give the same bytes.
 package streamgen
 
 import (
@@ -30,6 +35,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/internal/testkit/teststreams"
 )
 
 // Options say what to generate. The stream ends, with a complete session,
@@ -47,19 +53,56 @@ type Options struct {
 	// start, a line of output, finish), to measure the state a reader
 	// keeps per call on runs of millions of calls.
 	Lean bool
+	// Shape is the kind of lines: ShapeLarge (also ""), ShapeSmall or
+	// ShapeCaptures. Lean overrides the first two; ShapeCaptures ignores
+	// Seed, Calls and Lean.
+	Shape string
 }
 
-// Dialects lists the dialects Write can write.
+// The shapes of a generated stream.
+const (
+	// ShapeLarge is the default: turns whose tool calls carry whole files
+	// of 8–48 KB as input and outputs up to 60 KB, in chunks of 8 KB.
+	ShapeLarge = "large"
+	// ShapeSmall is short lines of every event type the canonical model
+	// has (but unknown): text deltas of about 100 bytes, tool events of
+	// about 150, plans, tasks, compaction, elided context, memory,
+	// branches, notices, retries and errors; about 130 bytes a line on
+	// average in basis.
+	ShapeSmall = "small"
+)
+
+// Shapes lists the shapes Write can make.
+func Shapes() []string { return []string{ShapeLarge, ShapeSmall, ShapeCaptures} }
+
+// Dialects lists the dialects the benchmarks of other packages loop over.
+// Write writes every dialect evtool writes (dialect.Targets), and with
+// ShapeCaptures the read-only ones too.
 func Dialects() []string { return []string{"acp", "basis", "canonical", "mermaid", "muse"} }
 
 // Write writes one stream of the named dialect to w.
 func Write(w io.Writer, dialectName string, opts Options) error {
+	if opts.Shape == ShapeCaptures {
+		cs, err := LoadCaptures(dialectName, SharedCaptures(teststreams.Root(), dialectName))
+		if err != nil {
+			return err
+		}
+		return cs.ReplicateCaptures(w, opts.Bytes)
+	}
 	d, err := dialect.Lookup(dialectName)
 	if err != nil {
 		return err
 	}
 	if opts.Bytes <= 0 && opts.Calls <= 0 {
 		opts.Bytes = 1 << 20
+	}
+	turn := (*generator).turn
+	switch opts.Shape {
+	case "", ShapeLarge:
+	case ShapeSmall:
+		turn = (*generator).smallTurn
+	default:
+		return fmt.Errorf("gen: unknown shape %q (want %s)", opts.Shape, strings.Join(Shapes(), " or "))
 	}
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
@@ -73,12 +116,12 @@ func Write(w io.Writer, dialectName string, opts Options) error {
 	if err := g.emit(g.sessionStarted()); err != nil {
 		return err
 	}
-	for turn := 1; ; turn++ {
+	for n := 1; ; n++ {
 		var err error
 		if opts.Lean {
 			err = g.leanCall()
 		} else {
-			err = g.turn(turn)
+			err = turn(g, n)
 		}
 		if err != nil {
 			return err
@@ -124,6 +167,7 @@ type generator struct {
 	turnID  string
 	calls   int
 	perms   int
+	tasks   int
 	total   event.Usage
 	rounds  uint64
 	last    string // the last assembled message, for session_finished

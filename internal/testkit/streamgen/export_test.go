@@ -1,0 +1,4 @@
+package streamgen
+
+// FreshID is freshID, for the tests.
+var FreshID = freshID
