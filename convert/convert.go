@@ -474,3 +474,8 @@ func (t *tracker) Read(p []byte) (int, error) {
 
 // bytes returns the number of bytes read so far.
 func (t *tracker) bytes() int64 { return t.n.Load() }
+
+// Underlying returns the reader t counts the bytes of: the Reader
+// measures a long line of a regular file before it reads it once (stream's
+// fileOf).
+func (t *tracker) Underlying() io.Reader { return t.r }

@@ -81,12 +81,35 @@ func CheckWith(line []byte, opts Options) *SyntaxError {
 // writer that nests a line's values deeper than they came asks it to stay
 // under the limit the reader of its output holds to.
 func CheckNesting(line []byte, opts Options) (depth int, err *SyntaxError) {
+	depth, _, err = CheckMembers(line, opts, nil)
+	return depth, err
+}
+
+// Member is where one member of a line's top-level object stands in the
+// line, as the check read it: the spans of its key and of its value, each
+// quotes included for a string. A reader of the line that wants its
+// members takes them from here rather than reading the line again.
+type Member struct {
+	KeyStart, KeyEnd int32
+	ValStart, ValEnd int32
+	// KeyEsc and ValEsc say that the key, or a string value, holds an
+	// escape (its text is not the bytes between its quotes).
+	KeyEsc, ValEsc bool
+}
+
+// CheckMembers is CheckNesting that also appends to dst[:0] the members
+// of the line's top-level object, in order (a repeated key as often as it
+// stands), and returns them when dst is not nil: nil for a line that is
+// not an object or not acceptable, or one longer than a Member can place
+// (2 GiB).
+func CheckMembers(line []byte, opts Options, dst []Member) (depth int, members []Member, err *SyntaxError) {
 	maxDepth := opts.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
 	s := scanners.Get().(*scanner)
-	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0], dupOK: opts.DuplicateOK}
+	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0], dupOK: opts.DuplicateOK,
+		members: dst[:0], want: dst != nil && len(line) < 1<<31}
 	// The line's UTF-8 is checked at once, with SIMD where the machine has
 	// it; only a line that fails is checked string by string, to report
 	// the first bad byte in its place among the line's other problems.
@@ -96,15 +119,16 @@ func CheckNesting(line []byte, opts Options) (depth int, err *SyntaxError) {
 		if cap(s.stack) > 1024 || cap(s.keys) > 4096 {
 			return // a freak line: let its memory go
 		}
-		s.b, s.err, s.dupOK = nil, nil, nil
+		s.b, s.err, s.dupOK, s.members = nil, nil, nil, nil
 		clear(s.keys[:cap(s.keys)]) // keys view the line: drop them
 		clear(s.stack[:cap(s.stack)])
 		scanners.Put(s)
 	}()
 	s.ws()
 	if s.i >= len(s.b) {
-		return 0, s.fail(BadJSON, s.i, "invalid JSON: the line holds no value")
+		return 0, nil, s.fail(BadJSON, s.i, "invalid JSON: the line holds no value")
 	}
+	top := s.i
 	s.value()
 	if s.err == nil {
 		s.ws()
@@ -112,7 +136,10 @@ func CheckNesting(line []byte, opts Options) (depth int, err *SyntaxError) {
 			s.syntax("after the value")
 		}
 	}
-	return s.deepest, s.err
+	if s.err != nil || !s.want || s.b[top] != '{' {
+		return s.deepest, nil, s.err
+	}
+	return s.deepest, s.members, nil
 }
 
 // scanners keeps scanners, and the stacks and key lists they grew, for
@@ -151,6 +178,11 @@ type scanner struct {
 	// also holds no control character at all (a raw tab or carriage
 	// return between tokens, which is allowed, takes the careful way).
 	utf8OK, clean bool
+	// members collects the top-level object's members when want is set;
+	// esc says that the string scanned last holds an escape.
+	members []Member
+	want    bool
+	esc     bool
 }
 
 func (s *scanner) fail(k SyntaxKind, off int, msg string) *SyntaxError {
@@ -301,6 +333,7 @@ func (s *scanner) str() {
 // scanString scans the string at s.i and returns its decoded value when
 // want is set.
 func (s *scanner) scanString(want bool) string {
+	s.esc = false
 	if !want && s.clean {
 		if s.skipClean() {
 			return ""
@@ -359,6 +392,7 @@ func (s *scanner) scanString(want bool) string {
 			s.i++
 			return v
 		case c == '\\':
+			s.esc = true
 			if want {
 				out = append(out, s.b[start:s.i]...)
 			}
@@ -408,6 +442,7 @@ func (s *scanner) skipClean() bool {
 				return true
 			}
 			s.i = i + b
+			s.esc = true
 			if _, ok := s.escape(); !ok {
 				s.i, s.err = open, nil
 				return false
@@ -583,6 +618,7 @@ func (s *scanner) object() {
 		if s.err != nil {
 			return
 		}
+		keyEnd, keyEsc := s.i, s.esc
 		f := &s.stack[len(s.stack)-1]
 		f.key = k
 		if first, dup := s.seen(f, k, at); dup && (s.dupOK == nil || !s.dupOK(s.pointer())) {
@@ -597,9 +633,14 @@ func (s *scanner) object() {
 		}
 		s.i++
 		s.ws()
+		valStart := s.i
 		s.value()
 		if s.err != nil {
 			return
+		}
+		if s.want && len(s.stack) == 1 {
+			s.members = append(s.members, Member{KeyStart: int32(at), KeyEnd: int32(keyEnd), KeyEsc: keyEsc,
+				ValStart: int32(valStart), ValEnd: int32(s.i), ValEsc: s.esc && s.b[valStart] == '"'})
 		}
 		s.ws()
 		if s.i >= len(s.b) {

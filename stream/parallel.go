@@ -33,9 +33,12 @@ var parallelThreshold int64 = parallelAfter
 type batch struct {
 	buf   []byte
 	lines []pline
-	err   error // what ended the batch early: io.EOF or a read error
-	done  chan struct{}
-	owned bool // buf is a long line taken from the reader, not a reused buffer
+	// members are the top-level members of the batch's lines, for a
+	// decoder that takes them: those of line i are members[mFrom:mTo].
+	members []ndjson.Member
+	err     error // what ended the batch early: io.EOF or a read error
+	done    chan struct{}
+	owned   bool // buf is a long line taken from the reader, not a reused buffer
 }
 
 // pline is one line of a batch with its verdict on its own.
@@ -48,6 +51,10 @@ type pline struct {
 	syn      *ndjson.SyntaxError
 	schema   []diag.Diagnostic // with pointer, column and message; rule and file set later
 	checkedS bool              // the schema was checked (the line is JSON)
+	// members is set when the line's top-level members are kept, in
+	// batch.members[mFrom:mTo].
+	members    bool
+	mFrom, mTo int32
 }
 
 func (b *batch) raw(i int) []byte { return b.buf[b.lines[i].off:b.lines[i].end] }
@@ -77,12 +84,13 @@ func (r *Reader) startPipeline() {
 		keep:  r.opts.KeepLines,
 	}
 	r.par = p
-	chk, sch := ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, r.sch
+	chk, sch, keep := ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, r.sch, r.taker != nil
 	for range n {
 		go func() {
 			for b := range p.work {
+				b.members = b.members[:0]
 				for i := range b.lines {
-					checkLine(b, i, chk, sch)
+					checkLine(b, i, chk, sch, keep)
 				}
 				close(b.done)
 			}
@@ -165,15 +173,30 @@ func (r *Reader) startPipeline() {
 	}()
 }
 
-// checkLine finds the verdict of line i of b on its own.
-func checkLine(b *batch, i int, chk ndjson.Options, sch *lineSchema) {
+// checkLine finds the verdict of line i of b on its own, and keeps the
+// line's top-level members when keep is set.
+func checkLine(b *batch, i int, chk ndjson.Options, sch *lineSchema, keep bool) {
 	l := &b.lines[i]
+	l.members = false
 	if l.tooLong != nil {
 		return
 	}
 	raw := b.raw(i)
-	depth, se := ndjson.CheckNesting(raw, chk)
+	var dst []ndjson.Member
+	if keep {
+		dst = b.members[len(b.members):]
+		if dst == nil {
+			dst = make([]ndjson.Member, 0, 64)
+		}
+	}
+	depth, ms, se := ndjson.CheckMembers(raw, chk, dst)
 	l.depth = depth
+	if ms != nil && len(b.members) < 1<<31-len(ms) {
+		// ms is dst, or dst grown into memory of its own: append it.
+		from := len(b.members)
+		b.members = append(b.members, ms...)
+		l.members, l.mFrom, l.mTo = true, int32(from), int32(len(b.members))
+	}
 	if se != nil {
 		l.syn = se
 		return

@@ -145,6 +145,18 @@ type Line struct {
 	// still have events: whatever could be read of it, or, for an object
 	// its decoder cannot read, an unknown event that keeps it whole.
 	Events []*event.Event
+
+	// members are the top-level members the syntax check found, for a
+	// decoder that takes them (memberTaker); nil when none were kept.
+	members []ndjson.Member
+}
+
+// memberTaker is a decoder that reads a line's top-level members from
+// where the syntax check found them rather than reading the line again:
+// UseMembers hands it those of the line its next Decode reads (nil: read
+// the line).
+type memberTaker interface {
+	UseMembers(ms []ndjson.Member)
 }
 
 // OK reports whether the line has no diagnostics.
@@ -218,6 +230,10 @@ type Reader struct {
 	ended   bool
 
 	dupOK func(string) bool // the dialect's known repeated keys
+	// taker is the decoder when it takes a line's members, and memBuf
+	// the members of the simple path's line.
+	taker  memberTaker
+	memBuf []ndjson.Member
 
 	read int64     // input bytes read on the simple path
 	par  *pipeline // the workers, once started
@@ -332,6 +348,10 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 		r.dupOK = func(ptr string) bool { return allowed[ptr] }
 	}
 	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance, Lookahead: r.opts.Lookahead})
+	r.taker, _ = r.dec.(memberTaker)
+	if r.taker != nil && r.memBuf == nil {
+		r.memBuf = make([]ndjson.Member, 0, 16)
+	}
 	return nil
 }
 
@@ -413,8 +433,15 @@ func (r *Reader) readLine() (*Line, error) {
 	var se *ndjson.SyntaxError
 	if pl != nil {
 		se, l.Depth = pl.syn, pl.depth
+		if pl.members {
+			l.members = r.par.cur.members[pl.mFrom:pl.mTo:pl.mTo]
+		}
 	} else {
-		l.Depth, se = ndjson.CheckNesting(raw, ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK})
+		// memBuf is nil (keep no members) until a decoder that takes them is known.
+		l.Depth, l.members, se = ndjson.CheckMembers(raw, ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, r.memBuf)
+		if l.members != nil {
+			r.memBuf = l.members[:0]
+		}
 	}
 	if se != nil {
 		l.Diags = append(l.Diags, r.syntaxDiag(n, se))
@@ -601,6 +628,9 @@ func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
 	for _, e := range schemaErrs {
 		e.File, e.Line, e.Rule = r.file, l.N, SchemaRule(r.d)
 		l.Diags = append(l.Diags, e)
+	}
+	if r.taker != nil {
+		r.taker.UseMembers(l.members)
 	}
 	evs, err := r.dec.Decode(l.Events, l.Raw, l.N)
 	l.Events = evs

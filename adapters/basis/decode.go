@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/linesep"
 	"github.com/evtool/evtool/internal/wireint"
+	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -34,7 +35,15 @@ type Decoder struct {
 	// line, or by a tool_call synthesised for a call that was not. Digests
 	// only: a decoder's memory must not grow with the ids of a long run.
 	queued idset.Set
+	// ms are the members of the line the next Decode reads, as the
+	// reading's syntax check found them (UseMembers); nil: read the line.
+	ms []ndjson.Member
 }
+
+// UseMembers hands the decoder the top-level members of the line its next
+// Decode reads, found by the syntax check of the reading: the decoder
+// then does not read the line's keys again.
+func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
 
 // A DecodeError is a known basis field with a value canonical cannot hold.
 type DecodeError = jsonobj.FieldError
@@ -48,7 +57,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	own := append([]byte(nil), line...)
 	root := jsonobj.View(own)
 	o := &d.o
-	typ, err := o.Open(root, "a basis line")
+	ms := d.ms
+	d.ms = nil
+	typ, err := o.OpenMembers(root, ms, "a basis line")
 	if err != nil {
 		return out, err
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/ndjson"
+
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -30,9 +32,11 @@ type DecodeError = jsonobj.FieldError
 // event, so that every writer sees the message next to its deltas.
 type Decoder struct {
 	opts dialect.DecodeOptions
-	o    jsonobj.Object
-	res  jsonobj.Residue
-	sub  jsonobj.Residue // the residue of a nested object (stats)
+	// ms are the members of the line the next Decode reads (UseMembers).
+	ms  []ndjson.Member
+	o   jsonobj.Object
+	res jsonobj.Residue
+	sub jsonobj.Residue // the residue of a nested object (stats)
 
 	started   bool // session_started was emitted
 	turns     int
@@ -53,7 +57,9 @@ type Decoder struct {
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
 	o := &d.o
-	typ, err := o.Open(root, "a gemini line")
+	ms := d.ms
+	d.ms = nil
+	typ, err := o.OpenMembers(root, ms, "a gemini line")
 	if err != nil {
 		return out, err
 	}
@@ -550,3 +556,8 @@ func uintAt(o *jsonobj.Object, ptr string, v gjson.Result) *uint64 {
 	}
 	return &n
 }
+
+// UseMembers hands the decoder the top-level members of the line its next
+// Decode reads, found by the syntax check of the reading: the decoder
+// then does not read the line's keys again.
+func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/ndjson"
+
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -32,7 +34,9 @@ type DecodeError = jsonobj.FieldError
 // that the tool_call carries the name and kind from the start; on a live
 // pipe the name comes with tool_finished.
 type Decoder struct {
-	opts    dialect.DecodeOptions
+	opts dialect.DecodeOptions
+	// ms are the members of the line the next Decode reads (UseMembers).
+	ms      []ndjson.Member
 	o       jsonobj.Object
 	res     jsonobj.Residue
 	session string
@@ -148,7 +152,9 @@ func (d *Decoder) hold(out []*event.Event, start, size int) []*event.Event {
 
 func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
-	typ, err := d.o.Open(root, "a mermaid line")
+	ms := d.ms
+	d.ms = nil
+	typ, err := d.o.OpenMembers(root, ms, "a mermaid line")
 	if err != nil {
 		return out, err
 	}
@@ -464,3 +470,8 @@ func kindOf(name string) event.ToolKind {
 	}
 	return toolKind(name)
 }
+
+// UseMembers hands the decoder the top-level members of the line its next
+// Decode reads, found by the syntax check of the reading: the decoder
+// then does not read the line's keys again.
+func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }

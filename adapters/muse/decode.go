@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/ndjson"
+
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/tidwall/gjson"
@@ -43,6 +45,8 @@ type Decoder struct {
 	plainOf []string        // open other tasks, in order
 	lastEnd *event.TurnFinished
 	buf     []byte
+	// ms are the members of the line the next Decode reads (UseMembers).
+	ms []ndjson.Member
 
 	holding bool
 	held    []*event.Event
@@ -65,15 +69,25 @@ func (d *Decoder) init() {
 	}
 }
 
+// UseMembers hands the decoder the top-level members of the line its next
+// Decode reads, found by the syntax check of the reading: the decoder
+// then does not read the line's keys again.
+func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
+
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	d.init()
+	ms := d.ms
+	d.ms = nil
 	compact, gaps := compactLine(line)
-	rec, err := ParseRecord(compact)
+	if len(gaps) > 0 {
+		ms = nil // the members' places are in line, not in compact
+	}
+	rec, err := parseRecordMembers(compact, ms)
 	if err != nil {
 		return out, err
 	}
-	actual, _, _ := parseRecord(compact)
+	actual, _, _ := parseRecordMS(compact, ms)
 	p, err := rec.Lift()
 	if err != nil && !errors.Is(err, ErrUnknownPayload) {
 		return out, err

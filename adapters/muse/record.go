@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/ndjson"
+
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
@@ -190,13 +192,17 @@ type fields struct {
 }
 
 // objectAt reads v as an object; every key must appear once.
-func objectAt(v gjson.Result, ptr string) (*fields, error) {
+func objectAt(v gjson.Result, ptr string) (*fields, error) { return objectAtMembers(v, ptr, nil) }
+
+// objectAtMembers is objectAt with v's members as the syntax check found
+// them (nil: read v).
+func objectAtMembers(v gjson.Result, ptr string, ms []ndjson.Member) (*fields, error) {
 	if !v.IsObject() {
 		return nil, &DecodeError{Pointer: ptr, Msg: "must be an object, not " + typeName(v)}
 	}
 	f := &fields{ptr: ptr}
 	var err error
-	jsonobj.ForEach(v, func(k, val gjson.Result) bool {
+	jsonobj.ForEachMember(v, ms, func(k, val gjson.Result) bool {
 		for _, s := range f.keys {
 			if s == k.Str {
 				err = &DecodeError{Pointer: ptr + "/" + jsonptr.Escape(k.Str), Msg: "duplicate key " + strconv.Quote(k.Str)}
@@ -343,8 +349,12 @@ func streamAt(v gjson.Result, ptr string) (StreamRef, error) {
 
 // ParseRecord reads one line into a Record the way Muse's MuseRecord
 // reads it; the error names the offending value by JSON pointer.
-func ParseRecord(line []byte) (*Record, error) {
-	o, err := objectAt(gjson.ParseBytes(line), "")
+func ParseRecord(line []byte) (*Record, error) { return parseRecordMembers(line, nil) }
+
+// parseRecordMembers is ParseRecord with the line's top-level members as
+// the syntax check found them (nil: read the line).
+func parseRecordMembers(line []byte, ms []ndjson.Member) (*Record, error) {
+	o, err := objectAtMembers(gjson.ParseBytes(line), "", ms)
 	if err != nil {
 		return nil, err
 	}

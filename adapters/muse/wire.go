@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"slices"
 	"sort"
+	"unsafe"
+
+	"github.com/evtool/evtool/ndjson"
 
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -192,7 +195,8 @@ func jqSorted(keys []string) bool { return len(keys) > 1 && sort.StringsAreSorte
 // with keys the derivation does not know at the end, sorted (residue
 // values come from maps, so their own order is not kept there).
 func declaredOrder(declared, actual []string) []string {
-	var out, extra []string
+	out := make([]string, 0, len(actual))
+	var extra []string
 	for _, k := range declared {
 		if slices.Contains(actual, k) {
 			out = append(out, k)
@@ -219,14 +223,14 @@ func (res *residue) apply(r record) record {
 	for k, v := range res.P {
 		out.payload.set(k, string(v))
 	}
-	out.env = reorder(out.env, res.EKeys, res.EOrder, envelopeKeys)
-	out.payload = reorder(out.payload, res.Keys, res.Order, r.payload.keys())
+	out.env = reorder(out.env, res.EKeys, res.EOrder, envelopeDeclared)
+	out.payload = reorder(out.payload, res.Keys, res.Order, r.payload)
 	return out
 }
 
 // reorder puts an object's members in the order the residue recorded (see
 // keyOrder): the keys it lists, sorted, or as declared.
-func reorder(have kvs, explicit []string, how string, declared []string) kvs {
+func reorder(have kvs, explicit []string, how string, declared kvs) kvs {
 	order := explicit
 	switch {
 	case len(explicit) > 0:
@@ -234,7 +238,7 @@ func reorder(have kvs, explicit []string, how string, declared []string) kvs {
 		order = have.keys()
 		sort.Strings(order)
 	default:
-		order = declaredOrder(declared, have.keys())
+		return reorderDeclared(have, declared)
 	}
 	out := make(kvs, 0, len(have))
 	for _, k := range order {
@@ -245,16 +249,59 @@ func reorder(have kvs, explicit []string, how string, declared []string) kvs {
 	return out
 }
 
+// envelopeDeclared is envelopeKeys as members, for reorder.
+var envelopeDeclared = func() kvs {
+	l := make(kvs, len(envelopeKeys))
+	for i, k := range envelopeKeys {
+		l[i].k = k
+	}
+	return l
+}()
+
+// reorderDeclared is reorder by declaredOrder(declared's keys, have's
+// keys), without making those lists: the declared keys have has, in the
+// declared order, then the others, sorted; each with the first value have
+// gives it.
+func reorderDeclared(have kvs, declared kvs) kvs {
+	out := make(kvs, 0, len(have))
+	for _, d := range declared {
+		if v, ok := have.get(d.k); ok {
+			out = append(out, kv{d.k, v})
+		}
+	}
+	var extra []string
+	for _, e := range have {
+		if _, ok := declared.get(e.k); !ok {
+			extra = append(extra, e.k)
+		}
+	}
+	if len(extra) == 0 {
+		return out
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		v, _ := have.get(k)
+		out = append(out, kv{k, v})
+	}
+	return out
+}
+
 // parseRecord splits a compact line into envelope and payload lists, in
 // any key order and with any extra keys. ok is false when the line is not
 // an object; a payload that is not an object leaves payload empty and
 // isObj false.
 func parseRecord(line []byte) (r record, isObj bool, ok bool) {
+	return parseRecordMS(line, nil)
+}
+
+// parseRecordMS is parseRecord with the line's top-level members as the
+// syntax check found them (nil: read the line).
+func parseRecordMS(line []byte, ms []ndjson.Member) (r record, isObj bool, ok bool) {
 	root := gjson.ParseBytes(line)
 	if !root.IsObject() {
 		return r, false, false
 	}
-	jsonobj.ForEach(root, func(k, v gjson.Result) bool {
+	jsonobj.ForEachMember(root, ms, func(k, v gjson.Result) bool {
 		if k.Str == "payload" {
 			r.env = append(r.env, kv{k.Str, ""})
 			if v.IsObject() {
@@ -323,6 +370,9 @@ func scanTokens(b []byte, at func(i, tok int, ws bool)) int {
 // compactLine removes the white space between the tokens of a line and
 // returns where it stood.
 func compactLine(line []byte) ([]byte, []gap) {
+	if compact(line) {
+		return line, nil // what the scan below gives such a line, at once
+	}
 	var out []byte
 	var gaps []gap
 	var ws []byte
@@ -349,6 +399,24 @@ func compactLine(line []byte) ([]byte, []gap) {
 		gaps = append(gaps, gap{n, string(ws)})
 	}
 	return out, gaps
+}
+
+// compact reports whether line has no white space between its tokens:
+// none outside its strings, which are read as scanTokens reads them (a
+// backslash escapes the byte after it; an unclosed one runs to the end).
+func compact(line []byte) bool {
+	s := unsafe.String(unsafe.SliceData(line), len(line))
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '"':
+			i, _ = jsonenc.SkipQuoted(s, i)
+		case isSpace(c):
+			return false
+		default:
+			i++
+		}
+	}
+	return true
 }
 
 // applyLayout puts white space back between the tokens of a compact line.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/evtool/evtool/ndjson"
+
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
@@ -60,7 +62,9 @@ const (
 // session_finished carry the sums of the steps' usage and cost. Any other
 // last line leaves the stream truncated.
 type Decoder struct {
-	opts    dialect.DecodeOptions
+	opts dialect.DecodeOptions
+	// ms are the members of the line the next Decode reads (UseMembers).
+	ms      []ndjson.Member
 	o       jsonobj.Object
 	started bool   // session_started is emitted
 	session string // the stream's session id: the first one a line names
@@ -87,7 +91,9 @@ func newDecoder(opts dialect.DecodeOptions) *Decoder {
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
 	root := gjson.ParseBytes(line)
-	typ, err := d.o.Open(root, "an opencode line")
+	ms := d.ms
+	d.ms = nil
+	typ, err := d.o.OpenMembers(root, ms, "an opencode line")
 	if err != nil {
 		return out, err
 	}
@@ -539,3 +545,8 @@ func (d *Decoder) finish() *event.Event {
 	}
 	return &event.Event{Synthetic: true, Body: b}
 }
+
+// UseMembers hands the decoder the top-level members of the line its next
+// Decode reads, found by the syntax check of the reading: the decoder
+// then does not read the line's keys again.
+func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }

@@ -96,3 +96,44 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// TestSkipQuotedShort holds the eight-bytes-at-a-time reading of short
+// strings to the careful one: every string of up to 12 bytes from an
+// alphabet of quotes, backslashes and text, at every offset in a word,
+// with and without text after it.
+func TestSkipQuotedShort(t *testing.T) {
+	alpha := []byte{'"', '\\', 'a', 0xc3, 0x00}
+	var walk func(cur []byte, depth int)
+	n := 0
+	walk = func(cur []byte, depth int) {
+		for pad := 0; pad < 8; pad++ {
+			for _, tail := range []string{"", `","x":1}`, strings.Repeat("y", 70)} {
+				s := strings.Repeat(" ", pad) + `"` + string(cur) + tail
+				e1, x1 := SkipQuoted(s, pad)
+				e2, x2 := skipQuotedSlow(s, pad)
+				if e1 != e2 || x1 != x2 {
+					t.Fatalf("%q: SkipQuoted = %d, %v; the careful way %d, %v", s, e1, x1, e2, x2)
+				}
+				n++
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for _, c := range alpha {
+			walk(append(cur, c), depth-1)
+		}
+	}
+	walk(nil, 6)
+	long := strings.Repeat("z", 100)
+	for i := range 100 {
+		for _, c := range []string{`"`, `\"`, `\\"`} {
+			s := `"` + long[:i] + c + long
+			e1, x1 := SkipQuoted(s, 0)
+			e2, x2 := skipQuotedSlow(s, 0)
+			if e1 != e2 || x1 != x2 {
+				t.Fatalf("%q: %d %v against %d %v", s, e1, x1, e2, x2)
+			}
+		}
+	}
+}

@@ -167,9 +167,11 @@ func Lookup(v gjson.Result, k string) gjson.Result {
 	if !v.IsObject() {
 		return out
 	}
-	ForEach(v, func(key, e gjson.Result) bool {
+	// The members passed over are not read: only the value found is
+	// completed, as ForEach gives it.
+	ForEachRaw(v, func(key, e gjson.Result) bool {
 		if key.Str == k {
-			out = e
+			out = Full(e)
 			return false
 		}
 		return true
@@ -246,6 +248,10 @@ func skipString(s string, i int) (end int, esc bool) { return jsonenc.SkipQuoted
 func skipNested(s string, i int) int {
 	depth := 0
 	for i < len(s) {
+		if !structural[s[i]] {
+			i++
+			continue
+		}
 		switch s[i] {
 		case '"':
 			end, _ := skipString(s, i)
@@ -263,6 +269,9 @@ func skipNested(s string, i int) int {
 	}
 	return -1
 }
+
+// structural marks the bytes skipNested stops at.
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // content returns the text of the quoted string raw: a view of it when it
 // has no escape.

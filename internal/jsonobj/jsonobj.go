@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,6 +47,64 @@ func (o *Object) Reset(root gjson.Result) {
 		o.vals = append(o.vals, v)
 		return true
 	})
+}
+
+// ResetMembers loads the keys of root, an object, from where the syntax
+// check found its members (ndjson.CheckMembers) in a line of the same
+// bytes, rather than reading root again. It gives what Reset gives.
+func (o *Object) ResetMembers(root gjson.Result, ms []ndjson.Member) {
+	o.keys, o.vals, o.full, o.err = o.keys[:0], o.vals[:0], o.full[:0], nil
+	// root is the line from its first byte that is not white space,
+	// root.Index bytes in; the members' places are in the line.
+	s, at := root.Raw, root.Index
+	for _, m := range ms {
+		o.keys = append(o.keys, content(s[int(m.KeyStart)-at:int(m.KeyEnd)-at], m.KeyEsc))
+		o.full = append(o.full, false)
+		o.vals = append(o.vals, rawValue(s, int(m.ValStart)-at, int(m.ValEnd)-at, m.ValEsc, at))
+	}
+}
+
+// ForEachMember is ForEach over the object root, a line of the same bytes
+// as the one whose members the syntax check found (ndjson.CheckMembers),
+// from those members rather than from reading root again: the same keys
+// and values, in order. Nil members read root with ForEach.
+func ForEachMember(root gjson.Result, ms []ndjson.Member, f func(k, v gjson.Result) bool) {
+	if ms == nil {
+		ForEach(root, f)
+		return
+	}
+	s, at := root.Raw, root.Index
+	for _, m := range ms {
+		k := gjson.Result{Type: gjson.String, Raw: s[int(m.KeyStart)-at : int(m.KeyEnd)-at], Index: int(m.KeyStart)}
+		k.Str = content(k.Raw, m.KeyEsc)
+		if !f(k, Full(rawValue(s, int(m.ValStart)-at, int(m.ValEnd)-at, m.ValEsc, at))) {
+			return
+		}
+	}
+}
+
+// rawValue is the Result ForEachRaw gives for the value s[i:end] of an
+// object whose Index is base.
+func rawValue(s string, i, end int, esc bool, base int) gjson.Result {
+	v := gjson.Result{Raw: s[i:end], Index: base + i}
+	switch c := s[i]; {
+	case c == '"':
+		v.Type = gjson.String
+		if !esc {
+			v.Str = v.Raw[1 : len(v.Raw)-1]
+		}
+	case c == '{' || c == '[':
+		v.Type = gjson.JSON
+	case c == 't':
+		v.Type, v.Raw = gjson.True, "true"
+	case c == 'f':
+		v.Type, v.Raw = gjson.False, "false"
+	case c == 'n':
+		v.Type, v.Raw = gjson.Null, "null"
+	default:
+		v.Type = gjson.Number
+	}
+	return v
 }
 
 // Len returns the number of keys.
@@ -386,6 +445,17 @@ func View(line []byte) gjson.Result {
 	return gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
 }
 
+// OpenMembers is Open with the members the syntax check found in the
+// line (ndjson.CheckMembers), root being a line of the same bytes; nil
+// members read root as Open does.
+func (o *Object) OpenMembers(root gjson.Result, ms []ndjson.Member, what string) (string, error) {
+	if ms == nil || !root.IsObject() {
+		return o.Open(root, what)
+	}
+	o.ResetMembers(root, ms)
+	return o.opened()
+}
+
 // Open begins the reading of a line that must be an object whose "type"
 // member, a non-empty string, says what it is: it loads root into o and
 // returns that type. what names the line in the error for one that is not
@@ -395,6 +465,11 @@ func (o *Object) Open(root gjson.Result, what string) (string, error) {
 		return "", &FieldError{Msg: what + " must be a JSON object"}
 	}
 	o.Reset(root)
+	return o.opened()
+}
+
+// opened returns the type of a line loaded into o.
+func (o *Object) opened() (string, error) {
 	typ, _ := o.Str("type")
 	if o.Err() != nil {
 		return "", o.Err()
