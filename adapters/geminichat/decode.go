@@ -8,6 +8,7 @@ import (
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -227,7 +228,7 @@ func (d *Decoder) meta(r gjson.Result, n int) error {
 	}
 	d.res.Reset()
 	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
-		ptr := "/" + k.Str
+		ptr := "/" + jsonptr.Escape(k.Str)
 		switch k.Str {
 		case "sessionId":
 			m.session = v.Str
