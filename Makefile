@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test check bench compare instructions sameout fuzz fmt vet acp-measure bench-view bench-sessions screenshots
+.PHONY: all build test check bench compare instructions sameout fuzz fmt vet acp-measure bench-view bench-sessions screenshots types
 
 all: build
 
@@ -41,6 +41,20 @@ test: internal/testkit/ccusagediff/node_modules
 
 internal/testkit/ccusagediff/node_modules: internal/testkit/ccusagediff/package-lock.json
 	npm install --prefix internal/testkit/ccusagediff --no-audit --no-fund
+	@touch $@
+
+# The TypeScript declarations of the published schemas (schema/types, see
+# docs/schemas.md): json-schema-to-typescript makes them, and
+# internal/testkit/tsdecl checks that they are current and compile under
+# tsc --strict with a program over every test stream. Both tools are
+# pinned in its lock file; the package they make has no dependencies.
+types: internal/testkit/tsdecl/testdata/node_modules
+	node internal/testkit/tsdecl/testdata/gen.mjs schema schema/types
+
+test: internal/testkit/tsdecl/testdata/node_modules
+
+internal/testkit/tsdecl/testdata/node_modules: internal/testkit/tsdecl/testdata/package-lock.json
+	npm ci --prefix internal/testkit/tsdecl/testdata --no-audit --no-fund
 	@touch $@
 
 # goimports and staticcheck at pinned versions, built from the module

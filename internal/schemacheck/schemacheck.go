@@ -3,7 +3,10 @@
 // those schemas use (type, enum, const, required, properties,
 // additionalProperties, items, allOf, anyOf, oneOf, not, if/then/else,
 // local $ref, minimum, maximum, minLength, pattern) into a tree that it
-// walks over the raw line, with no map[string]any and no reflection.
+// walks over the raw line, with no map[string]any and no reflection. A
+// oneOf whose branches are told apart by a const on one property (a
+// tagged union, as evtool's schemas are) walks only the branch of the
+// line's tag, and the "any other" branch, not every branch.
 //
 // It is the schema, not a second opinion: wherever its answer could differ
 // from a full JSON Schema engine's (a number written with a fraction or
@@ -49,6 +52,7 @@ func (v Verdict) String() string {
 // Schema is a compiled schema.
 type Schema struct {
 	root *node
+	tags []string // the tag of each oneOf that dispatches, for tests
 }
 
 // ErrUnsupported means the schema uses a keyword outside the subset; use a
@@ -56,7 +60,11 @@ type Schema struct {
 var ErrUnsupported = errors.New("schemacheck: keyword outside the supported subset")
 
 // Compile compiles a schema document.
-func Compile(doc []byte) (*Schema, error) {
+func Compile(doc []byte) (*Schema, error) { return compile(doc, true) }
+
+// compile compiles a schema document; dispatch says whether a oneOf may
+// spare the branches a value certainly fails (see oneDispatch).
+func compile(doc []byte, dispatch bool) (*Schema, error) {
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
 	var v any
@@ -77,7 +85,15 @@ func Compile(doc []byte) (*Schema, error) {
 		}
 		r.n.ref = target
 	}
-	return &Schema{root: n}, nil
+	s := &Schema{root: n}
+	for _, m := range c.byPtr {
+		if dispatch && len(m.oneOf) >= 2 {
+			if m.oneDispatch = oneDispatchOf(m.oneOf); m.oneDispatch != nil {
+				s.tags = append(s.tags, m.oneDispatch.prop)
+			}
+		}
+	}
+	return s, nil
 }
 
 // Check judges one line, which must be valid JSON.
@@ -170,6 +186,7 @@ type node struct {
 	not                 *node
 	ifN, thenN, elseN   *node
 	dispatch            *dispatch
+	oneDispatch         *oneDispatch
 
 	ref *node
 
@@ -614,7 +631,11 @@ func (n *node) check(w *walker, v gjson.Result) Verdict {
 		r = and(r, anyOf(w, n.anyOf, v))
 	}
 	if n.oneOf != nil {
-		r = and(r, oneOf(w, n.oneOf, v))
+		if n.oneDispatch != nil && v.IsObject() {
+			r = and(r, n.oneDispatch.check(w, n.oneOf, v))
+		} else {
+			r = and(r, oneOf(w, n.oneOf, v))
+		}
 	}
 	if n.not != nil {
 		r = and(r, negate(n.not.check(w, v)))

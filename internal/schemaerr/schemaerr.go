@@ -94,11 +94,294 @@ func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) [
 			return append(out, &jsonschema.ValidationError{SchemaURL: ve.SchemaURL, InstanceLocation: ve.InstanceLocation,
 				ErrorKind: &kind.Type{Got: got, Want: slices.Compact(want)}})
 		}
+		return append(out, branches(ve, causes)...)
 	}
 	for _, c := range causes {
 		out = leaves(c, out)
 	}
 	return out
+}
+
+// branches explains the branches of an anyOf or oneOf that all failed.
+//
+// Most of evtool's unions are tagged: each branch holds one property (the
+// tag, "type" mostly) to a const, and at most one branch, the "any other
+// type" one, holds it out of their list. A line is explained by the
+// branch of its tag alone: the others fail on the tag, which says nothing
+// about what is wrong. When no branch is the line's, the tag itself is
+// what is wrong: missing, of another type, or none of the values the
+// branches name (said once, as one enum error that names them all).
+//
+// Branches that apply only under a condition ({"if": …, "then": …,
+// "else": false}, or {"not": …} beside them) and whose condition fails
+// are left out the same way.
+func branches(ve *jsonschema.ValidationError, causes []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	loc := ve.InstanceLocation
+	type branch struct {
+		leaves []*jsonschema.ValidationError
+		miss   map[string]bool // the tags this branch fails on
+	}
+	bs := make([]branch, 0, len(causes))
+	for _, c := range causes {
+		bs = append(bs, branch{leaves: leaves(c, nil)})
+	}
+	// Branches whose condition does not hold.
+	var kept []branch
+	for _, b := range bs {
+		if !slices.ContainsFunc(b.leaves, func(l *jsonschema.ValidationError) bool { return guard(l, loc) }) {
+			kept = append(kept, b)
+		}
+	}
+	if len(kept) == 0 {
+		kept = bs
+	}
+	// The tag: a property some branch holds to values (a const, an enum or
+	// a not failed on it), and that all branches but at most one fail on.
+	count := map[string]int{}
+	evidence := map[string]bool{}
+	wants := map[string][]string{}
+	consts := map[string]bool{}
+	for i := range kept {
+		kept[i].miss = map[string]bool{}
+		for _, l := range kept[i].leaves {
+			for _, p := range tagMiss(l, loc) {
+				if !kept[i].miss[p] {
+					kept[i].miss[p] = true
+					count[p]++
+				}
+			}
+			var w string
+			switch k := l.ErrorKind.(type) {
+			case *kind.Const:
+				w = fmt.Sprint("const ", k.Want)
+				consts[p0(tagMiss(l, loc))] = true
+			case *kind.Enum:
+				w = fmt.Sprint("enum ", k.Want)
+			case *kind.Pattern:
+				w = "pattern " + k.Want
+			case *kind.Type:
+				w = "type"
+			case *kind.Not:
+				w = "not"
+				for _, p := range tagMiss(l, loc) {
+					evidence[p] = true // an "any other" branch
+				}
+			default:
+				continue
+			}
+			for _, p := range tagMiss(l, loc) {
+				wants[p] = append(wants[p], w)
+			}
+		}
+	}
+	// A property is a tag when branches hold it to different values, or
+	// when some branch fails on it and another does not. One every branch
+	// fails on alike (an enum or a pattern of the envelope) is the value's
+	// own error.
+	for p, ws := range wants {
+		if count[p] < len(kept) && slices.ContainsFunc(ws, func(w string) bool { return w != "type" }) ||
+			len(slices.Compact(slices.Sorted(slices.Values(ws)))) > 1 {
+			evidence[p] = true
+		}
+	}
+	// Of the tags, the one the most branches fail on; then one held to a
+	// const; then the first by name.
+	tag := ""
+	better := func(p string) bool {
+		switch {
+		case tag == "":
+			return true
+		case count[p] != count[tag]:
+			return count[p] > count[tag]
+		case consts[p] != consts[tag]:
+			return consts[p]
+		}
+		return p < tag
+	}
+	for p, n := range count {
+		if evidence[p] && n >= 1 && n >= len(kept)-1 && better(p) {
+			tag = p
+		}
+	}
+	if tag != "" {
+		var out []*jsonschema.ValidationError
+		for _, b := range kept {
+			if !b.miss[tag] {
+				out = append(out, b.leaves...)
+			}
+		}
+		if out != nil {
+			return out
+		}
+	}
+	// No branch is the line's. What all of them say is wrong (the keys
+	// all of them miss, the errors all of them share) is; and so is the
+	// tag, when there is one.
+	var at []string
+	if tag != "" {
+		at = append(slices.Clip(loc), tag)
+	}
+	var out []*jsonschema.ValidationError
+	if len(kept) >= 2 {
+		rest := make([][]*jsonschema.ValidationError, 0, len(kept)-1)
+		for _, b := range kept[1:] {
+			rest = append(rest, b.leaves)
+		}
+		if common := commonMissing(kept[0].leaves, rest, loc); len(common) > 0 {
+			out = append(out, &jsonschema.ValidationError{SchemaURL: ve.SchemaURL, InstanceLocation: loc, ErrorKind: &kind.Required{Missing: common}})
+		}
+		for _, l := range kept[0].leaves {
+			if _, ok := l.ErrorKind.(*kind.Required); ok && slices.Equal(l.InstanceLocation, loc) || at != nil && slices.Equal(l.InstanceLocation, at) {
+				continue
+			}
+			if allHave(rest, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	if tag == "" {
+		if out != nil {
+			return out
+		}
+		for _, b := range kept {
+			out = append(out, b.leaves...)
+		}
+		return out
+	}
+	if slices.ContainsFunc(out, func(l *jsonschema.ValidationError) bool {
+		k, ok := l.ErrorKind.(*kind.Required)
+		return ok && slices.Contains(k.Missing, tag)
+	}) {
+		return out // the tag is missing
+	}
+	var want []any
+	var got any
+	var own []*jsonschema.ValidationError
+	for _, b := range kept {
+		for _, l := range b.leaves {
+			if !slices.Equal(l.InstanceLocation, at) {
+				continue
+			}
+			switch k := l.ErrorKind.(type) {
+			case *kind.Const:
+				want, got = appendNew(want, k.Want), k.Got
+			case *kind.Enum:
+				want, got = appendNew(want, k.Want...), k.Got
+			case *kind.Not, *kind.Pattern:
+			default:
+				// The tag's own type or form: the "any other type" branch
+				// says it, and so may others, in the same words.
+				msg := l.ErrorKind.LocalizedString(printer)
+				if !slices.ContainsFunc(own, func(m *jsonschema.ValidationError) bool { return m.ErrorKind.LocalizedString(printer) == msg }) {
+					own = append(own, l)
+				}
+			}
+		}
+	}
+	if own != nil {
+		return append(out, own...)
+	}
+	if want != nil {
+		out = append(out, &jsonschema.ValidationError{SchemaURL: ve.SchemaURL, InstanceLocation: at, ErrorKind: &kind.Enum{Got: got, Want: want}})
+	}
+	return out
+}
+
+// p0 returns the first of ps, or "".
+func p0(ps []string) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	return ps[0]
+}
+
+// appendNew appends the values of vs that list does not hold yet.
+func appendNew(list []any, vs ...any) []any {
+	for _, v := range vs {
+		if !slices.ContainsFunc(list, func(w any) bool { return fmt.Sprint(w) == fmt.Sprint(v) }) {
+			list = append(list, v)
+		}
+	}
+	return list
+}
+
+// commonMissing returns the keys of the value at loc that first and every
+// one of rest say are missing, in first's order.
+func commonMissing(first []*jsonschema.ValidationError, rest [][]*jsonschema.ValidationError, loc []string) []string {
+	missing := func(ls []*jsonschema.ValidationError) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range ls {
+			if k, ok := l.ErrorKind.(*kind.Required); ok && slices.Equal(l.InstanceLocation, loc) {
+				for _, p := range k.Missing {
+					m[p] = true
+				}
+			}
+		}
+		return m
+	}
+	var out []string
+	for _, l := range first {
+		k, ok := l.ErrorKind.(*kind.Required)
+		if !ok || !slices.Equal(l.InstanceLocation, loc) {
+			continue
+		}
+		for _, p := range k.Missing {
+			all := !slices.Contains(out, p)
+			for _, b := range rest {
+				if all && !missing(b)[p] {
+					all = false
+				}
+			}
+			if all {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// allHave reports whether every list of leaves holds one that says what l
+// says, where l says it.
+func allHave(lists [][]*jsonschema.ValidationError, l *jsonschema.ValidationError) bool {
+	msg := l.ErrorKind.LocalizedString(printer)
+	for _, ls := range lists {
+		if !slices.ContainsFunc(ls, func(m *jsonschema.ValidationError) bool {
+			return slices.Equal(m.InstanceLocation, l.InstanceLocation) && m.ErrorKind.LocalizedString(printer) == msg
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// guard reports whether a branch's leaf says the branch does not apply to
+// the value at loc: an "else": false, or a "not" beside it, failed there.
+func guard(l *jsonschema.ValidationError, loc []string) bool {
+	if !slices.Equal(l.InstanceLocation, loc) {
+		return false
+	}
+	switch l.ErrorKind.(type) {
+	case *kind.FalseSchema, *kind.Not:
+		return true
+	}
+	return false
+}
+
+// tagMiss returns the properties of the value at loc that a branch's leaf
+// says are not the branch's: a const, an enum, a pattern, a not or the
+// type of a property failed, or the property is missing.
+func tagMiss(l *jsonschema.ValidationError, loc []string) []string {
+	switch k := l.ErrorKind.(type) {
+	case *kind.Required:
+		if slices.Equal(l.InstanceLocation, loc) {
+			return k.Missing
+		}
+	case *kind.Const, *kind.Enum, *kind.Not, *kind.Pattern, *kind.Type:
+		if len(l.InstanceLocation) == len(loc)+1 && slices.Equal(l.InstanceLocation[:len(loc)], loc) {
+			return l.InstanceLocation[len(loc):]
+		}
+	}
+	return nil
 }
 
 // typeOnly reports whether a branch's error is a type error of the value

@@ -102,3 +102,97 @@ func TestNotAValidationError(t *testing.T) {
 		t.Errorf("%+v", ds)
 	}
 }
+
+// A tagged union as evtool's schemas write one: the line is explained by
+// the branch of its type alone, and when no branch is its, by its tag.
+const union = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://example.org/u.json",
+  "oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}, {"$ref": "#/$defs/sys"}],
+  "$defs": {
+    "a": {"type": "object", "required": ["seq", "type", "n"],
+      "properties": {"seq": {"type": "integer", "minimum": 0}, "type": {"const": "a"}, "n": {"type": "integer"}, "mode": {"enum": ["x", "y"]}}},
+    "b": {"type": "object", "required": ["seq", "type"],
+      "properties": {"seq": {"type": "integer", "minimum": 0}, "type": {"const": "b"}, "s": {"type": "string"}, "mode": {"enum": ["x", "y"]}}},
+    "sys": {"oneOf": [{"$ref": "#/$defs/sys_init"}, {"$ref": "#/$defs/sys_other"}]},
+    "sys_init": {"type": "object", "required": ["seq", "type", "subtype", "cwd"],
+      "properties": {"seq": {"type": "integer", "minimum": 0}, "type": {"const": "system"}, "subtype": {"const": "init"}, "cwd": {"type": "string"}, "mode": {"enum": ["x", "y"]}}},
+    "sys_other": {"type": "object", "required": ["seq", "type", "subtype"],
+      "properties": {"seq": {"type": "integer", "minimum": 0}, "type": {"const": "system"}, "subtype": {"type": "string", "not": {"enum": ["init"]}}, "mode": {"enum": ["x", "y"]}}}
+  }
+}`
+
+// A union whose branches apply under conditions (codex-rollout's lines).
+const guarded = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://example.org/g.json",
+  "oneOf": [
+    {"if": {"required": ["payload"]}, "then": {"type": "object", "required": ["ts"], "properties": {"ts": {"type": "string"}, "payload": {"type": "object"}}}, "else": false},
+    {"if": {"not": {"required": ["payload"]}}, "then": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}, "else": false}
+  ]
+}`
+
+func explainAll(t *testing.T, doc, url, line string) string {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, v); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := func(loc string) string { return strings.Replace(loc, "https://example.org", "example:", 1) }
+	var got []string
+	for _, d := range schemaerr.Explain(s.Validate(inst), []byte(line), short) {
+		got = append(got, fmt.Sprintf("%d %s %s %s %s", d.Col, d.Pointer, d.Message, d.Keyword, d.SchemaLocation))
+	}
+	return strings.Join(got, "\n")
+}
+
+func TestExplainUnion(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		// The branch of the line's type, and it alone.
+		{`{"seq":1,"type":"a","n":"x"}`, "25 /n got string, want integer type example:/u.json#/$defs/a/properties/n"},
+		{`{"seq":1,"type":"a"}`, "1  missing property 'n' required example:/u.json#/$defs/a"},
+		{`{"type":"b"}`, "1  missing property 'seq' required example:/u.json#/$defs/b"},
+		// No branch is the line's: the tag is what is wrong.
+		{`{"seq":1,"type":"c"}`, "17 /type value must be one of 'a', 'b', 'system' enum example:/u.json#"},
+		{`{"seq":1}`, "1  missing property 'type' required example:/u.json#"},
+		{`{"seq":1,"type":5}`, "17 /type value must be one of 'a', 'b', 'system' enum example:/u.json#"},
+		// ... and so is what every branch finds wrong besides.
+		{`{"seq":-1,"type":"c","mode":"z"}`, "8 /seq minimum: got -1, want at least 0 minimum example:/u.json#/$defs/a/properties/seq\n" +
+			"18 /type value must be one of 'a', 'b', 'system' enum example:/u.json#\n" +
+			"29 /mode value must be one of 'x', 'y' enum example:/u.json#/$defs/a/properties/mode"},
+		// A nested union: the branch of the subtype, or the subtype's own type.
+		{`{"seq":1,"type":"system","subtype":"init"}`, "1  missing property 'cwd' required example:/u.json#/$defs/sys_init"},
+		{`{"seq":1,"type":"system","subtype":"zzz","mode":"z"}`, "49 /mode value must be one of 'x', 'y' enum example:/u.json#/$defs/sys_other/properties/mode"},
+		{`{"seq":1,"type":"system","subtype":7}`, "36 /subtype got 7, want string type example:/u.json#/$defs/sys_other/properties/subtype"},
+		// Not an object at all: one type error.
+		{`[1]`, "1  got array, want object type example:/u.json#/$defs/sys"},
+	} {
+		if got := explainAll(t, union, "https://example.org/u.json", tt.line); got != tt.want {
+			t.Errorf("%s:\ngot\n%s\nwant\n%s", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestExplainGuarded(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`{"payload":{}}`, "1  missing property 'ts' required example:/g.json#/oneOf/0/then"},
+		{`{"payload":{},"ts":1}`, "20 /ts got 1, want string type example:/g.json#/oneOf/0/then/properties/ts"},
+		{`{"ts":"x"}`, "1  missing property 'id' required example:/g.json#/oneOf/1/then"},
+	} {
+		if got := explainAll(t, guarded, "https://example.org/g.json", tt.line); got != tt.want {
+			t.Errorf("%s:\ngot\n%s\nwant\n%s", tt.line, got, tt.want)
+		}
+	}
+}
