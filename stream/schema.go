@@ -3,7 +3,7 @@ package stream
 import (
 	"bytes"
 	"fmt"
-	"strings"
+	"regexp"
 	"sync"
 
 	"github.com/evtool/evtool/diag"
@@ -20,20 +20,28 @@ var (
 )
 
 // lineSchema is a dialect's schema, compiled once per process and split
-// for speed. evtool's schemas choose the branch for a line with allOf
-// entries of the form {"if": {"properties": {"type": {"const": T}}},
-// "then": {"$ref": R}}. Evaluating every "if" for every line dominates the
-// cost, so the envelope (the schema without allOf) and each branch are
-// compiled on their own, and a line is checked against the envelope and
-// its own type's branch: the same verdict, and the same errors, as the
-// whole schema.
+// for speed. evtool's schemas are tagged unions (schema.Union): a root
+// oneOf with one branch per event type, told apart by a const on the tag
+// ("type"). Asking the engine to evaluate every branch of the oneOf for a
+// line dominates the cost of explaining it, so each branch is compiled on
+// its own and a line is checked against its own tag's branch: the same
+// verdict as the whole schema (schema.UnionOf says why, and a test holds
+// it), and the errors of the branch the line means. A line without a
+// string tag, and a schema of another shape, go to the whole schema.
 type lineSchema struct {
 	// fast judges most lines without the engine; the engine runs only
 	// when fast is not sure, or to explain a line fast rejects.
 	fast     *schemacheck.Schema
-	whole    *jsonschema.Schema // for schemas not of that form
-	envelope *jsonschema.Schema
+	whole    *jsonschema.Schema
+	tag      string
 	branches map[string]*jsonschema.Schema
+	patterns []patternBranch
+	other    *jsonschema.Schema // nil: a closed union
+}
+
+type patternBranch struct {
+	re     *regexp.Regexp
+	schema *jsonschema.Schema
 }
 
 // check returns the schema errors of one line that is JSON, without file,
@@ -63,18 +71,23 @@ func (ls *lineSchema) explain(line []byte) []diag.Diagnostic {
 }
 
 func (ls *lineSchema) validate(inst any) error {
-	if ls.whole != nil {
+	obj, _ := inst.(map[string]any)
+	t, isStr := obj[ls.tag].(string)
+	if ls.branches == nil || !isStr {
 		return ls.whole.Validate(inst)
 	}
-	if err := ls.envelope.Validate(inst); err != nil {
-		return err
-	}
-	obj, _ := inst.(map[string]any)
-	t, _ := obj["type"].(string)
 	if b := ls.branches[t]; b != nil {
 		return b.Validate(inst)
 	}
-	return nil
+	for _, p := range ls.patterns {
+		if p.re.MatchString(t) {
+			return p.schema.Validate(inst)
+		}
+	}
+	if ls.other != nil {
+		return ls.other.Validate(inst)
+	}
+	return ls.whole.Validate(inst) // no branch: the whole schema says why
 }
 
 // compiled returns the compiled schema of a dialect, nil for a dialect
@@ -95,70 +108,42 @@ func compiled(d dialect.Dialect) (*lineSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", name, err)
 	}
-	root, _ := doc.(map[string]any)
 	url := schema.URL(name)
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", name, err)
 	}
-	ls := &lineSchema{branches: map[string]*jsonschema.Schema{}}
+	ls := &lineSchema{}
 	if fast, err := schemacheck.Compile(data); err == nil {
 		ls.fast = fast
 	}
-	branches, ok := typeBranches(root)
-	if !ok {
-		if ls.whole, err = c.Compile(url); err != nil {
-			return nil, fmt.Errorf("schema of %s: %w", name, err)
-		}
-		cache[name] = ls
-		return ls, nil
-	}
-	env := map[string]any{}
-	for k, v := range root {
-		if k != "allOf" {
-			env[k] = v
-		}
-	}
-	envURL := schema.BaseURL + "envelope/" + schema.FileName(name)
-	env["$id"] = envURL
-	if err := c.AddResource(envURL, env); err != nil {
+	if ls.whole, err = c.Compile(url); err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", name, err)
 	}
-	if ls.envelope, err = c.Compile(envURL); err != nil {
-		return nil, fmt.Errorf("schema of %s: %w", name, err)
-	}
-	for t, ref := range branches {
-		if ls.branches[t], err = c.Compile(url + ref); err != nil {
-			return nil, fmt.Errorf("schema of %s: %w", name, err)
+	if u, ok := schema.UnionOf(data); ok {
+		ls.tag, ls.branches = u.Tag, map[string]*jsonschema.Schema{}
+		for t, ref := range u.Branches {
+			if ls.branches[t], err = c.Compile(url + ref); err != nil {
+				return nil, fmt.Errorf("schema of %s: %w", name, err)
+			}
+		}
+		for pat, ref := range u.Patterns {
+			re, err := regexp.Compile(pat)
+			if err != nil {
+				return nil, fmt.Errorf("schema of %s: pattern %q: %w", name, pat, err)
+			}
+			b, err := c.Compile(url + ref)
+			if err != nil {
+				return nil, fmt.Errorf("schema of %s: %w", name, err)
+			}
+			ls.patterns = append(ls.patterns, patternBranch{re, b})
+		}
+		if u.Other != "" {
+			if ls.other, err = c.Compile(url + u.Other); err != nil {
+				return nil, fmt.Errorf("schema of %s: %w", name, err)
+			}
 		}
 	}
 	cache[name] = ls
 	return ls, nil
-}
-
-// typeBranches reads the type → $ref table from a schema's allOf, and
-// reports false if any entry is not of the form lineSchema relies on.
-func typeBranches(root map[string]any) (map[string]string, bool) {
-	all, ok := root["allOf"].([]any)
-	if !ok {
-		return nil, false
-	}
-	out := map[string]string{}
-	for _, e := range all {
-		m, _ := e.(map[string]any)
-		if len(m) != 2 {
-			return nil, false
-		}
-		cond, _ := m["if"].(map[string]any)
-		props, _ := cond["properties"].(map[string]any)
-		typ, _ := props["type"].(map[string]any)
-		t, isStr := typ["const"].(string)
-		then, _ := m["then"].(map[string]any)
-		ref, isRef := then["$ref"].(string)
-		if len(cond) != 1 || len(props) != 1 || len(typ) != 1 || !isStr || len(then) != 1 || !isRef || !strings.HasPrefix(ref, "#") {
-			return nil, false
-		}
-		out[t] = ref
-	}
-	return out, true
 }
