@@ -76,9 +76,10 @@ BENCH ?= .
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count 3 ./ndjson/ ./stream/ ./adapters/ ./validate/ ./convert/ ./internal/jsonobj/
 
-# evtool side by side with ajv and jq on a generated 100 MB basis stream
-# (bench/compare.sh; needs Node.js, npm and jq). RUNS=N sets the runs per
-# command, SIZE_MB the stream's size.
+# evtool side by side with ajv and jq, every dialect in three shapes
+# (large, small, captures; bench/compare.sh; needs Node.js, npm and jq).
+# SIZE_MB, RUNS, DIALECTS, SHAPES, KEEP and EXTRA=1 pass through; with the
+# defaults it takes hours on two cores (docs/performance.md).
 compare:
 	bench/compare.sh
 
