@@ -153,6 +153,15 @@ func validateCmd() *cli.Command {
 			var tot validate.Totals
 			complete := true
 			var printErr error
+			if sp, ok := p.(report.Streamer); ok {
+				// Each diagnostic as soon as it is final: the memory of a run
+				// is the same for ten diagnostics or ten million.
+				opts.Report = func(d validate.Diagnostic) {
+					if printErr == nil {
+						printErr = sp.Diagnostic(d)
+					}
+				}
+			}
 			n, runErr := validate.Run(inputs, opts, func(r *validate.Result) {
 				tot.Add(r)
 				if r.Stopped || r.Err != nil {

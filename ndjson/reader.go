@@ -15,20 +15,36 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // DefaultBufferSize is the size of the read buffer. Lines longer than this
-// are assembled in a separate buffer that grows as needed.
+// are read into memory of their own (see Take).
 const DefaultBufferSize = 64 << 10
+
+// keepLong is the largest buffer of a long line the Reader keeps once a
+// short line follows; a larger one is kept only for the long lines that
+// follow it, so that a giant line's memory goes with it and two giant
+// lines in a row share one buffer.
+const keepLong = 16 << 20
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // Reader reads lines of an NDJSON stream.
+//
+// A line longer than the read buffer is held once, in memory of its own
+// size: on a regular file (SetFile) it is measured first and then read
+// into a buffer of exactly its length; from a pipe it is gathered in
+// blocks and copied once into such a buffer. A line over the limit
+// (SetMaxLineBytes) is skipped without being held on a regular file, and
+// with at most the limit held from a pipe, which cannot be read twice.
 type Reader struct {
 	br    *bufio.Reader
-	long  []byte // assembly buffer for lines longer than br's buffer
-	line  int    // physical number of the line last returned
-	phys  int    // physical lines consumed so far
+	file  File     // the regular file under br, when known: a long line is measured, then read once
+	long  []byte   // the buffer of the last line longer than br's buffer
+	parts [][]byte // the blocks of a long line being gathered
+	line  int      // physical number of the line last returned
+	phys  int      // physical lines consumed so far
 	err   error
 	first bool
 	max   int // longest line returned; 0: no limit
@@ -37,6 +53,14 @@ type Reader struct {
 	// back exactly as it was read.
 	term string
 	bom  bool
+}
+
+// File is what a Reader needs of a regular file to read a long line
+// without gathering it: its position (Seek) and reads at an offset
+// (ReadAt), which leave the position alone. *os.File has both.
+type File interface {
+	io.ReaderAt
+	io.Seeker
 }
 
 // The terminators Term reports.
@@ -59,8 +83,9 @@ func (e *LineTooLongError) Error() string {
 }
 
 // SetMaxLineBytes makes the Reader refuse lines longer than n bytes with a
-// *LineTooLongError, holding no more than about n bytes of such a line;
-// n <= 0 means no limit.
+// *LineTooLongError, holding none of such a line when it reads a regular
+// file (SetFile) and no more than about n bytes of it otherwise; n <= 0
+// means no limit.
 func (r *Reader) SetMaxLineBytes(n int) {
 	if n < 0 {
 		n = 0
@@ -68,10 +93,28 @@ func (r *Reader) SetMaxLineBytes(n int) {
 	r.max = n
 }
 
-// NewReader returns a Reader that reads from r.
+// NewReader returns a Reader that reads from r. When r is a regular file
+// (an *os.File), the Reader reads long lines from it as SetFile says.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, DefaultBufferSize), first: true}
+	rd := &Reader{br: bufio.NewReaderSize(r, DefaultBufferSize), first: true}
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			rd.file = f
+		}
+	}
+	return rd
 }
+
+// SetFile tells the Reader that the bytes it reads come straight from f,
+// a regular file that nothing else reads meanwhile: the io.Reader
+// NewReader was given is f itself or a *bufio.Reader of f (of at least
+// DefaultBufferSize bytes, which the Reader then reads through). A line
+// longer than the read buffer is then measured before it is read, and
+// read once with ReadAt into a buffer of its length; a line over the limit
+// is skipped without any of it being held. Reading a long line this way
+// reads its bytes from f twice (the second time, most likely, from the
+// page cache) and holds them once.
+func (r *Reader) SetFile(f File) { r.file = f }
 
 // Next returns the next non-blank line without its line terminator, and its
 // 1-based physical line number. The slice is valid until the next call. At the
@@ -159,6 +202,9 @@ func (r *Reader) Buffered() int { return r.br.Buffered() }
 // readPhysical returns one physical line without its '\n'.
 func (r *Reader) readPhysical() ([]byte, error) {
 	b, err := r.br.ReadSlice('\n')
+	if cap(r.long) > keepLong && !errors.Is(err, bufio.ErrBufferFull) {
+		r.long = nil // a giant line's buffer, which a short line does not need
+	}
 	if err == nil {
 		if r.max > 0 && len(b)-1 > r.max {
 			return nil, r.tooLong(int64(len(b) - 1))
@@ -172,28 +218,135 @@ func (r *Reader) readPhysical() ([]byte, error) {
 		}
 		return b, err
 	}
-	// Longer than the buffer: collect the pieces.
-	r.long = append(r.long[:0], b...)
-	for {
-		if r.max > 0 && len(r.long) > r.max+1 { // +1: a '\n' may end it
-			return nil, r.skip(int64(len(r.long)))
+	// Longer than the buffer.
+	if r.file != nil {
+		if start, err := r.file.Seek(0, io.SeekCurrent); err == nil {
+			return r.readLongAt(start-int64(r.br.Buffered())-int64(len(b)), int64(len(b)))
 		}
-		b, err = r.br.ReadSlice('\n')
-		r.long = append(r.long, b...)
+		r.file = nil // not seekable after all: gather the line
+	}
+	return r.gather(b)
+}
+
+// readLongAt reads a long line of the file that starts at offset start,
+// of which have bytes are read already: it reads on to the line's end
+// without holding the bytes, then, unless the line is over the limit,
+// reads the line once into a buffer of its length.
+func (r *Reader) readLongAt(start, have int64) ([]byte, error) {
+	n := have
+	var end error // what follows the line: nil (a newline) or the end of the input
+	for {
+		b, err := r.br.ReadSlice('\n')
+		n += int64(len(b))
 		if err == nil {
-			if r.max > 0 && len(r.long)-1 > r.max {
-				return nil, r.tooLong(int64(len(r.long) - 1))
-			}
-			return r.long[:len(r.long)-1], nil
+			n-- // the newline
+			break
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			if r.max > 0 && len(r.long) > r.max {
-				r.err = err // the input ends inside the long line
-				return nil, r.tooLong(int64(len(r.long)))
+			if err != io.EOF {
+				r.err = err
+				return nil, err
 			}
-			return r.long, err
+			end = io.EOF
+			break
 		}
 	}
+	if r.max > 0 && n > int64(r.max) {
+		if end != nil {
+			r.err = end
+		}
+		return nil, r.tooLong(n)
+	}
+	if int64(int(n)) != n {
+		r.err = errors.New("ndjson: a line too long for this machine's memory")
+		return nil, r.err
+	}
+	buf := r.long
+	if int64(cap(buf)) < n {
+		r.long = nil // not kept while its successor is made
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if m, err := r.file.ReadAt(buf, start); int64(m) < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF // the file shrank under the reading
+		}
+		r.err = err
+		return nil, err
+	}
+	r.long = buf
+	return buf, end
+}
+
+// gather collects a long line from a reader that cannot be read twice: in
+// the buffer of the last long line while it has room, then in blocks, each
+// as large as the line so far up to 4 MiB, which are copied once into a
+// buffer of the line's length when it ends. Nothing grows by appending,
+// which would leave a trail of copies several times the line's size.
+func (r *Reader) gather(first []byte) ([]byte, error) {
+	head := append(r.long[:0], first...)
+	n := len(head)
+	var err error
+	for {
+		var b []byte
+		b, err = r.br.ReadSlice('\n')
+		if r.max > 0 && n+len(b) > r.max+1 { // +1: a '\n' may end it
+			r.long, r.parts = head[:0], dropParts(r.parts)
+			switch {
+			case err == nil:
+				return nil, r.tooLong(int64(n + len(b) - 1))
+			case errors.Is(err, bufio.ErrBufferFull):
+				return nil, r.skip(int64(n + len(b)))
+			}
+			r.err = err // the input ends inside the long line
+			return nil, r.tooLong(int64(n + len(b)))
+		}
+		n += len(b)
+		for len(b) > 0 {
+			if len(r.parts) == 0 && len(head) < cap(head) {
+				k := min(len(b), cap(head)-len(head))
+				head = append(head, b[:k]...)
+				b = b[k:]
+				continue
+			}
+			last := len(r.parts) - 1
+			if last < 0 || len(r.parts[last]) == cap(r.parts[last]) {
+				r.parts = append(r.parts, make([]byte, 0, min(max(n, DefaultBufferSize), 4<<20)))
+				last++
+			}
+			p := r.parts[last]
+			k := min(len(b), cap(p)-len(p))
+			r.parts[last] = append(p, b[:k]...)
+			b = b[k:]
+		}
+		if err == nil || !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
+	line := head
+	if len(r.parts) > 0 {
+		line = make([]byte, 0, n)
+		line = append(line, head...)
+		for _, p := range r.parts {
+			line = append(line, p...)
+		}
+		r.parts = dropParts(r.parts)
+	}
+	r.long = line
+	if err == nil {
+		return line[:len(line)-1], nil // without its '\n'
+	}
+	if r.max > 0 && len(line) > r.max {
+		r.err = err // the input ends inside the long line
+		return nil, r.tooLong(int64(len(line)))
+	}
+	return line, err
+}
+
+// dropParts lets go of the blocks of a gathered line and keeps their list.
+func dropParts(parts [][]byte) [][]byte {
+	clear(parts)
+	return parts[:0]
 }
 
 // skip reads past the rest of a line that is over the limit, of which
@@ -214,8 +367,8 @@ func (r *Reader) skip(have int64) error {
 }
 
 func (r *Reader) tooLong(n int64) error {
-	// The assembly buffer has grown to the limit; let it go.
-	if cap(r.long) > DefaultBufferSize {
+	// A buffer that grew toward the limit is let go.
+	if cap(r.long) > keepLong {
 		r.long = nil
 	}
 	return &LineTooLongError{Bytes: n, Max: r.max}

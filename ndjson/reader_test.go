@@ -1,10 +1,15 @@
 package ndjson
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -203,5 +208,200 @@ func TestCheckNesting(t *testing.T) {
 	deep := strings.Repeat("[", 20) + strings.Repeat("]", 20)
 	if d, err := CheckNesting([]byte(deep), Options{MaxDepth: 10}); err == nil || err.Kind != TooDeep || d != 10 {
 		t.Errorf("too deep: depth %d, %v", d, err)
+	}
+}
+
+// gen is an io.Reader of a line of n bytes of 'x' and a newline, made as
+// it is read, then of a short line: a giant input that exists nowhere.
+type gen struct{ n, done int64 }
+
+func (g *gen) Read(p []byte) (int, error) {
+	if g.done > g.n {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && g.done < g.n {
+		p[k] = 'x'
+		k++
+		g.done++
+	}
+	if k+11 <= len(p) && g.done == g.n {
+		k += copy(p[k:], "\n{\"end\":1}\n")
+		g.done++
+	}
+	return k, nil
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// readLines reads every line of rd, as "!N" for a refused line of N bytes.
+func readLines(t *testing.T, rd *Reader) []string {
+	t.Helper()
+	var out []string
+	for {
+		b, _, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		var tl *LineTooLongError
+		if errors.As(err, &tl) {
+			out = append(out, fmt.Sprintf("!%d", tl.Bytes))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 20 {
+			out = append(out, fmt.Sprintf("%d bytes", len(b)))
+		} else {
+			out = append(out, string(b))
+		}
+	}
+}
+
+// TestRefusedLineNotHeld: a line over the limit costs the limit at most
+// from a pipe, which cannot be read twice, and nothing from a file.
+func TestRefusedLineNotHeld(t *testing.T) {
+	const n = 300 << 20
+	var got []string
+	a := allocated(func() {
+		rd := NewReader(&gen{n: n})
+		rd.SetMaxLineBytes(1 << 20)
+		got = readLines(t, rd)
+	})
+	if want := []string{fmt.Sprint("!", n), `{"end":1}`}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if a > 4<<20 {
+		t.Errorf("a refused line of 300 MB from a pipe allocated %d bytes, want at most 4 MiB (the limit is 1 MiB)", a)
+	}
+
+	f := bigFile(t, 64<<20)
+	a = allocated(func() {
+		rd := NewReader(f)
+		rd.SetMaxLineBytes(1 << 20)
+		got = readLines(t, rd)
+	})
+	if want := []string{"{}", fmt.Sprint("!", 64<<20), `{"end":1}`}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if a > 1<<20 {
+		t.Errorf("a refused line of 64 MiB from a file allocated %d bytes, want at most 1 MiB", a)
+	}
+}
+
+// TestLongLineOnce: a long line is held once, in memory of its size, read
+// from a file; from a pipe it is gathered and copied once.
+func TestLongLineOnce(t *testing.T) {
+	const n = 64 << 20
+	var got []string
+	a := allocated(func() { got = readLines(t, NewReader(&gen{n: n})) })
+	if want := []string{fmt.Sprint(n, " bytes"), `{"end":1}`}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if a > 2*n+n/4 {
+		t.Errorf("a line of 64 MiB from a pipe allocated %d bytes, want at most 2.25 times the line", a)
+	}
+	f := bigFile(t, n)
+	a = allocated(func() { got = readLines(t, NewReader(f)) })
+	if want := []string{"{}", fmt.Sprint(n, " bytes"), `{"end":1}`}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if a > n+n/16 {
+		t.Errorf("a line of 64 MiB from a file allocated %d bytes, want little more than the line", a)
+	}
+}
+
+// bigFile writes "{}", a line of n bytes of 'x', and a short line to a
+// file, and opens it.
+func bigFile(t *testing.T, n int) *os.File {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "big.jsonl")
+	w, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString("{}\n")
+	if _, err := io.Copy(w, &gen{n: int64(n)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestFileLines: read through a file, long lines measured and read at
+// their offsets come out as they do from a pipe, whatever is around them:
+// limits, a last line without a newline, CRLF, a byte order mark, and a
+// Reader that reads the file through a *bufio.Reader of its own (SetFile).
+func TestFileLines(t *testing.T) {
+	long := strings.Repeat("y", 200<<10)
+	for _, in := range []string{
+		"a\n" + long + "\nb\n",
+		"\xef\xbb\xbf" + long + "\r\n" + long + long + "\n{}",
+		long,
+		long + "\r",
+		"\n\n" + long + "\n  \n" + strings.Repeat("z", 70<<10) + "\n",
+	} {
+		for _, max := range []int{0, 100 << 10, 200 << 10, 300 << 10, 500 << 10} {
+			want := func() []string {
+				rd := NewReader(iotest.HalfReader(strings.NewReader(in)))
+				rd.SetMaxLineBytes(max)
+				return readTerms(t, rd)
+			}()
+			p := filepath.Join(t.TempDir(), "in.jsonl")
+			if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Seek(0, io.SeekStart)
+			br := bufio.NewReaderSize(f, DefaultBufferSize)
+			br.Peek(10) // what a caller looked at first
+			rd := NewReader(br)
+			rd.SetFile(f)
+			rd.SetMaxLineBytes(max)
+			got := readTerms(t, rd)
+			f.Close()
+			if !slices.Equal(got, want) {
+				t.Errorf("%.20q, limit %d: read from a file %q, want %q", in, max, got, want)
+			}
+		}
+	}
+}
+
+// readTerms reads every line with its number, terminator and BOM.
+func readTerms(t *testing.T, rd *Reader) []string {
+	var out []string
+	for {
+		b, n, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		var tl *LineTooLongError
+		if errors.As(err, &tl) {
+			out = append(out, fmt.Sprintf("%d: !%d", n, tl.Bytes))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%d: %d %x %q %v", n, len(b), sha256.Sum256(b), rd.Term(), rd.BOM()))
 	}
 }

@@ -15,7 +15,9 @@ import (
 //
 //	::error file=run.jsonl,line=3,col=49,title=basis/tool-not-queued::/tool_call_id: …
 //
-// An input that could not be checked is an error annotation on the file.
+// An input that could not be checked is an error annotation on the file,
+// before its diagnostics; when it fails part way (a read error), those
+// found before are printed already as they stream.
 type github struct{ w io.Writer }
 
 func newGitHub(w io.Writer, _ Tool) Printer { return &github{w} }
@@ -33,6 +35,11 @@ func (p *github) File(r *validate.Result) error {
 		}
 	}
 	return nil
+}
+
+func (p *github) Diagnostic(d validate.Diagnostic) error {
+	_, err := io.WriteString(p.w, ghCommand(escapedOne(d)))
+	return err
 }
 
 func (p *github) Close(validate.Totals) error { return nil }

@@ -35,6 +35,20 @@ type Printer interface {
 	Close(t validate.Totals) error
 }
 
+// A Streamer is a Printer that prints each diagnostic as soon as it is
+// given, in the order of the report (validate.RunOptions.Report), rather
+// than an input's all at once: its memory is then the same for ten
+// diagnostics or ten million. The File call of an input follows its
+// diagnostics and prints what is left in its Result. The text and github
+// formats stream; json, junit and sarif put counts before the
+// diagnostics they count, so they keep every diagnostic of a run until
+// Close: a few hundred bytes each (--max-errors bounds them).
+type Streamer interface {
+	Printer
+	// Diagnostic prints one diagnostic of the input whose File comes next.
+	Diagnostic(d validate.Diagnostic) error
+}
+
 // Format is one output format.
 type Format struct {
 	ID      string // its name on the command line
@@ -125,6 +139,17 @@ func (p *text) File(r *validate.Result) error {
 		}
 	}
 	return nil
+}
+
+func (p *text) Diagnostic(d validate.Diagnostic) error {
+	_, err := fmt.Fprintln(p.w, escapedOne(d).String())
+	return err
+}
+
+// escapedOne is a diagnostic escaped as escaped escapes those of a Result.
+func escapedOne(d validate.Diagnostic) validate.Diagnostic {
+	one := [1]validate.Diagnostic{d}
+	return escaped(&validate.Result{Diagnostics: one[:]}).Diagnostics[0]
 }
 
 func (p *text) Close(validate.Totals) error { return nil }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"unicode/utf8"
 
 	"github.com/evtool/evtool/diag"
@@ -125,11 +126,37 @@ func (r *Reader) open() error {
 		return r.inputError(ie)
 	}
 	r.nd = ndjson.NewReader(in)
+	if f := fileOf(r.src); f != nil && in == io.Reader(br) {
+		// A long line of a plain file is measured before it is read, and
+		// read once; a line over the limit is skipped unread.
+		r.nd.SetFile(f)
+	}
 	if r.maxLine > 0 {
 		r.nd.SetMaxLineBytes(r.maxLine)
 	}
 	return nil
 }
+
+// fileOf returns the regular file whose bytes r reads as they are: r
+// itself, or what a wrapper that passes the bytes on unchanged (one that
+// counts them, say) names by a method Underlying() io.Reader; nil if that
+// is no regular file.
+func fileOf(r io.Reader) ndjson.File {
+	if w, ok := r.(interface{ Underlying() io.Reader }); ok {
+		r = w.Underlying()
+	}
+	f, ok := r.(*os.File)
+	if !ok || !RegularFile(f) {
+		return nil
+	}
+	return f
+}
+
+// Compressed reports whether the input is gzip or zstd compressed, once
+// its first line was read and until the reading ends. Only such an input
+// can fail part way with a *StreamError about the whole input (a corrupt
+// stream), whose diagnostic has no line.
+func (r *Reader) Compressed() bool { return r.unz != nil }
 
 // readError is the error that ends a reading: a *StreamError for an
 // input that cannot be decompressed on, else the read error.

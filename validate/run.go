@@ -98,7 +98,9 @@ type Result struct {
 	File string
 	Summary
 	// Diagnostics are sorted by file, line, column, rule, pointer and
-	// message (diag.Compare).
+	// message (diag.Compare). With RunOptions.Report they went there
+	// instead, and only those an input that could not be checked had not
+	// passed on yet are here.
 	Diagnostics []Diagnostic
 	// Err is set when the input could not be checked for a reason that is
 	// no finding about its lines: it cannot be opened or read, or its
@@ -158,8 +160,21 @@ type RunOptions struct {
 	// Stdin is read for the input without a Path.
 	Stdin io.Reader
 	// SpoolDir is where the valid and invalid lines of an input wait for
-	// those of the inputs before it; "" means os.TempDir().
+	// those of the inputs before it, and diagnostics that wait beyond a few
+	// megabytes; "" means os.TempDir().
 	SpoolDir string
+	// Report, when set, receives every diagnostic as soon as it is final,
+	// in the order of the report: the inputs in order, the diagnostics of
+	// each as Result.Diagnostics would list them (as Stream passes them
+	// on), and those of an input before its Result is passed to done.
+	// Result.Diagnostics then holds only what an input that could not be
+	// checked (Result.Err) had found and not yet passed on, so that its
+	// failure can be told first. Diagnostics that wait (an input's for
+	// the inputs before it, a line's for the end of its stream) are held
+	// in bounded memory, spilled to SpoolDir beyond a few megabytes: the
+	// memory of a run is the same for ten diagnostics or ten million.
+	// Report is called from Run's goroutines, one call at a time.
+	Report func(Diagnostic)
 }
 
 // Run validates inputs, several at a time, and calls done with each
@@ -192,12 +207,18 @@ func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
 		valid, invalid *os.File
 		err            error // a spool could not be made or written
 		ready          chan struct{}
+		out            *outbox // its diagnostics, with Report
 	}
+	var stop atomic.Bool
+	var cut cutter // with Report: MaxErrors over the diagnostics passed on
+	cut.max, cut.stop = opts.MaxErrors, &stop
 	jobs := make([]*job, len(inputs))
 	for i := range jobs {
 		jobs[i] = &job{ready: make(chan struct{})}
+		if opts.Report != nil {
+			jobs[i].out = &outbox{dir: opts.SpoolDir, deliver: cut.pass(opts.Report)}
+		}
 	}
-	var stop atomic.Bool
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -214,7 +235,7 @@ func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
 					}
 				}
 				if j.err == nil && !stop.Load() {
-					j.res, j.err = one(inputs[i], o, opts.Stdin)
+					j.res, j.err = one(inputs[i], o, opts.Stdin, opts.SpoolDir, j.out)
 				}
 				close(j.ready)
 			}
@@ -244,8 +265,19 @@ func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
 	delivered, errorsSoFar := 0, 0
 	var runErr error
 	for _, j := range jobs {
+		// With Report, the input whose turn it is passes its diagnostics
+		// on as they are found, those found so far first; it is passed to
+		// done even when MaxErrors is reached among them.
+		live := j.out != nil && !stop.Load() && runErr == nil
+		if live {
+			cut.start()
+			j.out.open()
+		}
 		<-j.ready
-		if stop.Load() || runErr != nil {
+		if j.out != nil {
+			j.out.close()
+		}
+		if !live && (stop.Load() || runErr != nil) {
 			cleanup(j)
 			continue
 		}
@@ -262,8 +294,10 @@ func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
 			continue
 		}
 		r := j.res
-		if opts.MaxErrors > 0 && errorsSoFar+r.Errors >= opts.MaxErrors {
-			cut(r, opts.MaxErrors-errorsSoFar)
+		if j.out != nil {
+			cut.end(r)
+		} else if opts.MaxErrors > 0 && errorsSoFar+r.Errors >= opts.MaxErrors {
+			cutAt(r, opts.MaxErrors-errorsSoFar)
 			stop.Store(true)
 		}
 		errorsSoFar += r.Errors
@@ -275,8 +309,8 @@ func Run(inputs []Input, opts RunOptions, done func(*Result)) (int, error) {
 }
 
 // one validates one input. Its error is a failure to write the valid or
-// invalid lines.
-func one(in Input, opts Options, stdin io.Reader) (*Result, error) {
+// invalid lines. With out, its diagnostics go there as they are found.
+func one(in Input, opts Options, stdin io.Reader, dir string, out *outbox) (*Result, error) {
 	r := &Result{File: in.Name}
 	var src io.Reader = stdin
 	if in.Open != nil {
@@ -307,19 +341,24 @@ func one(in Input, opts Options, stdin io.Reader) (*Result, error) {
 	if bi != nil {
 		opts.Invalid = bi
 	}
-	sum, err := Stream(src, in.Name, opts, func(d Diagnostic) { r.Diagnostics = append(r.Diagnostics, d) })
+	report := func(d Diagnostic) { r.Diagnostics = append(r.Diagnostics, d) }
+	if out != nil {
+		report = out.put
+	}
+	sum, rest, err := check(src, in.Name, opts, report, dir, true)
 	r.Summary = sum
 	var se *stream.StreamError
 	if errors.As(err, &se) && !se.Usage {
-		// Not of the dialect named: a finding, already counted.
-		r.Diagnostics = append(r.Diagnostics, se.Diagnostic)
-		err = nil
+		err = nil // a finding, reported and counted
 	}
 	if err != nil {
 		r.Err = err
 		r.Stopped = true
+		r.Diagnostics = append(r.Diagnostics, rest...)
 	}
-	slices.SortStableFunc(r.Diagnostics, diag.Compare)
+	if !slices.IsSortedFunc(r.Diagnostics, diag.Compare) {
+		slices.SortStableFunc(r.Diagnostics, diag.Compare)
+	}
 	for _, b := range []*bufio.Writer{bv, bi} {
 		if b != nil {
 			if ferr := b.Flush(); ferr != nil {
@@ -330,8 +369,72 @@ func one(in Input, opts Options, stdin io.Reader) (*Result, error) {
 	return r, nil
 }
 
-// cut keeps a result's diagnostics up to its n-th error.
-func cut(r *Result, n int) {
+// cutter applies MaxErrors, as cutAt does to a whole result, to the
+// diagnostics passed on to Report as they go: after the last error allowed,
+// nothing more of any input is passed on, and the run stops.
+type cutter struct {
+	max  int
+	stop *atomic.Bool
+	errs int  // errors passed on, of every input
+	full bool // the last error allowed was passed on
+	// Of the input whose turn it is: what was passed on, and whether the
+	// limit was reached in it.
+	inErrs, inWarns int
+	here            bool
+}
+
+// pass returns the Report of the input whose turn it is.
+func (c *cutter) pass(report func(Diagnostic)) func(Diagnostic) {
+	return func(d Diagnostic) {
+		if c.count(d) {
+			report(d)
+		}
+	}
+}
+
+// count counts a diagnostic to be passed on, unless the limit was reached.
+func (c *cutter) count(d Diagnostic) bool {
+	if c.full {
+		return false
+	}
+	if d.Severity == diag.Error {
+		c.errs++
+		c.inErrs++
+	} else {
+		c.inWarns++
+	}
+	if c.max > 0 && c.errs == c.max {
+		c.full, c.here = true, true
+		c.stop.Store(true)
+	}
+	return true
+}
+
+// start begins the turn of an input.
+func (c *cutter) start() { c.inErrs, c.inWarns, c.here = 0, 0, false }
+
+// end settles the result of the input whose turn it was: what it still
+// holds (Result.Diagnostics of an input that could not be checked) is cut
+// the same way, and when the limit was reached in it, its counts become
+// those of what was passed on, as cutAt makes them.
+func (c *cutter) end(r *Result) {
+	for i, d := range r.Diagnostics {
+		if !c.count(d) {
+			r.Diagnostics = r.Diagnostics[:i]
+			break
+		}
+	}
+	if !c.here {
+		return
+	}
+	if r.Errors > c.inErrs {
+		r.Stopped = true
+	}
+	r.Errors, r.Warnings = c.inErrs, c.inWarns
+}
+
+// cutAt keeps a result's diagnostics up to its n-th error.
+func cutAt(r *Result, n int) {
 	errs, warns := 0, 0
 	for i, d := range r.Diagnostics {
 		if d.Severity == diag.Error {

@@ -78,19 +78,36 @@ var ErrUndetected = stream.ErrUndetected
 
 var errEmpty = errors.New("the stream is empty and no --dialect was given")
 
-// Stream validates one stream and calls report for every diagnostic, in
-// line order. The error is non-nil only when the stream could not be read
-// on: a read or write error, or a *stream.StreamError when its dialect
-// cannot be told or is not the one named (that error is not also
-// reported).
+// Stream validates one stream and calls report for every diagnostic, as
+// it is found: line by line, then what the end of the stream tells (Run
+// passes them on in the order of the report). The error is non-nil only
+// when the stream could not be read on: a read or write error, or a
+// *stream.StreamError when its dialect cannot be told or is not the one
+// named (that error is not also reported).
 func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Summary, error) {
+	sum, _, err := check(r, file, opts, report, "", false)
+	return sum, err
+}
+
+// check is Stream. For Run (inRun), it reports the diagnostics in the
+// order of the report (diag.Compare, and the order they were found among
+// equals), each as soon as no diagnostic found later can come before it:
+// a line's once the lines after it are read, unless the stream rules may
+// still report about it at the end of the stream (a call it opens is still
+// open, say). What waits is held in bounded memory, spilled to dir ("":
+// os.TempDir()) beyond a few megabytes. The diagnostic of a
+// *stream.StreamError that is a finding (not a usage error) is reported
+// in its place too; when the error is another, the diagnostics not
+// reported yet are returned instead (rest), so that the report can say
+// first that the input could not be checked.
+func check(r io.Reader, file string, opts Options, report func(Diagnostic), dir string, inRun bool) (Summary, []Diagnostic, error) {
 	if opts.MaxErrors > 0 && (opts.Valid != nil || opts.Invalid != nil) {
-		return Summary{}, errors.New("a stream stopped after MaxErrors errors cannot be sorted into valid and invalid lines")
+		return Summary{}, nil, errors.New("a stream stopped after MaxErrors errors cannot be sorted into valid and invalid lines")
 	}
 	if opts.Schema != nil && opts.Dialect != nil {
-		return Summary{}, errors.New("a stream is checked against a dialect or a user's schema, not both")
+		return Summary{}, nil, errors.New("a stream is checked against a dialect or a user's schema, not both")
 	}
-	c := &checking{opts: opts, file: file, report: report}
+	c := &checking{opts: opts, file: file, ord: newOrderer(report, dir, !inRun)}
 	// Made once, not a closure per line: the rules' callback, and the
 	// line check the pipe runs.
 	c.findingFn = c.finding
@@ -104,22 +121,38 @@ func Stream(r io.Reader, file string, opts Options, report func(Diagnostic)) (Su
 	}
 	c.rd = stream.NewReader(r, file, sopts)
 	defer c.rd.Close()
-	defer c.stopPipe()
 	err := c.run()
-	return c.sum, err
+	c.stopPipe()
+	var se *stream.StreamError
+	if inRun && errors.As(err, &se) && !se.Usage {
+		// Not of the dialect named, or not readable as a whole: a
+		// finding, counted already, in its place among the others.
+		c.ord.add(se.Diagnostic)
+	} else if inRun && err != nil {
+		return c.sum, c.ord.rest(), err
+	}
+	c.ord.close()
+	return c.sum, nil, err
 }
 
 // checking is the state of one Stream: the reading, the dialect's
 // checker, the diagnostics of the line in hand, and the pipe that runs
 // the rules beside the reading once the input is large.
 type checking struct {
-	opts   Options
-	file   string
-	report func(Diagnostic)
-	sum    Summary
-	rd     *stream.Reader
-	chk    dialect.Checker
-	last   int // the last line's number
+	opts Options
+	file string
+	ord  *orderer // passes the diagnostics on in order
+	sum  Summary
+	rd   *stream.Reader
+	chk  dialect.Checker
+	// early is chk, when it tells below which line its findings are all
+	// made (Earliest).
+	early earliest
+	// zipped is set for a compressed input, whose reading may fail part
+	// way with a diagnostic on no line, which comes before all others:
+	// its diagnostics are all held to the end.
+	zipped, opened bool
+	last           int // the last line's number
 	// lineFailed is set when an error was reported about the line in
 	// hand; found (reused from line to line) collects its diagnostics,
 	// and cur is its text while the rules run.
@@ -158,9 +191,12 @@ func (c *checking) run() error {
 			continue
 		}
 		c.sum.Lines = it.lines
+		if !c.opened {
+			c.opened, c.zipped = true, c.rd.Compressed()
+		}
 		if c.opts.Schema == nil && c.sum.Dialect == "" && c.rd.Dialect() != nil {
 			c.sum.Dialect = c.rd.Dialect().Name()
-			c.chk = c.rd.Dialect().NewChecker(dialect.CheckOptions{})
+			c.setChecker(c.rd.Dialect().NewChecker(dialect.CheckOptions{}))
 		}
 		if stop, err := c.line(it); stop {
 			return err
@@ -198,6 +234,40 @@ func (c *checking) readFailed(err error) error {
 	return err
 }
 
+// earliest is implemented by a dialect's checker that can tell the
+// lowest line any finding it reports from now on may name, apart from the
+// lines it is yet to be given and the last line End is given (where a
+// truncated stream is reported): the line that opened the oldest call
+// still open, say, which End reports as never finished; math.MaxInt when
+// there is none. Every diagnostic on a line before it (and before the
+// line in hand) is then final, and passed on at once. Such a checker's
+// End reports in the order of the report (diag.Compare). The diagnostics
+// of a stream whose checker cannot tell wait for its end (in bounded
+// memory).
+type earliest interface {
+	Earliest() int
+}
+
+func (c *checking) setChecker(chk dialect.Checker) {
+	c.chk = chk
+	c.early, _ = chk.(earliest)
+}
+
+// release passes on the diagnostics that nothing found after line n can
+// come before.
+func (c *checking) release(n int) {
+	switch {
+	case c.zipped:
+	case c.opts.Schema != nil:
+		c.ord.release(n)
+	case c.early != nil:
+		// Before the dialect is told (no checker), a stream may yet turn
+		// out undetected: its diagnostics wait, so that a report can say
+		// first that it was not checked.
+		c.ord.release(min(n, c.early.Earliest()))
+	}
+}
+
 // emit reports one diagnostic, unless its rule is disabled, and counts it.
 func (c *checking) emit(d Diagnostic) {
 	if slices.Contains(c.opts.Disable, d.Rule) {
@@ -213,7 +283,7 @@ func (c *checking) emit(d Diagnostic) {
 	} else {
 		c.sum.Warnings++
 	}
-	c.report(d)
+	c.ord.add(d)
 }
 
 // full reports whether MaxErrors is reached.
@@ -251,6 +321,7 @@ func (c *checking) line(it item) (stop bool, err error) {
 	if err := triage(c.opts, it, c.lineFailed); err != nil {
 		return true, fmt.Errorf("%s: line %d: %w", c.file, it.n, err)
 	}
+	c.release(it.n)
 	return false, nil
 }
 
@@ -271,8 +342,23 @@ func (c *checking) end() error {
 			return nil // nothing valid to detect from: the stream is all broken
 		}
 		c.sum.Dialect = c.opts.Dialect.Name()
-		c.chk = c.opts.Dialect.NewChecker(dialect.CheckOptions{})
+		c.setChecker(c.opts.Dialect.NewChecker(dialect.CheckOptions{}))
 	}
+	if c.opts.MaxErrors == 0 && !c.ord.direct {
+		if c.early == nil || c.zipped {
+			// In any order: the orderer sorts them among the others, in
+			// bounded memory however many calls were left open.
+			c.chk.End(c.last, c.emit)
+			return nil
+		}
+		// In order (earliest): whatever comes before a finding is final.
+		c.chk.End(c.last, func(f dialect.Finding) {
+			c.emit(f)
+			c.ord.release(f.Line)
+		})
+		return nil
+	}
+	// Sorted among themselves; MaxErrors stops at an error in this order.
 	var end []Diagnostic
 	c.chk.End(c.last, func(f dialect.Finding) { end = append(end, f) })
 	sortDiags(end)

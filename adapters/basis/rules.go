@@ -2,15 +2,16 @@ package basis
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -71,32 +72,41 @@ var (
 // Rules implements dialect.RuleLister.
 func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
-// toolState is an open call: queued and not yet completed.
-type toolState struct {
-	line    int // of its tool_queued
-	name    string
-	started bool
-}
+// started flags an open call (in checker.tools) whose tool_started was
+// read.
+const started = 1
 
-// checker keeps state for open calls and requests only: a completed call,
-// or a resolved request, leaves its id in an idset.Set with the line it
-// was queued or requested on, which is all a later line can need of it.
+// checker keeps state for open calls and requests only, compactly (an
+// openset.Set: the line that opened each, its tool name, whether it
+// started), so that millions of calls left open cost tens of megabytes
+// and no work of the collector's: a completed call, or a resolved
+// request, leaves its id in an idset.Set with the line it was queued or
+// requested on, which is all a later line can need of it.
 type checker struct {
 	lines    int
 	schema   uint64
 	seq      uint64
 	haveSeq  bool
-	finished int                   // line of run_finished, 0 if none yet
-	tools    map[string]*toolState // open calls
-	done     idset.Set             // completed calls → line queued
-	perms    map[string]int        // open requests → line requested
-	resolved idset.Set             // resolved requests → line requested
-	o        jsonobj.Object        // the line's keys, reused
-	rep      dialect.Reporter      // reports about the line being checked
+	finished int              // line of run_finished, 0 if none yet
+	tools    openset.Set      // open calls, by tool_call_id
+	done     idset.Set        // completed calls → line queued
+	perms    openset.Set      // open requests, by request_id
+	resolved idset.Set        // resolved requests → line requested
+	o        jsonobj.Object   // the line's keys, reused
+	rep      dialect.Reporter // reports about the line being checked
 }
 
-func newChecker() *checker {
-	return &checker{tools: map[string]*toolState{}, perms: map[string]int{}}
+func newChecker() *checker { return &checker{} }
+
+// Earliest returns the lowest line a finding still to come may name,
+// beside the lines to come and the last (validate's earliest): the line of
+// the oldest call or request still open, which End reports; 0 before any
+// line, where End reports an empty stream.
+func (c *checker) Earliest() int {
+	if c.lines == 0 {
+		return 0
+	}
+	return min(c.tools.Earliest(), c.perms.Earliest())
 }
 
 // Line checks one line: its place in the stream and its seq, its keys,
@@ -231,61 +241,59 @@ func (c *checker) runFinished(n int) {
 }
 
 func (c *checker) toolQueued(id string, n int) {
-	if t, ok := c.tools[id]; ok {
-		c.rep.Reportf(ruleToolRequeued, "/tool_call_id", "tool call %q was already queued on line %d", id, t.line)
+	if t, ok := c.tools.Get(id); ok {
+		c.rep.Reportf(ruleToolRequeued, "/tool_call_id", "tool call %q was already queued on line %d", id, t.Line)
 		return
 	}
 	if line, ok := c.done.Get(id); ok {
 		c.rep.Reportf(ruleToolRequeued, "/tool_call_id", "tool call %q was already queued on line %d", id, line)
 		return
 	}
-	// Clone: a gjson string shares the whole line's memory.
-	c.tools[strings.Clone(id)] = &toolState{line: n, name: strings.Clone(c.get("tool_name").Str)}
+	c.tools.Add(id, n, c.get("tool_name").Str) // copied: no string of the line is kept
 }
 
 // toolStep checks tool_started, tool_progress and tool_completed: each
 // names an open call, by the name it was queued with; a call starts once,
 // and completing it closes it.
 func (c *checker) toolStep(typ, id string) {
-	t, ok := c.tools[id]
+	t, ok := c.tools.Get(id)
 	if !ok {
 		c.closedCall(id, typ)
 		return
 	}
-	if name := c.get("tool_name"); name.Exists() && name.Str != t.name && t.name != "" {
-		c.rep.Reportf(ruleToolName, "/tool_name", "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.name, t.line)
+	if name := c.get("tool_name"); name.Exists() && name.Str != t.Name && t.Name != "" {
+		c.rep.Reportf(ruleToolName, "/tool_name", "tool_name %q differs from %q given when the call was queued on line %d", name.Str, t.Name, t.Line)
 	}
 	switch typ {
 	case "tool_started":
-		if t.started {
+		if t.Flags&started != 0 {
 			c.rep.Reportf(ruleToolRestarted, "/tool_call_id", "tool call %q was already started", id)
 		}
-		t.started = true
+		c.tools.SetFlags(id, t.Flags|started)
 	case "tool_completed":
-		delete(c.tools, id)
-		c.done.Add(id, uint64(t.line))
+		c.tools.Delete(id)
+		c.done.Add(id, uint64(t.Line))
 	}
 }
 
 func (c *checker) permissionRequested(id string, n int) {
 	rid := c.get("request_id").Str
-	if line, ok := c.perms[rid]; ok {
-		c.rep.Reportf(rulePermDuplicate, "/request_id", "permission request %q was already made on line %d", rid, line)
+	if p, ok := c.perms.Get(rid); ok {
+		c.rep.Reportf(rulePermDuplicate, "/request_id", "permission request %q was already made on line %d", rid, p.Line)
 	} else if line, ok := c.resolved.Get(rid); ok {
 		c.rep.Reportf(rulePermDuplicate, "/request_id", "permission request %q was already made on line %d", rid, line)
 	} else {
-		c.perms[strings.Clone(rid)] = n
+		c.perms.Add(rid, n, "")
 	}
 	c.permTool(id, "permission_requested")
 }
 
 func (c *checker) permissionResolved(id string) {
 	rid := c.get("request_id").Str
-	line, open := c.perms[rid]
+	p, open := c.perms.Delete(rid)
 	switch {
 	case open:
-		delete(c.perms, rid)
-		c.resolved.Add(rid, uint64(line))
+		c.resolved.Add(rid, uint64(p.Line))
 	case c.resolved.Has(rid):
 		c.rep.Reportf(rulePermResolvedTwice, "/request_id", "permission request %q was already resolved", rid)
 	default:
@@ -297,7 +305,7 @@ func (c *checker) permissionResolved(id string) {
 // permTool checks that a permission event names a call between its queueing
 // and its completion.
 func (c *checker) permTool(id, typ string) {
-	if _, open := c.tools[id]; !open {
+	if !c.tools.Has(id) {
 		c.closedCall(id, typ)
 	}
 }
@@ -366,12 +374,33 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 		report(ruleTruncated.Finding(last, "", "the stream ends without run_finished: it is truncated"))
 		return
 	}
-	// Open calls and requests, in the order they were queued or requested:
-	// one of each per line, so by line.
-	for _, id := range byline.Keys(c.tools, func(t *toolState) int { return t.line }) {
-		report(ruleToolUnfinished.Finding(c.tools[id].line, "/tool_call_id", fmt.Sprintf("tool call %q never completed", id)))
+	// Open calls and requests, in the order they were queued or requested
+	// (one per line, so by line), the two lists merged: each finding in
+	// the order of the report, with no list of them made.
+	type open struct {
+		id string
+		e  openset.Entry
 	}
-	for _, id := range byline.Keys(c.perms, byline.Line) {
-		report(rulePermUnresolved.Finding(c.perms[id], "/request_id", fmt.Sprintf("permission request %q was never resolved", id)))
+	pull := func(s *openset.Set) (func() (open, bool), func()) {
+		next, stop := iter.Pull2(s.All)
+		return func() (open, bool) {
+			id, e, ok := next()
+			return open{id, e}, ok
+		}, stop
+	}
+	nextTool, stopTools := pull(&c.tools)
+	defer stopTools()
+	nextPerm, stopPerms := pull(&c.perms)
+	defer stopPerms()
+	t, tok := nextTool()
+	p, pok := nextPerm()
+	for tok || pok {
+		if pok && (!tok || p.e.Line <= t.e.Line) {
+			report(rulePermUnresolved.Finding(p.e.Line, "/request_id", fmt.Sprintf("permission request %q was never resolved", p.id)))
+			p, pok = nextPerm()
+			continue
+		}
+		report(ruleToolUnfinished.Finding(t.e.Line, "/tool_call_id", fmt.Sprintf("tool call %q never completed", t.id)))
+		t, tok = nextTool()
 	}
 }

@@ -72,7 +72,7 @@ func newChecker() *checker {
 // init, in its session, under a known parent), then what its kind says.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // what is kept is cloned
 	if !r.IsObject() || r.Get("type").Type != gjson.String {
 		return
 	}
@@ -115,7 +115,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter) {
 	if kind == "system/init" && c.init == 0 {
 		c.init = n
-		c.session = r.Get("session_id").Str
+		c.session = strings.Clone(r.Get("session_id").Str)
 	}
 	if opensTurn(kind) && c.init == 0 {
 		rep.Reportf(ruleInitFirst, "/type", "%s before system/init: the stream does not start with its run's init", kind)
@@ -127,7 +127,7 @@ func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter
 	if kind == "conversation_reset" {
 		c.session = ""
 	} else if kind == "system/init" {
-		c.session = r.Get("session_id").Str
+		c.session = strings.Clone(r.Get("session_id").Str)
 	}
 	if opensTurn(kind) && kind != "result" {
 		c.activity = n

@@ -101,7 +101,7 @@ func (c *checker) open(id string) *call {
 // the rules of its type, by one method per type (see rules).
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	c.lines++
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // what is kept is cloned
 	if !r.IsObject() {
 		return
 	}
@@ -188,7 +188,7 @@ func (c *checker) sessionStarted(r gjson.Result) {
 	if v := r.Get("protocol_version"); v.Type == gjson.Number && v.Raw != strconv.Itoa(ProtocolVersion) {
 		c.rep.Reportf(ruleProtocolVersion, "/protocol_version", "protocol_version %s is not 1, the only mermaid run-event protocol", v.Raw)
 	}
-	c.session = r.Get("session_id").Str
+	c.session = strings.Clone(r.Get("session_id").Str)
 }
 
 func (c *checker) toolStarted(id string, n int) {
