@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/sessions"
-	"github.com/evtool/evtool/stats"
 	"github.com/urfave/cli/v3"
 )
 
@@ -106,13 +105,7 @@ func sessionsCmd() *cli.Command {
 				cache = summaryCache(stderr, priceFiles)
 			}
 			list, err := sessions.List(ctx, args, sessions.ListOptions{Filter: f, Workers: workers, Prices: table, Cache: cache,
-				Unpriced: func(model string) {
-					if model == stats.None {
-						fmt.Fprintln(stderr, "evtool: usage that names no model cannot be priced: its cost is shown as unknown")
-						return
-					}
-					fmt.Fprintf(stderr, "evtool: no price for model %q in the price table: its cost is shown as unknown (--prices FILE adds prices)\n", model)
-				}})
+				Unpriced: unpricedNote(stderr)})
 			if cache != nil {
 				if err := cache.Save(); err != nil {
 					fmt.Fprintf(stderr, "evtool: the sessions cache %s was not written (the next listing reads every session again): %v\n", cache.Path, err)

@@ -244,14 +244,20 @@ func newReport(by, since, until, timezone, startOfWeek string, priceFiles []stri
 	if opts.Prices, err = priceTable(priceFiles); err != nil {
 		return nil, err
 	}
-	opts.Unpriced = func(model string) {
+	opts.Unpriced = unpricedNote(stderr)
+	return stats.NewReport(opts), nil
+}
+
+// unpricedNote returns the callback that names, on stderr, a model the
+// price table lacks (usage reports and the sessions listing say it alike).
+func unpricedNote(stderr io.Writer) func(model string) {
+	return func(model string) {
 		if model == stats.None {
 			fmt.Fprintln(stderr, "evtool: usage that names no model cannot be priced: its cost is shown as unknown")
 			return
 		}
 		fmt.Fprintf(stderr, "evtool: no price for model %q in the price table: its cost is shown as unknown (--prices FILE adds prices)\n", model)
 	}
-	return stats.NewReport(opts), nil
 }
 
 // priceTable is the embedded table with the files' prices before it.

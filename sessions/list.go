@@ -197,11 +197,11 @@ func List(ctx context.Context, paths []string, opts ListOptions) ([]*Summary, er
 	f, workers := opts.Filter, opts.Workers
 	var unpriced func(string)
 	if opts.Unpriced != nil {
-		var once sync.Mutex
+		var mu sync.Mutex
 		told := map[string]bool{}
 		unpriced = func(model string) {
-			once.Lock()
-			defer once.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
 			if !told[model] {
 				told[model] = true
 				opts.Unpriced(model)

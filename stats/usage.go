@@ -329,21 +329,30 @@ func (c *collector) dedupe(seen map[uint64]struct{}) {
 				}
 			}
 		}
-		for _, o := range slices.Concat(sessionRecs, turnRecs[r.turn]) {
-			if o.dropped {
-				continue
-			}
-			for i := range tokens {
-				if r.set[i] && o.set[i] {
-					o.tok[i] -= min(o.tok[i], r.tok[i])
-				}
-			}
-			if r.set[costIdx] && o.set[costIdx] {
-				o.cost.sub(&r.cost)
-				if o.cost.sign() < 0 {
-					o.cost = decimal{}
-				}
-			}
+		for _, o := range sessionRecs {
+			o.takeOut(r)
+		}
+		for _, o := range turnRecs[r.turn] {
+			o.takeOut(r)
+		}
+	}
+}
+
+// takeOut subtracts a dropped round's figures from a record that includes
+// them, none going below zero.
+func (o *rec) takeOut(r *rec) {
+	if o.dropped {
+		return
+	}
+	for i := range tokens {
+		if r.set[i] && o.set[i] {
+			o.tok[i] -= min(o.tok[i], r.tok[i])
+		}
+	}
+	if r.set[costIdx] && o.set[costIdx] {
+		o.cost.sub(&r.cost)
+		if o.cost.sign() < 0 {
+			o.cost = decimal{}
 		}
 	}
 }
