@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/prices"
 )
 
@@ -63,6 +62,11 @@ type ReportOptions struct {
 	// Unpriced is called once for each model that usage needs a price
 	// for and the table lacks.
 	Unpriced func(model string)
+	// Order places this report's runs among the runs of other reports
+	// when reports are merged (Merge): a row lists its models in the
+	// order they first appear, over the runs of the report of the lowest
+	// Order first. Runs added to one report are in the order added.
+	Order string
 }
 
 // Row is one line of a usage report: the usage and calls of one group.
@@ -92,6 +96,7 @@ type Row struct {
 	set, sat                [len(tokens)]bool
 	stated, priced          decimal
 	nStated, nPriced, nUnkn int
+	ranks                   []rank // of Models: where each first appears
 }
 
 // None is the key of a value the logs do not state.
@@ -107,6 +112,7 @@ type Report struct {
 	total   Row
 	pending []entry // kept until Finish when grouping by block
 	price   map[string]*prices.Match
+	seq     uint64 // entries taken so far: the next one's rank
 	// Runs counts the runs added; Outside the usage records and calls
 	// left out by Since and Until.
 	Runs, Outside uint64
@@ -148,6 +154,14 @@ type entry struct {
 	cost    decimal // usage: the stated cost attributed to it
 	hasCost bool
 	covered bool // its tokens are inside a stated cost
+	rank    rank // where it stands among the entries of every report
+	priced  pricedAs
+}
+
+// pricedAs is an entry's cost as the report reckons it (costOf).
+type pricedAs struct {
+	cost             decimal
+	source, unpriced string
 }
 
 // addRun takes a run's records once its stream has ended.
@@ -184,7 +198,7 @@ func (rp *Report) addRun(c *collector, run *Run) {
 	}
 	for _, k := range c.calls {
 		if k.id != "" {
-			d := idset.Digest("call\x00" + info.agent + "\x00" + k.id)
+			d := callKey(info.agent, k.id)
 			if _, dup := rp.seen[d]; dup {
 				continue
 			}
@@ -205,6 +219,11 @@ func (rp *Report) add(e entry) {
 			return
 		}
 	}
+	e.rank = rank{order: rp.opts.Order, seq: rp.seq}
+	rp.seq++
+	// Priced as it is taken, so that an entry held for blocks carries
+	// its cost with it when reports are merged.
+	e.priced.cost, e.priced.source, e.priced.unpriced = rp.costOf(&e)
 	if slices.Contains(rp.opts.By, ByBlock) {
 		rp.pending = append(rp.pending, e)
 		return
@@ -214,7 +233,7 @@ func (rp *Report) add(e entry) {
 
 // group adds an entry to its rows and to the total.
 func (rp *Report) group(e *entry, block string) {
-	cost, source, unpriced := rp.costOf(e)
+	cost, source, unpriced := e.priced.cost, e.priced.source, e.priced.unpriced
 	tools := []string{e.tool}
 	if !e.call {
 		tools = e.tools
@@ -230,7 +249,7 @@ func (rp *Report) group(e *entry, block string) {
 		for i, d := range rp.opts.By {
 			keys[i] = rp.key(e, d, tool, block)
 		}
-		id := strings.Join(keys, "\x00")
+		id := rowID(keys)
 		row, ok := rp.rows[id]
 		if !ok {
 			row = &Row{Keys: keys}
@@ -361,8 +380,15 @@ func (e *entry) anyTokens() bool {
 }
 
 func (r *Row) add(e *entry, cost decimal, source, unpriced string) {
-	if e.model != "" && !slices.Contains(r.Models, e.model) {
-		r.Models = append(r.Models, e.model)
+	if e.model != "" {
+		// Entries of merged reports come in any order: a model keeps the
+		// rank of its first entry, wherever that entry comes.
+		if i := slices.Index(r.Models, e.model); i < 0 {
+			r.Models = append(r.Models, e.model)
+			r.ranks = append(r.ranks, e.rank)
+		} else if e.rank.compare(r.ranks[i]) < 0 {
+			r.ranks[i] = e.rank
+		}
 	}
 	if e.call {
 		r.Calls = satAdd(r.Calls, 1, nil)
@@ -425,6 +451,7 @@ func (r *Row) finish() {
 		r.Usage.CostUSD = sum.String()
 	}
 	slices.Sort(r.Unpriced)
+	r.sortModels()
 }
 
 // AllTokens is the sum of the disjoint counts (input, output, cache read,

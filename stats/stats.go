@@ -220,11 +220,21 @@ type Options struct {
 // cannot be told, a read fails) is returned and kept in Run.Err, beside
 // the figures of the lines before it.
 func Read(r io.Reader, file string, opts Options) (*Run, error) {
+	run, col, err := read(r, file, opts, opts.Report != nil)
+	if col != nil && err == nil {
+		opts.Report.addRun(col, run)
+	}
+	return run, err
+}
+
+// read reads a stream to its end, into a Run and, when usage is wanted,
+// a collector of its usage records.
+func read(r io.Reader, file string, opts Options, usage bool) (*Run, *collector, error) {
 	rd := stream.NewReader(r, file, opts.Stream)
 	defer rd.Close()
 	c := NewCounter()
 	var col *collector
-	if opts.Report != nil {
+	if usage {
 		col = newCollector()
 	}
 	var bad uint64
@@ -261,10 +271,7 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 		run.SourceDialect = ""
 	}
 	run.Lines, run.BadLines = uint64(rd.Lines()), bad
-	if col != nil && err == nil {
-		opts.Report.addRun(col, run)
-	}
-	return run, err
+	return run, col, err
 }
 
 // Counter adds up canonical events, in stream order, into a Run.
