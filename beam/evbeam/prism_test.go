@@ -237,3 +237,24 @@ func orderMatters(t *testing.T, in string, o UsageOptions) {
 		t.Errorf("the parts make the same report in the reverse order: the test cannot tell the order the runs are counted in")
 	}
 }
+
+// replay reads the parts, in the order given, into one report, as the
+// command line reads runs.
+func replay(rp *stats.Report, parts []Part) error {
+	d, err := partDialect()
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		opts := partReadOptions(d)
+		opts.Report = rp
+		run, err := stats.Read(bytes.NewReader(p.Data), p.Name, opts)
+		if err == nil && run.BadLines > 0 {
+			err = fmt.Errorf("%d lines with problems", run.BadLines)
+		}
+		if err != nil {
+			return fmt.Errorf("evbeam: reading back the usage of %s: %w", p.Name, err)
+		}
+	}
+	return nil
+}

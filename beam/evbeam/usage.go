@@ -55,11 +55,9 @@ type PriceFile struct {
 // the same runs: one element, the report's bytes. Each run is read on its
 // own worker (the decompressing, the schema, the decoding: the whole
 // cost of a run), which hands on what the report needs of it: its
-// usage-bearing events, in canonical form, without their text (a few
-// per cent of its bytes, zstd-compressed); these are gathered in the
-// runs' order into one stats.Report, whose sums are exact (integers and
-// decimals, never float64). So a response two runs repeat counts once,
-// in the first, and 5-hour blocks span runs, as on the command line.
+// usage-bearing events, in canonical form, without their text (a few per
+// cent of its bytes, zstd-compressed), and the keys of the API responses
+// and tool calls it counts. See UsageReport for how they are added up.
 func Usage(s beam.Scope, runs beam.PCollection, opts UsageOptions) beam.PCollection {
 	s = s.Scope("evbeam.Usage")
 	return UsageReport(s, UsageParts(s, runs, opts), opts)
@@ -82,7 +80,26 @@ func UsageParts(s beam.Scope, runs beam.PCollection, opts UsageOptions) beam.PCo
 }
 
 // UsageReport makes the report of opts of the parts: one element, its
-// bytes in opts.Format.
+// bytes in opts.Format. The parts are added up where they are, and only
+// sums travel:
+//
+//  1. a response or tool call that several runs repeat (a resumed
+//     session's file repeats the responses it continues) counts in the
+//     first run, by the runs' order, as on the command line: the keys of
+//     all parts are grouped by key, and each later run that has a key is
+//     told to leave it out;
+//  2. each run's part, with the keys it leaves out, is made into a report
+//     of its own (stats.Report, placed among the others by its run's key:
+//     ReportOptions.Order), on the worker that holds it;
+//  3. the reports are merged by a combine (stats.Report.Merge), in any
+//     order, across workers: token counts are integers and costs exact
+//     decimals, so the sums do not depend on that order;
+//  4. one worker finishes the merged report and writes it (a report is
+//     written when no run is left in the range too).
+//
+// What is held in one place at the end is the report's rows, and, for a
+// report by block, its usage records (a block depends on every record
+// before it): about a hundred bytes a response.
 func UsageReport(s beam.Scope, parts beam.PCollection, opts UsageOptions) beam.PCollection {
 	s = s.Scope("evbeam.UsageReport")
 	if _, err := opts.reportOptions(); err != nil {
@@ -91,9 +108,12 @@ func UsageReport(s beam.Scope, parts beam.PCollection, opts UsageOptions) beam.P
 	if !slices.Contains(stats.ReportFormats(), opts.format()) {
 		panic(fmt.Sprintf("evbeam.UsageReport: format %q: want %s", opts.Format, strings.Join(stats.ReportFormats(), " or ")))
 	}
-	// Every part, as a side input of one element: a report is written
-	// when no run is left in the range too.
-	return beam.ParDo(s, &usageReportFn{Opts: opts}, beam.Impulse(s), beam.SideInput{Input: parts})
+	keys := beam.ParDo(s, partKeys, parts)
+	later := beam.ParDo(s, laterRuns, beam.GroupByKey(s, keys))
+	byRun := beam.ParDo(s, partByRun, parts)
+	reports := beam.ParDo(s, &usagePartialFn{Opts: opts}, beam.CoGroupByKey(s, byRun, later))
+	merged := beam.Combine(s, &usageMergeFn{}, reports)
+	return beam.ParDo(s, &usageReportFn{Opts: opts}, beam.Impulse(s), beam.SideInput{Input: merged})
 }
 
 func (opts UsageOptions) format() string {
@@ -104,10 +124,12 @@ func (opts UsageOptions) format() string {
 }
 
 // Part is what the report needs of one run: its usage-bearing events,
-// canonical, zstd-compressed.
+// canonical, zstd-compressed, and the keys of the responses and tool
+// calls a report counts once over all runs (stats.UsageKeys).
 type Part struct {
 	Key, Name string
 	Data      []byte
+	Keys      []uint64
 }
 
 // reportOptions are the command line's report options (cli's newReport).
@@ -246,8 +268,12 @@ func (f *usageReadFn) ProcessElement(ctx context.Context, r Run, emit func(Part)
 		notRead.Inc(ctx, 1)
 		return nil
 	}
+	keys, err := partKeysOf(data, r.Name)
+	if err != nil {
+		return err
+	}
 	partBytes.Inc(ctx, int64(len(data)))
-	emit(Part{Key: r.Key, Name: r.Name, Data: data})
+	emit(Part{Key: r.Key, Name: r.Name, Data: data, Keys: keys})
 	return nil
 }
 
@@ -288,18 +314,146 @@ var (
 	badLines  = beam.NewCounter("evtool", "bad_lines")
 )
 
+// partKeysOf reads a part back for the keys of what it counts.
+func partKeysOf(data []byte, name string) ([]uint64, error) {
+	d, err := partDialect()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := stats.UsageKeys(bytes.NewReader(data), name, partReadOptions(d))
+	if err != nil {
+		return nil, fmt.Errorf("evbeam: reading back the usage of %s: %w", name, err)
+	}
+	return keys, nil
+}
+
+// partReadOptions read a part as it was written: canonical lines, every
+// one of them well formed.
+func partReadOptions(d dialect.Dialect) stats.Options {
+	return stats.Options{Stream: stream.Options{Dialect: d, Workers: 1, MaxLineBytes: -1}}
+}
+
+// partKeys pairs each key of a part with its run.
+func partKeys(p Part, emit func(uint64, string)) {
+	for _, k := range p.Keys {
+		emit(k, p.Key)
+	}
+}
+
+// laterRuns tells every run but the first that has a key to leave it out.
+func laterRuns(key uint64, runs func(*string) bool, emit func(string, uint64)) {
+	var all []string
+	var r string
+	for runs(&r) {
+		all = append(all, r)
+	}
+	if len(all) < 2 {
+		return
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	for _, later := range all[1:] {
+		emit(later, key)
+	}
+}
+
+// partByRun keys a part by its run.
+func partByRun(p Part) (string, Part) { return p.Key, p }
+
+// usagePartialFn makes the report of one run, leaving out what an earlier
+// run counts, and hands it on encoded.
+type usagePartialFn struct {
+	Opts UsageOptions
+	ro   stats.ReportOptions
+	d    dialect.Dialect
+}
+
+func (f *usagePartialFn) Setup() error {
+	var err error
+	if f.ro, err = f.Opts.reportOptions(); err != nil {
+		return err
+	}
+	// A model the table lacks is noted once, where the report is
+	// finished.
+	f.ro.Unpriced = nil
+	f.d, err = partDialect()
+	return err
+}
+
+func (f *usagePartialFn) ProcessElement(key string, parts func(*Part) bool, later func(*uint64) bool, emit func([]byte)) error {
+	ro := f.ro
+	ro.Order = key
+	rp := stats.NewReport(ro)
+	var k uint64
+	for later(&k) {
+		rp.Counted(k)
+	}
+	var p Part
+	n := 0
+	for parts(&p) {
+		n++
+		if n > 1 {
+			return fmt.Errorf("evbeam: two runs have the key %q", key)
+		}
+		opts := partReadOptions(f.d)
+		opts.Report = rp
+		run, err := stats.Read(bytes.NewReader(p.Data), p.Name, opts)
+		if err == nil && run.BadLines > 0 {
+			err = fmt.Errorf("%d lines with problems", run.BadLines)
+		}
+		if err != nil {
+			return fmt.Errorf("evbeam: reading back the usage of %s: %w", p.Name, err)
+		}
+		p = Part{}
+	}
+	b, err := rp.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	emit(b)
+	return nil
+}
+
+// usageAcc is the accumulator of usageMergeFn: the reports merged so
+// far (nil: none yet).
+type usageAcc struct{ R *stats.Report }
+
+// usageMergeFn merges the runs' reports, in any order, on any worker.
+type usageMergeFn struct{}
+
+func (usageMergeFn) CreateAccumulator() usageAcc { return usageAcc{} }
+
+func (usageMergeFn) AddInput(a usageAcc, b []byte) (usageAcc, error) {
+	var rp stats.Report
+	if err := rp.UnmarshalBinary(b); err != nil {
+		return a, err
+	}
+	return usageMergeFn{}.MergeAccumulators(a, usageAcc{&rp})
+}
+
+func (usageMergeFn) MergeAccumulators(a, b usageAcc) (usageAcc, error) {
+	switch {
+	case a.R == nil:
+		return b, nil
+	case b.R == nil:
+		return a, nil
+	}
+	return a, a.R.Merge(b.R)
+}
+
+func (usageMergeFn) ExtractOutput(a usageAcc) ([]byte, error) {
+	if a.R == nil {
+		return nil, nil
+	}
+	return a.R.MarshalBinary()
+}
+
+// usageReportFn finishes the merged report and writes it.
 type usageReportFn struct {
 	Opts UsageOptions
 }
 
-func (f *usageReportFn) ProcessElement(ctx context.Context, _ []byte, parts func(*Part) bool, emit func([]byte)) error {
-	var all []Part
-	var p Part
-	for parts(&p) {
-		all = append(all, p)
-		p = Part{}
-	}
-	slices.SortStableFunc(all, func(a, b Part) int { return strings.Compare(a.Key, b.Key) })
+func (f *usageReportFn) ProcessElement(ctx context.Context, _ []byte, merged func(*[]byte) bool, emit func([]byte)) error {
 	ro, err := f.Opts.reportOptions()
 	if err != nil {
 		return err
@@ -312,39 +466,24 @@ func (f *usageReportFn) ProcessElement(ctx context.Context, _ []byte, parts func
 		log.Warnf(ctx, "evtool: no price for model %q in the price table: its cost is shown as unknown", model)
 	}
 	rp := stats.NewReport(ro)
-	start, size := time.Now(), 0
-	for _, p := range all {
-		size += len(p.Data)
-	}
-	if err := replay(rp, all); err != nil {
-		return err
-	}
-	log.Infof(ctx, "evtool: usage of %d runs (%d bytes of parts) added up in %v", len(all), size, time.Since(start).Round(time.Millisecond))
-	var b bytes.Buffer
-	if err := stats.WriteReport(&b, f.Opts.format(), rp); err != nil {
-		return err
-	}
-	emit(b.Bytes())
-	return nil
-}
-
-// replay adds the runs' parts to a report, in order.
-func replay(rp *stats.Report, parts []Part) error {
-	d, err := partDialect()
-	if err != nil {
-		return err
-	}
-	for _, p := range parts {
-		run, err := stats.Read(bytes.NewReader(p.Data), p.Name, stats.Options{
-			Stream: stream.Options{Dialect: d, Workers: 1, MaxLineBytes: -1},
-			Report: rp,
-		})
-		if err == nil && run.BadLines > 0 {
-			err = fmt.Errorf("%d lines with problems", run.BadLines)
+	var b []byte
+	for merged(&b) {
+		if len(b) == 0 {
+			continue
 		}
-		if err != nil {
-			return fmt.Errorf("evbeam: reading back the usage of %s: %w", p.Name, err)
+		var all stats.Report
+		if err := all.UnmarshalBinary(b); err != nil {
+			return err
 		}
+		if err := rp.Merge(&all); err != nil {
+			return err
+		}
+		log.Infof(ctx, "evtool: usage of %d runs merged (%d bytes)", all.Runs, len(b))
 	}
+	var out bytes.Buffer
+	if err := stats.WriteReport(&out, f.Opts.format(), rp); err != nil {
+		return err
+	}
+	emit(out.Bytes())
 	return nil
 }
