@@ -116,101 +116,10 @@ func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) [
 // "else": false}, or {"not": …} beside them) and whose condition fails
 // are left out the same way.
 func branches(ve *jsonschema.ValidationError, causes []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	loc := ve.InstanceLocation
-	type branch struct {
-		leaves []*jsonschema.ValidationError
-		miss   map[string]bool // the tags this branch fails on
-	}
-	bs := make([]branch, 0, len(causes))
-	for _, c := range causes {
-		bs = append(bs, branch{leaves: leaves(c, nil)})
-	}
-	// Branches whose condition does not hold.
-	var kept []branch
-	for _, b := range bs {
-		if !slices.ContainsFunc(b.leaves, func(l *jsonschema.ValidationError) bool { return guard(l, loc) }) {
-			kept = append(kept, b)
-		}
-	}
-	if len(kept) == 0 {
-		kept = bs
-	}
-	// The tag: a property some branch holds to values (a const, an enum or
-	// a not failed on it), and that all branches but at most one fail on.
-	count := map[string]int{}
-	evidence := map[string]bool{}
-	wants := map[string][]string{}
-	consts := map[string]bool{}
-	for i := range kept {
-		kept[i].miss = map[string]bool{}
-		for _, l := range kept[i].leaves {
-			for _, p := range tagMiss(l, loc) {
-				if !kept[i].miss[p] {
-					kept[i].miss[p] = true
-					count[p]++
-				}
-			}
-			var w string
-			switch k := l.ErrorKind.(type) {
-			case *kind.Const:
-				w = fmt.Sprint("const ", k.Want)
-				consts[p0(tagMiss(l, loc))] = true
-			case *kind.Enum:
-				w = fmt.Sprint("enum ", k.Want)
-			case *kind.Pattern:
-				w = "pattern " + k.Want
-			case *kind.Type:
-				w = "type"
-			case *kind.Not:
-				w = "not"
-				for _, p := range tagMiss(l, loc) {
-					evidence[p] = true // an "any other" branch
-				}
-			default:
-				continue
-			}
-			for _, p := range tagMiss(l, loc) {
-				wants[p] = append(wants[p], w)
-			}
-		}
-	}
-	// A property is a tag when branches hold it to different values, or
-	// when some branch fails on it and another does not. One every branch
-	// fails on alike (an enum or a pattern of the envelope) is the value's
-	// own error.
-	for p, ws := range wants {
-		if count[p] < len(kept) && slices.ContainsFunc(ws, func(w string) bool { return w != "type" }) ||
-			len(slices.Compact(slices.Sorted(slices.Values(ws)))) > 1 {
-			evidence[p] = true
-		}
-	}
-	// Of the tags, the one the most branches fail on; then one held to a
-	// const; then the first by name.
-	tag := ""
-	better := func(p string) bool {
-		switch {
-		case tag == "":
-			return true
-		case count[p] != count[tag]:
-			return count[p] > count[tag]
-		case consts[p] != consts[tag]:
-			return consts[p]
-		}
-		return p < tag
-	}
-	for p, n := range count {
-		if evidence[p] && n >= 1 && n >= len(kept)-1 && better(p) {
-			tag = p
-		}
-	}
+	u := newUnion(ve, causes)
+	tag := u.tag()
 	if tag != "" {
-		var out []*jsonschema.ValidationError
-		for _, b := range kept {
-			if !b.miss[tag] {
-				out = append(out, b.leaves...)
-			}
-		}
-		if out != nil {
+		if out := u.of(tag); out != nil {
 			return out
 		}
 	}
@@ -219,34 +128,14 @@ func branches(ve *jsonschema.ValidationError, causes []*jsonschema.ValidationErr
 	// tag, when there is one.
 	var at []string
 	if tag != "" {
-		at = append(slices.Clip(loc), tag)
+		at = append(slices.Clip(u.loc), tag)
 	}
-	var out []*jsonschema.ValidationError
-	if len(kept) >= 2 {
-		rest := make([][]*jsonschema.ValidationError, 0, len(kept)-1)
-		for _, b := range kept[1:] {
-			rest = append(rest, b.leaves)
-		}
-		if common := commonMissing(kept[0].leaves, rest, loc); len(common) > 0 {
-			out = append(out, &jsonschema.ValidationError{SchemaURL: ve.SchemaURL, InstanceLocation: loc, ErrorKind: &kind.Required{Missing: common}})
-		}
-		for _, l := range kept[0].leaves {
-			if _, ok := l.ErrorKind.(*kind.Required); ok && slices.Equal(l.InstanceLocation, loc) || at != nil && slices.Equal(l.InstanceLocation, at) {
-				continue
-			}
-			if allHave(rest, l) {
-				out = append(out, l)
-			}
-		}
-	}
+	out := u.shared(at)
 	if tag == "" {
 		if out != nil {
 			return out
 		}
-		for _, b := range kept {
-			out = append(out, b.leaves...)
-		}
-		return out
+		return u.all()
 	}
 	if slices.ContainsFunc(out, func(l *jsonschema.ValidationError) bool {
 		k, ok := l.ErrorKind.(*kind.Required)
@@ -254,10 +143,204 @@ func branches(ve *jsonschema.ValidationError, causes []*jsonschema.ValidationErr
 	}) {
 		return out // the tag is missing
 	}
+	return append(out, u.tagErrors(at)...)
+}
+
+// A union is the failed branches of one anyOf or oneOf, and what they say
+// about each property of the value that might be its tag.
+type union struct {
+	ve   *jsonschema.ValidationError
+	loc  []string // where the value is
+	kept []branch // the branches that apply to the value
+
+	count    map[string]int      // how many branches fail on a property
+	evidence map[string]bool     // the properties that are tags
+	wants    map[string][]string // what each branch holds a property to, in words
+	consts   map[string]bool     // the properties some branch holds to a const
+}
+
+// A branch is one failed branch of a union.
+type branch struct {
+	leaves []*jsonschema.ValidationError
+	miss   map[string]bool // the tags this branch fails on
+}
+
+// newUnion explains each branch, leaves out those whose condition does
+// not hold, and tallies the properties the others fail on.
+func newUnion(ve *jsonschema.ValidationError, causes []*jsonschema.ValidationError) *union {
+	u := &union{
+		ve:       ve,
+		loc:      ve.InstanceLocation,
+		count:    map[string]int{},
+		evidence: map[string]bool{},
+		wants:    map[string][]string{},
+		consts:   map[string]bool{},
+	}
+	bs := make([]branch, 0, len(causes))
+	for _, c := range causes {
+		bs = append(bs, branch{leaves: leaves(c, nil)})
+	}
+	u.kept = applicable(bs, u.loc)
+	for i := range u.kept {
+		b := &u.kept[i]
+		b.miss = map[string]bool{}
+		for _, l := range b.leaves {
+			u.tally(b, l)
+		}
+	}
+	return u
+}
+
+// applicable returns the branches whose condition holds for the value at
+// loc, or all of them when none does.
+func applicable(bs []branch, loc []string) []branch {
+	var kept []branch
+	for _, b := range bs {
+		if !slices.ContainsFunc(b.leaves, func(l *jsonschema.ValidationError) bool { return guard(l, loc) }) {
+			kept = append(kept, b)
+		}
+	}
+	if len(kept) == 0 {
+		return bs
+	}
+	return kept
+}
+
+// tally notes the properties one leaf of b says are not b's, and what b
+// holds them to.
+func (u *union) tally(b *branch, l *jsonschema.ValidationError) {
+	ps := tagMiss(l, u.loc)
+	for _, p := range ps {
+		if !b.miss[p] {
+			b.miss[p] = true
+			u.count[p]++
+		}
+	}
+	w, ok := holds(l)
+	if !ok {
+		return
+	}
+	switch l.ErrorKind.(type) {
+	case *kind.Const:
+		u.consts[p0(ps)] = true
+	case *kind.Not:
+		for _, p := range ps {
+			u.evidence[p] = true // an "any other" branch
+		}
+	}
+	for _, p := range ps {
+		u.wants[p] = append(u.wants[p], w)
+	}
+}
+
+// holds says in words what a leaf holds its value to, when it is a kind
+// of error a tag fails with.
+func holds(l *jsonschema.ValidationError) (string, bool) {
+	switch k := l.ErrorKind.(type) {
+	case *kind.Const:
+		return fmt.Sprint("const ", k.Want), true
+	case *kind.Enum:
+		return fmt.Sprint("enum ", k.Want), true
+	case *kind.Pattern:
+		return "pattern " + k.Want, true
+	case *kind.Type:
+		return "type", true
+	case *kind.Not:
+		return "not", true
+	}
+	return "", false
+}
+
+// tag returns the union's tag: a property some branch holds to values (a
+// const, an enum or a not failed on it), and that all branches but at
+// most one fail on; "" when there is none.
+func (u *union) tag() string {
+	// A property is a tag when branches hold it to different values, or
+	// when some branch fails on it and another does not. One every branch
+	// fails on alike (an enum or a pattern of the envelope) is the value's
+	// own error.
+	for p, ws := range u.wants {
+		if u.count[p] < len(u.kept) && slices.ContainsFunc(ws, func(w string) bool { return w != "type" }) ||
+			len(slices.Compact(slices.Sorted(slices.Values(ws)))) > 1 {
+			u.evidence[p] = true
+		}
+	}
+	tag := ""
+	for p, n := range u.count {
+		if u.evidence[p] && n >= 1 && n >= len(u.kept)-1 && (tag == "" || u.better(p, tag)) {
+			tag = p
+		}
+	}
+	return tag
+}
+
+// better reports whether p is a better tag than q: the one the most
+// branches fail on; then one held to a const; then the first by name.
+func (u *union) better(p, q string) bool {
+	switch {
+	case u.count[p] != u.count[q]:
+		return u.count[p] > u.count[q]
+	case u.consts[p] != u.consts[q]:
+		return u.consts[p]
+	}
+	return p < q
+}
+
+// of returns the leaves of the branches that do not fail on tag: the
+// line's own branch; nil when there is none.
+func (u *union) of(tag string) []*jsonschema.ValidationError {
+	var out []*jsonschema.ValidationError
+	for _, b := range u.kept {
+		if !b.miss[tag] {
+			out = append(out, b.leaves...)
+		}
+	}
+	return out
+}
+
+// all returns the leaves of every branch.
+func (u *union) all() []*jsonschema.ValidationError {
+	var out []*jsonschema.ValidationError
+	for _, b := range u.kept {
+		out = append(out, b.leaves...)
+	}
+	return out
+}
+
+// shared returns what every branch says is wrong with the value, when
+// there are two or more: the keys all of them miss, as one error, and the
+// errors all of them share, but those at the tag (at; nil for none).
+func (u *union) shared(at []string) []*jsonschema.ValidationError {
+	if len(u.kept) < 2 {
+		return nil
+	}
+	var out []*jsonschema.ValidationError
+	rest := make([][]*jsonschema.ValidationError, 0, len(u.kept)-1)
+	for _, b := range u.kept[1:] {
+		rest = append(rest, b.leaves)
+	}
+	if common := commonMissing(u.kept[0].leaves, rest, u.loc); len(common) > 0 {
+		out = append(out, &jsonschema.ValidationError{SchemaURL: u.ve.SchemaURL, InstanceLocation: u.loc, ErrorKind: &kind.Required{Missing: common}})
+	}
+	for _, l := range u.kept[0].leaves {
+		if _, ok := l.ErrorKind.(*kind.Required); ok && slices.Equal(l.InstanceLocation, u.loc) || at != nil && slices.Equal(l.InstanceLocation, at) {
+			continue
+		}
+		if allHave(rest, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// tagErrors returns what is wrong with the tag, at at, when no branch is
+// the line's: its own type or form, as the branches say it, or else one
+// enum error that names every value the branches hold it to.
+func (u *union) tagErrors(at []string) []*jsonschema.ValidationError {
 	var want []any
 	var got any
 	var own []*jsonschema.ValidationError
-	for _, b := range kept {
+	for _, b := range u.kept {
 		for _, l := range b.leaves {
 			if !slices.Equal(l.InstanceLocation, at) {
 				continue
@@ -271,20 +354,27 @@ func branches(ve *jsonschema.ValidationError, causes []*jsonschema.ValidationErr
 			default:
 				// The tag's own type or form: the "any other type" branch
 				// says it, and so may others, in the same words.
-				msg := l.ErrorKind.LocalizedString(printer)
-				if !slices.ContainsFunc(own, func(m *jsonschema.ValidationError) bool { return m.ErrorKind.LocalizedString(printer) == msg }) {
-					own = append(own, l)
-				}
+				own = appendNewMessage(own, l)
 			}
 		}
 	}
 	if own != nil {
-		return append(out, own...)
+		return own
 	}
 	if want != nil {
-		out = append(out, &jsonschema.ValidationError{SchemaURL: ve.SchemaURL, InstanceLocation: at, ErrorKind: &kind.Enum{Got: got, Want: want}})
+		return []*jsonschema.ValidationError{{SchemaURL: u.ve.SchemaURL, InstanceLocation: at, ErrorKind: &kind.Enum{Got: got, Want: want}}}
 	}
-	return out
+	return nil
+}
+
+// appendNewMessage appends l to list unless list holds one that says the
+// same.
+func appendNewMessage(list []*jsonschema.ValidationError, l *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	msg := l.ErrorKind.LocalizedString(printer)
+	if slices.ContainsFunc(list, func(m *jsonschema.ValidationError) bool { return m.ErrorKind.LocalizedString(printer) == msg }) {
+		return list
+	}
+	return append(list, l)
 }
 
 // p0 returns the first of ps, or "".

@@ -196,3 +196,40 @@ func TestExplainGuarded(t *testing.T) {
 		}
 	}
 }
+
+// When more than one property could be a union's tag, the tag is the one
+// the most branches fail on, then one held to a const, then the first by
+// name; the line is explained by the branch of that tag.
+func TestExplainTagChoice(t *testing.T) {
+	const schema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://example.org/c.json",
+  "$defs": {
+    "count": {"oneOf": [
+      {"properties": {"t": {"const": 1}}},
+      {"properties": {"t": {"const": 2}, "a": {"const": "x"}}}
+    ]},
+    "const": {"oneOf": [
+      {"properties": {"type": {"const": "a"}, "k": {"enum": ["x"]}}},
+      {"properties": {"type": {"const": "b"}, "k": {"enum": ["y"]}}}
+    ]},
+    "name": {"oneOf": [
+      {"properties": {"type": {"const": "a"}, "v": {"const": 1}}},
+      {"properties": {"type": {"const": "b"}, "v": {"const": 2}}}
+    ]}
+  },
+  "properties": {"count": {"$ref": "#/$defs/count"}, "const": {"$ref": "#/$defs/const"}, "name": {"$ref": "#/$defs/name"}}
+}`
+	for _, tt := range []struct{ line, want string }{
+		// t, which both branches fail on, over a, which comes first.
+		{`{"count":{"t":3,"a":"y"}}`, "15 /count/t value must be one of 1, 2 enum example:/c.json#/$defs/count"},
+		// type, held to consts, over k, held to enums, which comes first.
+		{`{"const":{"type":"a","k":"y"}}`, "26 /const/k value must be 'x' enum example:/c.json#/$defs/const/oneOf/0/properties/k"},
+		// type over v, which both hold to consts.
+		{`{"name":{"type":"a","v":2}}`, "25 /name/v value must be 1 const example:/c.json#/$defs/name/oneOf/0/properties/v"},
+	} {
+		if got := explainAll(t, schema, "https://example.org/c.json", tt.line); got != tt.want {
+			t.Errorf("%s:\ngot\n%s\nwant\n%s", tt.line, got, tt.want)
+		}
+	}
+}
