@@ -154,7 +154,8 @@ func Summarize(s Store, r Ref, p *prices.Table, unpriced func(model string)) *Su
 	}
 	defer rc.Close()
 	rp := stats.NewReport(stats.ReportOptions{Prices: p, Unpriced: unpriced})
-	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d}, Report: rp})
+	// A summary reads no text of the events: the decoder need not copy them.
+	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d, Summary: true}, Report: rp})
 	sum.Err = err
 	sum.Project, sum.Start, sum.End, sum.Turns = run.Workspace, run.Start, run.End, run.Turns
 	sum.Tokens, sum.TokensStated = Tokens(run.Usage)

@@ -230,7 +230,9 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 // read reads a stream to its end, into a Run and, when usage is wanted,
 // a collector of its usage records.
 func read(r io.Reader, file string, opts Options, usage bool) (*Run, *collector, error) {
-	rd := stream.NewReader(r, file, opts.Stream)
+	sopts := opts.Stream
+	sopts.Summary = true // stats sums events up: it reads none of their texts
+	rd := stream.NewReader(r, file, sopts)
 	defer rd.Close()
 	c := NewCounter()
 	var col *collector

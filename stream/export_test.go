@@ -4,6 +4,7 @@ import (
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/schemacheck"
+	"github.com/evtool/evtool/ndjson"
 )
 
 // FastAndEngine judges a line of dialect d twice, by the fast check and by
@@ -14,6 +15,18 @@ func FastAndEngine(d dialect.Dialect, line []byte) (schemacheck.Verdict, []diag.
 		return schemacheck.Unsure, nil, false
 	}
 	return ls.fast.Check(line), ls.explain(line), true
+}
+
+// FastMembers judges a line of dialect d by the fast check given the
+// line's top-level members as the syntax check finds them, as a Reader
+// does: the verdict must be FastAndEngine's.
+func FastMembers(d dialect.Dialect, line []byte) schemacheck.Verdict {
+	ls, err := compiled(d)
+	if err != nil || ls == nil || ls.fast == nil {
+		return schemacheck.Unsure
+	}
+	_, ms, _ := ndjson.CheckMembers(line, ndjson.Options{DuplicateOK: func(string) bool { return true }}, []ndjson.Member{})
+	return ls.fast.CheckMembers(line, ms)
 }
 
 // SetParallelThreshold sets how much input the simple path reads before

@@ -90,6 +90,9 @@ func TestFastAgreesWithEngine(t *testing.T) {
 					}
 					lines++
 					v, errs, _ := stream.FastAndEngine(d, c)
+					if vm := stream.FastMembers(d, c); vm != v {
+						t.Errorf("%s: %s: fast says %s, and %s given the line's members\n%s", d.Name(), src.name, v, vm, c)
+					}
 					if v != schemacheck.Unsure {
 						decided++
 					}
@@ -178,6 +181,9 @@ func FuzzFastAgreesWithEngine(f *testing.F) {
 		v, errs, ok := stream.FastAndEngine(d, line)
 		if !ok {
 			return
+		}
+		if vm := stream.FastMembers(d, line); vm != v {
+			t.Fatalf("%s: fast says %s, and %s given the line's members\n%s", d.Name(), v, vm, line)
 		}
 		if (v == schemacheck.Valid && len(errs) > 0) || (v == schemacheck.Invalid && len(errs) == 0) {
 			t.Fatalf("%s: fast says %s, the engine says %v\n%s", d.Name(), v, errs, line)

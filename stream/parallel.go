@@ -110,13 +110,15 @@ func (r *Reader) startPipeline() {
 				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
 			default:
 				b = &batch{}
-				if p.keep {
-					// A new buffer for every batch, sized for it at once.
-					b.buf = make([]byte, 0, batchBytes+batchBytes/4)
-				}
 			}
 			if b.owned {
 				b.buf, b.owned = nil, false // a long line's buffer is not reused
+			}
+			if b.buf == nil && carry == nil {
+				// A new buffer is sized for the batch at once, not grown
+				// line by line: a history of many files is read by as
+				// many Readers, each starting its batches anew.
+				b.buf = make([]byte, 0, batchBytes+batchBytes/4)
 			}
 			b.done = make(chan struct{})
 			if carry != nil {
@@ -182,16 +184,21 @@ func checkLine(b *batch, i int, chk ndjson.Options, sch *lineSchema, keep bool) 
 		return
 	}
 	raw := b.raw(i)
-	var dst []ndjson.Member
-	if keep {
-		dst = b.members[len(b.members):]
-		if dst == nil {
-			dst = make([]ndjson.Member, 0, 64)
-		}
+	// The members are found for the schema check whatever keep says,
+	// and kept for the decoder when it says so; else the batch's room
+	// for them is reused from line to line.
+	dst := b.members[len(b.members):]
+	if dst == nil {
+		dst = make([]ndjson.Member, 0, 64)
 	}
 	depth, ms, se := ndjson.CheckMembers(raw, chk, dst)
 	l.depth = depth
-	if ms != nil && len(b.members) < 1<<31-len(ms) {
+	switch {
+	case !keep:
+		if ms != nil {
+			b.members = ms[:0]
+		}
+	case ms != nil && len(b.members) < 1<<31-len(ms):
 		// ms is dst, or dst grown into memory of its own: append it.
 		from := len(b.members)
 		b.members = append(b.members, ms...)
@@ -202,12 +209,13 @@ func checkLine(b *batch, i int, chk ndjson.Options, sch *lineSchema, keep bool) 
 		return
 	}
 	l.checkedS = true
-	l.schema = schemaDiags(sch, raw)
+	l.schema = schemaDiags(sch, raw, ms)
 }
 
-// schemaDiags returns the schema errors of a JSON line with their columns.
-func schemaDiags(sch *lineSchema, raw []byte) []diag.Diagnostic {
-	out := sch.check(raw)
+// schemaDiags returns the schema errors of a JSON line with their columns;
+// ms are its top-level members as the syntax check found them, or nil.
+func schemaDiags(sch *lineSchema, raw []byte, ms []ndjson.Member) []diag.Diagnostic {
+	out := sch.check(raw, ms)
 	for i := range out {
 		out[i].Col = jsonptr.Column(raw, out[i].Pointer)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/schemacheck"
 	"github.com/evtool/evtool/internal/schemaerr"
+	"github.com/evtool/evtool/ndjson"
 	"github.com/evtool/evtool/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -45,12 +46,13 @@ type patternBranch struct {
 }
 
 // check returns the schema errors of one line that is JSON, without file,
-// line, column or rule.
-func (ls *lineSchema) check(line []byte) []diag.Diagnostic {
+// line, column or rule. ms are its top-level members as the syntax check
+// found them, nil when it kept none.
+func (ls *lineSchema) check(line []byte, ms []ndjson.Member) []diag.Diagnostic {
 	if ls == nil {
 		return nil
 	}
-	if ls.fast != nil && ls.fast.Check(line) == schemacheck.Valid {
+	if ls.fast != nil && ls.fast.CheckMembers(line, ms) == schemacheck.Valid {
 		return nil
 	}
 	return ls.explain(line)

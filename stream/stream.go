@@ -107,6 +107,26 @@ type Options struct {
 	// stays valid after the next ReadLine: a caller that hands lines to
 	// another goroutine need not copy each one.
 	KeepLines bool
+	// Summary says the caller sums the events up (tokens, costs, times,
+	// models, tool calls by name, kind and status, as package stats does)
+	// and reads none of their texts. An unknown event then keeps no copy
+	// of its line, and a decoder that can (claude-transcript's) leaves out
+	// of its events the text of messages, reasoning and prompts, tool
+	// inputs, outputs and titles, and the residues of its lines (what ext
+	// holds of a line's envelope), rather than unescape and copy them.
+	// Every line is checked and judged as without it (the same
+	// diagnostics, the same verdict), and the events are the same in
+	// number, type, order, time, ids, names, kinds, statuses, models and
+	// usage, with the ext of a round's usage. Such events are for
+	// counting, not for writing out.
+	Summary bool
+}
+
+// summarizer is a decoder that can leave out of its events what a
+// summary of the stream never reads (Options.Summary); Summarize asks it
+// to, before its first line.
+type summarizer interface {
+	Summarize()
 }
 
 // DefaultMaxLineBytes is the longest line a Reader accepts by default.
@@ -348,8 +368,12 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 		r.dupOK = func(ptr string) bool { return allowed[ptr] }
 	}
 	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance, Lookahead: r.opts.Lookahead})
+	if sm, ok := r.dec.(summarizer); ok && r.opts.Summary {
+		sm.Summarize()
+	}
 	r.taker, _ = r.dec.(memberTaker)
-	if r.taker != nil && r.memBuf == nil {
+	if r.memBuf == nil {
+		// The members serve the schema check, and a decoder that takes them.
 		r.memBuf = make([]ndjson.Member, 0, 16)
 	}
 	return nil
@@ -470,7 +494,7 @@ func (r *Reader) readLine() (*Line, error) {
 	if pl != nil && pl.checkedS {
 		r.judge(l, pl.schema)
 	} else {
-		r.judge(l, schemaDiags(r.sch, raw))
+		r.judge(l, schemaDiags(r.sch, raw, l.members))
 	}
 	return r.firstJSON(l)
 }
@@ -516,7 +540,7 @@ func (r *Reader) unqueue() *Line {
 	*l = Line{N: h.n, Raw: h.raw, JSON: h.json, Kept: true, Foreign: foreign, Term: h.term, BOM: h.bom, Depth: h.depth,
 		Diags: append(l.Diags[:0], h.diags...), Events: l.Events[:0]}
 	if h.json {
-		r.judge(l, schemaDiags(r.sch, h.raw))
+		r.judge(l, schemaDiags(r.sch, h.raw, nil))
 		if !foreign {
 			r.firstJSON(l)
 		}
@@ -579,7 +603,7 @@ func (r *Reader) checkFits(l *Line) error {
 // such a line, all unknown, is the one that does not fit.
 func readsCleanly(d dialect.Dialect, raw []byte, n int) bool {
 	sch, err := compiled(d)
-	if err != nil || len(sch.check(raw)) > 0 {
+	if err != nil || len(sch.check(raw, nil)) > 0 {
 		return false
 	}
 	// End flushes what a decoder holds back at the start of a stream.
@@ -637,7 +661,11 @@ func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
 	if err != nil && len(evs) == 0 && gjson.ParseBytes(l.Raw).IsObject() {
 		// Keep what cannot be read as an unknown event: a writer of the
 		// same dialect writes it back as it was, another counts it as lost.
-		ev := &event.Event{Body: &event.Unknown{Dialect: r.d.Name(), Raw: slices.Clone(l.Raw)}}
+		u := &event.Unknown{Dialect: r.d.Name()}
+		if !r.opts.Summary {
+			u.Raw = slices.Clone(l.Raw)
+		}
+		ev := &event.Event{Body: u}
 		if r.opts.Provenance {
 			ev.Src = &event.Source{Dialect: r.d.Name(), Line: l.N}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -47,7 +48,7 @@ func prompt(r getter) (string, uint64, bool) {
 	case c.IsArray():
 		if strings.Contains(c.Raw, `"tool_result"`) {
 			isResult := false
-			eachBlock(c, func(b *fields) bool {
+			eachBlockOf(r, c, func(b *fields) bool {
 				isResult = isResult || b.Get("type").Str == "tool_result"
 				return !isResult
 			})
@@ -65,17 +66,36 @@ func prompt(r getter) (string, uint64, bool) {
 	return text, images, true
 }
 
+// eachBlockOf is eachBlock for c, a value of the line r: from the blocks
+// read with r's message when c is its content.
+func eachBlockOf(r getter, c gjson.Result, f func(b *fields) bool) {
+	if o, ok := r.(*fields); ok {
+		o.message().eachBlock(c, f)
+		return
+	}
+	eachBlock(c, f)
+}
+
 func (l *line) user() {
 	d := l.d
 	t := l.th
 	c := l.r.Get("message.content")
 	if t == d.main {
 		if l.r.Get("isCompactSummary").Type == gjson.True {
+			if d.summary {
+				l.own(&event.CompactionFinished{})
+				return
+			}
 			text, _ := userText(c)
 			l.own(&event.CompactionFinished{SummaryPreview: &text})
 			return
 		}
 		if text, images, ok := prompt(l.r); ok {
+			if d.summary {
+				l.beginTurn(nil)
+				l.own(userMessage("", images))
+				return
+			}
 			p := text
 			l.beginTurn(&p)
 			l.own(userMessage(text, images))
@@ -83,13 +103,21 @@ func (l *line) user() {
 		}
 	}
 	if c.Type == gjson.String {
-		l.userText(c.Str)
+		if d.summary {
+			l.userTextOf(c)
+		} else {
+			l.userText(c.Str)
+		}
 	}
 	results := 0
-	eachBlock(c, func(b *fields) bool {
+	l.r.message().eachBlock(c, func(b *fields) bool {
 		switch b.Get("type").Str {
 		case "text":
-			l.userText(b.Get("text").Str)
+			if d.summary {
+				l.userTextOf(b.raw("text"))
+			} else {
+				l.userText(b.Get("text").Str)
+			}
 		case "image":
 			l.own(userMessage("", 1))
 		case "tool_result":
@@ -125,6 +153,17 @@ func (l *line) userText(text string) {
 	l.own(&event.UserMessage{Text: text})
 }
 
+// userTextOf is userText for a summary (Decoder.Summarize): the text, a
+// string from ForEachRaw, is read whole only when it is the interruption
+// marker's notice; a message is left without it.
+func (l *line) userTextOf(v gjson.Result) {
+	if hasPrefix(v, interruptMarker) {
+		l.userText(jsonobj.Text(v))
+		return
+	}
+	l.own(&event.UserMessage{})
+}
+
 // toolResult ends a call. A result for a call the transcript never showed
 // (its tool_use is in a file not read, or before a compaction of an older
 // build) is announced by a synthetic tool_call first; a second result for
@@ -132,8 +171,14 @@ func (l *line) userText(text string) {
 func (l *line) toolResult(b *fields, i int) {
 	d := l.d
 	id := b.Get("tool_use_id").Str
-	out, _ := userText(b.Get("content"))
-	status := toolStatus(b.Get("is_error").Type == gjson.True, out)
+	isError := b.Get("is_error").Type == gjson.True
+	var out string
+	if !d.summary || isError {
+		// A summary reads the output only for the status of a call
+		// that failed.
+		out, _ = userText(b.Get("content"))
+	}
+	status := toolStatus(isError, out)
 	v, seen := d.calls.Get(id)
 	switch {
 	case seen && v == callDone:
@@ -145,7 +190,11 @@ func (l *line) toolResult(b *fields, i int) {
 	name, _ := d.names.get(id)
 	d.names.del(id)
 	d.calls.Add(id, callDone)
-	l.own(&event.ToolFinished{CallID: id, Name: name, Status: status, Output: &out})
+	f := &event.ToolFinished{CallID: id, Name: name, Status: status}
+	if !d.summary {
+		f.Output = &out
+	}
+	l.own(f)
 	if status == event.ToolCancelled && l.th == d.main {
 		d.interrupted = true
 	}
@@ -188,12 +237,20 @@ func (l *line) assistant() {
 	if c.Type == gjson.String {
 		l.answer(c.Str, id, apiError)
 	}
-	eachBlock(c, func(b *fields) bool {
+	m.eachBlock(c, func(b *fields) bool {
 		switch typ := b.Get("type").Str; typ {
 		case "text":
-			l.answer(b.Get("text").Str, id, apiError)
+			if d.summary && !apiError {
+				l.own(&event.Message{MessageID: id})
+			} else {
+				l.answer(b.Get("text").Str, id, apiError)
+			}
 		case "thinking":
-			l.own(&event.Reasoning{Text: b.Get("thinking").Str})
+			if d.summary {
+				l.own(&event.Reasoning{})
+			} else {
+				l.own(&event.Reasoning{Text: b.Get("thinking").Str})
+			}
 		case "redacted_thinking":
 			l.own(&event.Reasoning{Text: ""})
 		case "tool_use", "server_tool_use", "mcp_tool_use":
@@ -259,13 +316,15 @@ func (l *line) toolUse(b *fields) {
 	}
 	in := b.Get("input")
 	c := &event.ToolCall{CallID: id, Name: name, Kind: toolKind(name)}
-	if in.Exists() {
-		c.Input = compact(in.Raw)
-	}
-	for _, k := range titleKeys {
-		if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
-			c.Title = firstLine(v.Str)
-			break
+	if !d.summary {
+		if in.Exists() {
+			c.Input = compact(in.Raw)
+		}
+		for _, k := range titleKeys {
+			if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
+				c.Title = firstLine(v.Str)
+				break
+			}
 		}
 	}
 	l.own(c)
@@ -297,7 +356,9 @@ func (l *line) serverResult(b *fields) {
 	d.calls.Add(id, callDone)
 	f := &event.ToolFinished{CallID: id, Name: name, Status: event.ToolSuccess}
 	if c := b.Get("content"); c.Exists() {
-		f.Web = compact(c.Raw)
+		if !d.summary {
+			f.Web = compact(c.Raw)
+		}
 		if c.Get("type").Str != "" && strings.HasSuffix(c.Get("type").Str, "_error") {
 			f.Status = event.ToolError
 		}

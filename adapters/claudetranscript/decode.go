@@ -10,6 +10,7 @@ import (
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -49,6 +50,12 @@ const (
 // the main file): their lines carry isSidechain and agentId.
 type Decoder struct {
 	opts dialect.DecodeOptions
+	// summary leaves out of the events what a summary never reads
+	// (Summarize).
+	summary bool
+	// ms are the top-level members of the line the next Decode reads,
+	// as the syntax check found them (UseMembers); nil: read the line.
+	ms []ndjson.Member
 
 	// The start of the stream is held back until the first assistant line
 	// names the model, so that session_started has it.
@@ -117,14 +124,37 @@ func str(r getter, k string) string {
 	return v.Str
 }
 
+// UseMembers hands the decoder the top-level members of the line its next
+// Decode reads, as the reading's syntax check found them, so that Decode
+// need not read the line again to find them; nil: it reads the line.
+func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
+
+// Summarize makes the decoder leave out of its events what a summary of
+// the transcript (package stats: tokens, costs, times, models, tool calls
+// by name, kind and status) never reads, rather than unescape and copy
+// it: the text of messages, reasoning, prompts and user texts, a tool
+// call's input and title, a tool's output and web result, the whole line
+// an unknown event keeps, a compaction's summary, and the residue of a
+// line's envelope in ext (its uuids, flags and kept fields: no key
+// package stats reads). Everything else is as without it: the same
+// events, in the same order, with the same times, ids, names, kinds,
+// statuses, models and usage (a round's ext included), and the same
+// errors. Call it before the first line.
+func (d *Decoder) Summarize() { d.summary = true }
+
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
+	ms := d.ms
+	d.ms = nil
 	root := gjson.ParseBytes(raw)
 	if !root.IsObject() {
 		return out, &DecodeError{Msg: "got " + jsonobj.TypeName(root) + ", want an object"}
 	}
 	r := &d.top
-	r.reset(root)
+	// The members' places are in the line; root begins at its first byte
+	// that is not white space.
+	root.Index = len(raw) - len(root.Raw)
+	r.resetMembers(root, ms)
 	t := r.Get("type")
 	if t.Type != gjson.String {
 		return out, &DecodeError{Pointer: "/type", Msg: "got " + typeName(t) + ", want a string"}
@@ -167,7 +197,7 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 	if conversation[t.Str] && uuid != "" {
 		d.uuids.Add(uuid, l.th.side) // 0 for most lines: the set stores no values then
 	}
-	if l.first >= 0 {
+	if l.first >= 0 && !d.summary {
 		if _, whole := l.evs[l.first].Body.(*event.Unknown); !whole {
 			if x := l.residue(); x != nil {
 				l.evs[l.first].Ext = event.ExtOf(Name, x)
@@ -193,7 +223,7 @@ var usageCounts = []string{"input_tokens", "output_tokens", "cache_creation_inpu
 // canonical model cannot hold exactly: a token count that is not an
 // integer literal within u64 (JSON Schema takes 1.0 for an integer), a
 // cost below zero, a timestamp that is no RFC 3339 time.
-func checkNumbers(r getter) error {
+func checkNumbers(r *fields) error {
 	if ts := r.Get("timestamp"); ts.Exists() {
 		if ts.Type != gjson.String {
 			return &DecodeError{Pointer: "/timestamp", Msg: "got " + jsonobj.TypeName(ts) + ", want an RFC 3339 time"}
@@ -213,8 +243,8 @@ func checkNumbers(r getter) error {
 	if r.Get("type").Str != "assistant" {
 		return nil
 	}
-	u := r.Get("message.usage")
-	if !u.IsObject() {
+	u, isObj := r.message().usage()
+	if !isObj {
 		return nil
 	}
 	for i, k := range usageCounts {
@@ -360,6 +390,10 @@ func (l *line) turnID() string {
 // does not know, or a known line the canonical vocabulary has no event
 // for (metadata, attachments, progress).
 func (l *line) keep() {
+	if l.d.summary {
+		l.own(&event.Unknown{Dialect: Name, SourceType: l.kind})
+		return
+	}
 	l.own(&event.Unknown{Dialect: Name, SourceType: l.kind, Raw: append([]byte(nil), l.raw...)})
 }
 

@@ -70,8 +70,8 @@ func (l *line) account(t *thread, m *fields) {
 	if s := m.Get("stop_reason"); s.Type == gjson.String {
 		r.stop = stopReason(s.Str)
 	}
-	u := m.Get("usage")
-	if !u.IsObject() {
+	u, isObj := m.usage()
+	if !isObj {
 		return
 	}
 	in, out := count(u.Get("input_tokens")), count(u.Get("output_tokens"))
@@ -81,7 +81,7 @@ func (l *line) account(t *thread, m *fields) {
 		return // an earlier line of the response said more: keep it
 	}
 	r.usage = event.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: cr, CacheCreationTokens: cc}
-	r.total, r.raw, r.model = tot, u.Raw, m.Get("model").Str
+	r.total, r.raw, r.model = tot, m.Get("usage").Raw, m.Get("model").Str
 	if c := l.r.Get("costUSD"); c.Type == gjson.Number {
 		r.cost = c.Raw
 	}

@@ -37,6 +37,9 @@ import (
 // reading, which leaves the run out of a report (a *writeError is one of
 // compressing).
 func reduce(r io.Reader, name string, opts stream.Options) (data []byte, bad int, err error) {
+	// A part keeps no text of the run's events: the decoder need not
+	// read them (stream.Options.Summary; the verdicts are the same).
+	opts.Summary = true
 	rd := stream.NewReader(r, name, opts)
 	defer rd.Close()
 	var (

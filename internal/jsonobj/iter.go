@@ -1,6 +1,7 @@
 package jsonobj
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -159,6 +160,137 @@ func each(v gjson.Result, f func(k, e gjson.Result) bool, lazy bool) {
 	}
 }
 
+// ForEachRawObjects is ForEachRaw over the array v for a caller that reads
+// the members of its elements: member is called with each member of an
+// element that is an object, in order, as the element is found, and then
+// f with the element, until f returns false. Each member is the key and
+// value ForEachRaw of the element would give, read in the same pass as
+// the element rather than in a second one. For a v that is not an array
+// it calls f as ForEachRaw does, and member never.
+func ForEachRawObjects(v gjson.Result, member func(k, e gjson.Result), f func(e gjson.Result) bool) {
+	if !v.IsArray() {
+		each(v, func(_, e gjson.Result) bool { return f(e) }, true)
+		return
+	}
+	objects(v.Raw, ws(v.Raw, 0), v.Index, member, f)
+}
+
+// ForEachRawIn is ForEachRaw over the object v, except that the value of
+// its first member named key, when that is an array, is read as
+// ForEachRawObjects reads it, member and elem called for it, in the same
+// pass as v rather than skipped over and read again. Past an elem that
+// returns false, the array is skipped over.
+func ForEachRawIn(v gjson.Result, key string, f func(k, e gjson.Result) bool, member func(k, e gjson.Result), elem func(e gjson.Result) bool) {
+	if !v.IsObject() {
+		ForEachRaw(v, f)
+		return
+	}
+	s := v.Raw
+	done := false
+	members(s, ws(s, 0), v.Index, func(k gjson.Result, i int) (gjson.Result, int) {
+		if done || k.Str != key || s[i] != '[' {
+			return value(s, i, true)
+		}
+		done = true
+		end := objects(s, i, v.Index, member, elem)
+		return gjson.Result{Type: gjson.JSON, Raw: s[i:max(end, i)]}, end
+	}, f)
+}
+
+// objects reads the array at s[i], whose Index is base, as
+// ForEachRawObjects does, and returns the index just past it, or -1 when
+// it is not well formed.
+func objects(s string, i, base int, member func(k, e gjson.Result), f func(e gjson.Result) bool) int {
+	i++ // past the '['
+	more := true
+	for {
+		i = ws(s, i)
+		if i < len(s) && s[i] == ',' {
+			i = ws(s, i+1)
+		}
+		if i >= len(s) {
+			return -1
+		}
+		if s[i] == ']' {
+			return i + 1
+		}
+		var e gjson.Result
+		end := -1
+		switch {
+		case !more:
+			e, end = value(s, i, true)
+		case s[i] == '{':
+			end = members(s, i, base, nil, func(k, e gjson.Result) bool { member(k, e); return true })
+			e.Type, e.Raw = gjson.JSON, s[i:max(end, i)]
+		default:
+			e, end = value(s, i, true)
+		}
+		if end < 0 {
+			return -1
+		}
+		e.Index = base + i
+		i = end
+		if more && !f(e) {
+			more = false
+		}
+	}
+}
+
+// members calls f with each member of the object at s[i], as each does
+// for an object whose Raw is s and whose Index is base, and returns the
+// index just past it, or -1 when it is not well formed. val, when not
+// nil, reads each value in place of value (given the key and where the
+// value starts). Past an f that returns false, the members are skipped.
+func members(s string, i, base int, val func(k gjson.Result, i int) (gjson.Result, int), f func(k, e gjson.Result) bool) int {
+	key := gjson.Result{Type: gjson.String}
+	more := true
+	i++ // past the '{'
+	for {
+		i = ws(s, i)
+		if i < len(s) && s[i] == ',' {
+			i = ws(s, i+1)
+		}
+		if i >= len(s) {
+			return -1
+		}
+		if s[i] == '}' {
+			return i + 1
+		}
+		if s[i] != '"' {
+			return -1
+		}
+		end, esc := skipString(s, i)
+		if end > len(s) {
+			return -1
+		}
+		key.Raw = s[i:end]
+		key.Str = content(key.Raw, esc)
+		key.Index = base + i
+		i = ws(s, end)
+		if i >= len(s) || s[i] != ':' {
+			return -1
+		}
+		i = ws(s, i+1)
+		if i >= len(s) {
+			return -1
+		}
+		var v gjson.Result
+		if val != nil && more {
+			v, end = val(key, i)
+		} else {
+			v, end = value(s, i, true)
+		}
+		if end < 0 {
+			return -1
+		}
+		v.Index = base + i
+		i = end
+		if more && !f(key, v) {
+			more = false
+		}
+	}
+}
+
 // Lookup returns the value of key k in the object v (the first if it is
 // repeated, as gjson's Get does), or a Result that does not exist. Unlike
 // Get, k is a plain key, not a path.
@@ -243,6 +375,46 @@ func literal(s string, i int, word string, t gjson.Type) (gjson.Result, int) {
 // s[i] (len(s)+1 when it is not closed) and whether it holds an escape.
 func skipString(s string, i int) (end int, esc bool) { return jsonenc.SkipQuoted(s, i) }
 
+// skipQuote is skipString for a string inside a value being skipped,
+// where whether it holds an escape is not asked: the text of a message or
+// a tool's output is looked through once, for its closing quote, not a
+// second time for a backslash.
+func skipQuote(s string, i int) int {
+	const (
+		lo = 0x0101010101010101
+		hi = 0x8080808080808080
+	)
+	// Short strings (keys, ids, words) eight bytes at a time, as
+	// jsonenc.SkipQuoted reads them.
+	for j := i + 1; j+8 <= len(s) && j-i <= 48; j += 8 {
+		x := jsonenc.LoadString8(s, j)
+		q := x ^ ('"' * lo)
+		b := x ^ ('\\' * lo)
+		if m := (((q - lo) &^ q) | ((b - lo) &^ b)) & hi; m != 0 {
+			k := j + bits.TrailingZeros64(m)/8
+			if s[k] == '"' {
+				return k + 1
+			}
+			break
+		}
+	}
+	for j := i + 1; ; {
+		q := strings.IndexByte(s[j:], '"')
+		if q < 0 {
+			return len(s) + 1
+		}
+		j += q
+		k := j - 1
+		for k > i && s[k] == '\\' {
+			k--
+		}
+		if (j-1-k)%2 == 0 {
+			return j + 1 // not escaped
+		}
+		j++
+	}
+}
+
 // skipNested returns the index just past the object or array at s[i], or
 // -1 when it is not closed.
 func skipNested(s string, i int) int {
@@ -254,8 +426,7 @@ func skipNested(s string, i int) int {
 		}
 		switch s[i] {
 		case '"':
-			end, _ := skipString(s, i)
-			i = end
+			i = skipQuote(s, i)
 			continue
 		case '{', '[':
 			depth++

@@ -83,6 +83,25 @@ func ForEachMember(root gjson.Result, ms []ndjson.Member, f func(k, v gjson.Resu
 	}
 }
 
+// ForEachRawMember is ForEachRaw over the object root from the members
+// the syntax check found (ndjson.CheckMembers) in a line of the same
+// bytes, root.Index bytes into it, rather than reading root again: the
+// same keys and values, in order. Nil members read root with ForEachRaw.
+func ForEachRawMember(root gjson.Result, ms []ndjson.Member, f func(k, v gjson.Result) bool) {
+	if ms == nil {
+		ForEachRaw(root, f)
+		return
+	}
+	s, at := root.Raw, root.Index
+	for _, m := range ms {
+		k := gjson.Result{Type: gjson.String, Raw: s[int(m.KeyStart)-at : int(m.KeyEnd)-at], Index: int(m.KeyStart)}
+		k.Str = content(k.Raw, m.KeyEsc)
+		if !f(k, rawValue(s, int(m.ValStart)-at, int(m.ValEnd)-at, m.ValEsc, at)) {
+			return
+		}
+	}
+}
+
 // rawValue is the Result ForEachRaw gives for the value s[i:end] of an
 // object whose Index is base.
 func rawValue(s string, i, end int, esc bool, base int) gjson.Result {

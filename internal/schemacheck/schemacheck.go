@@ -31,6 +31,7 @@ import (
 	"unsafe"
 
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -96,65 +97,165 @@ func compile(doc []byte, dispatch bool) (*Schema, error) {
 }
 
 // Check judges one line, which must be valid JSON.
-func (s *Schema) Check(line []byte) Verdict {
+func (s *Schema) Check(line []byte) Verdict { return s.CheckMembers(line, nil) }
+
+// CheckMembers is Check for a line whose top-level members the syntax
+// check found (ndjson.CheckMembers): they are taken from there, not read
+// again, and the verdict is the same. Nil members: the line is read.
+func (s *Schema) CheckMembers(line []byte, ms []ndjson.Member) Verdict {
 	w := walks.Get().(*walker)
-	defer walks.Put(w)
-	w.reset()
-	return s.root.check(w, jsonobj.View(line)) // keeps nothing of the line
+	defer w.done()
+	root := jsonobj.View(line)
+	if ms != nil && root.IsObject() {
+		// The members' places are in the line; root begins at its first
+		// byte that is not white space.
+		root.Index = len(line) - len(root.Raw)
+		jsonobj.ForEachRawMember(root, ms, func(k, e gjson.Result) bool {
+			w.push(k, e)
+			return true
+		})
+		w.remember(root.Raw, 0)
+	}
+	return s.root.check(w, root)
 }
 
 // walker remembers the members of the objects a check has read, so that
 // the keywords that read the same object (properties at the top, the
 // dispatch on its type, the properties of the branch) walk it once.
+//
+// The members are kept on a stack, keys and vals, that grows as the check
+// goes into a line and shrinks as it comes out (mark and release): the
+// objects on it are the ones being checked, from the line down to the
+// value at hand, so that a line of any size is checked in memory that a
+// few lines have grown, with no allocation per object.
 type walker struct {
-	objs []walked
-	next int
-	used int // objects walked in this check
-}
-
-// walked is one object's members, by their place in the line.
-type walked struct {
-	raw  string
 	keys []string
 	vals []gjson.Result
+	high int // the most members held in this check, to clear at its end
+	// objs are the objects read last, which are the ones asked for again.
+	objs [maxWalked]walked
+	next int
+	// matched is the last string each pattern was matched against, and
+	// the answer: a stream repeats its values (a version on every line).
+	matched [maxMatched]match
 }
 
-// maxWalked bounds the objects remembered: the last few read, which are
-// the ones asked for again.
+// match is a pattern's answer for one string.
+type match struct {
+	re *regexp.Regexp
+	s  string // a copy: the line's bytes are reused
+	ok bool
+}
+
+// maxMatched bounds the patterns whose last answer a walker keeps.
+const maxMatched = 4
+
+// match reports whether re matches s, as re.MatchString does. A
+// pattern's first string is kept with its answer: a value every line
+// repeats (a version) is matched once, and one that differs from line
+// to line (a time) costs no copy.
+func (w *walker) match(re *regexp.Regexp, s string) bool {
+	free := -1
+	for i := range w.matched {
+		m := &w.matched[i]
+		if m.re == re {
+			if m.s == s {
+				return m.ok
+			}
+			return re.MatchString(s)
+		}
+		if m.re == nil && free < 0 {
+			free = i
+		}
+	}
+	ok := re.MatchString(s)
+	if free >= 0 && len(s) <= 256 {
+		w.matched[free] = match{re: re, s: strings.Clone(s), ok: ok}
+	}
+	return ok
+}
+
+// walked is one object's members, by their place in the line: keys and
+// vals [from:to] of the walker.
+type walked struct {
+	raw      string
+	from, to int
+}
+
+// maxWalked bounds the objects remembered.
 const maxWalked = 4
 
-var walks = sync.Pool{New: func() any { return &walker{objs: make([]walked, maxWalked)} }}
+// maxKept is how many members a walker keeps room for between checks; a
+// freak line's stack is let go.
+const maxKept = 1 << 14
 
-func (w *walker) reset() {
-	for i := range w.objs {
-		w.objs[i].raw = ""
+var walks = sync.Pool{New: func() any { return new(walker) }}
+
+// done returns w to the pool, holding nothing of the line.
+func (w *walker) done() {
+	w.high = max(w.high, len(w.keys))
+	if cap(w.keys) > maxKept {
+		*w = walker{}
+	} else {
+		clear(w.keys[:w.high])
+		clear(w.vals[:w.high])
+		w.keys, w.vals, w.high = w.keys[:0], w.vals[:0], 0
+		for i := range w.objs {
+			w.objs[i] = walked{}
+		}
+		w.next = 0
 	}
-	w.next, w.used = 0, 0
+	walks.Put(w)
 }
 
-// members returns the keys and values of the object v.
+// mark returns the height of the stack, for release.
+func (w *walker) mark() int { return len(w.keys) }
+
+// release drops the members of the objects read since mark m: their
+// checks are over.
+func (w *walker) release(m int) {
+	if len(w.keys) <= m {
+		return
+	}
+	w.high = max(w.high, len(w.keys))
+	w.keys, w.vals = w.keys[:m], w.vals[:m]
+	for i := range w.objs {
+		if w.objs[i].to > m {
+			w.objs[i] = walked{}
+		}
+	}
+}
+
+// push adds a member to the stack.
+func (w *walker) push(k, e gjson.Result) {
+	w.keys = append(w.keys, k.Str)
+	w.vals = append(w.vals, e)
+}
+
+// remember makes the members on the stack from mark m the members of the
+// object raw.
+func (w *walker) remember(raw string, m int) {
+	w.objs[w.next] = walked{raw: raw, from: m, to: len(w.keys)}
+	w.next = (w.next + 1) % maxWalked
+}
+
+// members returns the keys and values of the object v. They stay valid
+// until the stack is released below them.
 func (w *walker) members(v gjson.Result) ([]string, []gjson.Result) {
 	for i := range w.objs {
 		o := &w.objs[i]
 		if len(o.raw) == len(v.Raw) && len(o.raw) > 0 && unsafe.StringData(o.raw) == unsafe.StringData(v.Raw) {
-			return o.keys, o.vals
+			return w.keys[o.from:o.to:o.to], w.vals[o.from:o.to:o.to]
 		}
 	}
-	o := &w.objs[w.next]
-	w.next = (w.next + 1) % len(w.objs)
-	w.used++
-	if w.used > len(w.objs) {
-		// The slot's members may still be read by a check of an
-		// enclosing object: new slices, not the slot's.
-		o.keys, o.vals = nil, nil
-	}
-	o.raw, o.keys, o.vals = v.Raw, o.keys[:0], o.vals[:0]
+	from := len(w.keys)
 	jsonobj.ForEachRaw(v, func(k, e gjson.Result) bool {
-		o.keys = append(o.keys, k.Str)
-		o.vals = append(o.vals, e)
+		w.push(k, e)
 		return true
 	})
-	return o.keys, o.vals
+	to := len(w.keys)
+	w.remember(v.Raw, from)
+	return w.keys[from:to:to], w.vals[from:to:to]
 }
 
 // Type bits.
@@ -236,8 +337,15 @@ func (n *node) check(w *walker, v gjson.Result) Verdict {
 		}
 	}
 	if n.items != nil && v.IsArray() {
-		jsonobj.ForEachRaw(v, func(_, e gjson.Result) bool {
+		// The members of an element that is an object are read as the
+		// element is found, and remembered for its check.
+		m := w.mark()
+		jsonobj.ForEachRawObjects(v, w.push, func(e gjson.Result) bool {
+			if e.IsObject() {
+				w.remember(e.Raw, m)
+			}
 			r = and(r, n.items.check(w, e))
+			w.release(m) // the element's members: its check is over
 			return r != Invalid
 		})
 		if r == Invalid {
@@ -259,7 +367,7 @@ func (n *node) check(w *walker, v gjson.Result) Verdict {
 			switch {
 			case n.pattern == nil:
 				r = and(r, Unsure)
-			case !n.pattern.MatchString(jsonobj.Text(v)):
+			case !w.match(n.pattern, jsonobj.Text(v)):
 				return Invalid
 			}
 		}
@@ -445,6 +553,8 @@ func (n *node) objectOK(w *walker, v gjson.Result) Verdict {
 	r := Valid
 	var seen uint64 // required keys present, by index (the first 64)
 	keys, vals := w.members(v)
+	m := w.mark()
+	defer w.release(m) // the members of the values, once they are checked
 	for j, key := range keys {
 		for i, req := range n.required {
 			if i < 64 && req == key {
