@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -69,7 +69,7 @@ var fieldsOf = map[string][]string{
 // call whose last status is completed or failed leaves its id in done, with
 // its rank (which orders the end-of-stream report should it open again).
 type checker struct {
-	lines    int
+	check.Frame
 	session  string
 	tools    map[string]openTool // open calls
 	done     idset.Set           // closed calls → rank
@@ -135,10 +135,8 @@ func (c *checker) setTool(id string, rank uint64, status string) {
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := gjson.ParseBytes(line)
-	rep := dialect.Reporter{Line: n, Report: report}
-	if !r.IsObject() {
+	r, rep, ok := c.Read(line, n, report)
+	if !ok {
 		return
 	}
 	if r.Get("jsonrpc").Str != "2.0" {
@@ -257,12 +255,8 @@ func statusOr(u gjson.Result, def string) string {
 
 // custom reports keys at the root of an ACP type that the type lacks.
 func (c *checker) custom(o gjson.Result, ptr string, allowed []string, rep dialect.Reporter) {
-	jsonobj.ForEach(o, func(k, _ gjson.Result) bool {
-		if k.Str != "_meta" && !slices.Contains(allowed, k.Str) {
-			rep.Reportf(ruleCustomField, ptr+"/"+jsonptr.Escape(k.Str), "custom field %q at the root of an ACP type: extensions belong under _meta", k.Str)
-		}
-		return true
-	})
+	check.Keys(rep, ruleCustomField, o, ptr, func(k string) bool { return k == "_meta" || slices.Contains(allowed, k) },
+		"custom field %q at the root of an ACP type: extensions belong under _meta")
 }
 
 // turnClosed reports, at a prompt's response, the calls still open and the
@@ -277,7 +271,7 @@ func (c *checker) turnClosed(n int, report func(dialect.Finding)) {
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
+	if c.Lines == 0 {
 		// The one acp/jsonrpc finding that is a warning, not an error: an
 		// empty stream breaks no message's framing, it only has none.
 		f := ruleJSONRPC.Finding(0, "", "the stream is empty")

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/basis"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/testkit/jsoneq"
-	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -20,21 +20,11 @@ const streams = "../../testdata/streams/basis"
 
 // referenceLines returns the example lines of the basis wire reference.
 func referenceLines(t *testing.T) []string {
-	t.Helper()
-	out := teststreams.ExampleLines(teststreams.Reference(t, "../../../shared/dialects/basis.md"), `{"seq":`)
-	if len(out) < 8 {
-		t.Fatalf("found only %d example lines in the reference", len(out))
-	}
-	return out
+	return adaptertest.ReferenceLines(t, "../../../shared/dialects/basis.md", `{"seq":`, 8, nil)
 }
 
 func streamFiles(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(streams, "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no basis test streams: %v", err)
-	}
-	return files
+	return adaptertest.Glob(t, filepath.Join(streams, "*.jsonl"), 1, "basis test streams")
 }
 
 // roundTrip decodes basis lines, writes them as canonical text, reads that
@@ -119,15 +109,12 @@ func TestRoundTrip(t *testing.T) {
 func TestStreamsCoverEveryType(t *testing.T) {
 	seen := map[string]bool{}
 	schemas := map[int64]bool{}
-	for _, f := range streamFiles(t) {
-		for _, l := range dialecttest.ReadLines(t, f) {
-			r := gjson.Parse(l)
-			seen[r.Get("type").Str] = true
-			if r.Get("type").Str == "run_started" {
-				schemas[r.Get("schema").Int()] = true
-			}
+	adaptertest.EachLine(t, streamFiles(t), func(r gjson.Result) {
+		seen[r.Get("type").Str] = true
+		if r.Get("type").Str == "run_started" {
+			schemas[r.Get("schema").Int()] = true
 		}
-	}
+	})
 	for _, typ := range basis.Types() {
 		if !seen[typ] {
 			t.Errorf("no test stream has a %s line", typ)

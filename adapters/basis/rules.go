@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -83,11 +84,10 @@ const started = 1
 // request, leaves its id in an idset.Set with the line it was queued or
 // requested on, which is all a later line can need of it.
 type checker struct {
-	lines    int
+	check.Frame
 	schema   uint64
 	seq      uint64
 	haveSeq  bool
-	finished int              // line of run_finished, 0 if none yet
 	tools    openset.Set      // open calls, by tool_call_id
 	done     idset.Set        // completed calls → line queued
 	perms    openset.Set      // open requests, by request_id
@@ -96,14 +96,20 @@ type checker struct {
 	rep      dialect.Reporter // reports about the line being checked
 }
 
-func newChecker() *checker { return &checker{} }
+func newChecker() *checker {
+	return &checker{Frame: check.Frame{
+		Start: "run_started", End: "run_finished",
+		FirstLine: ruleFirstLine, Repeated: ruleRunStartedAgain, After: ruleAfterFinish, Truncated: ruleTruncated,
+		UnknownType: ruleUnknownType,
+	}}
+}
 
 // Earliest returns the lowest line a finding still to come may name,
 // beside the lines to come and the last (validate's earliest): the line of
 // the oldest call or request still open, which End reports; 0 before any
 // line, where End reports an empty stream.
 func (c *checker) Earliest() int {
-	if c.lines == 0 {
+	if c.Lines == 0 {
 		return 0
 	}
 	return min(c.tools.Earliest(), c.perms.Earliest())
@@ -112,23 +118,19 @@ func (c *checker) Earliest() int {
 // Line checks one line: its place in the stream and its seq, its keys,
 // then the rules of its type, by one method per type (see rules).
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := jsonobj.View(line) // what is kept is cloned
-	if !r.IsObject() {
+	r, rep, ok := c.View(line, n, report) // what is kept is cloned
+	if !ok {
 		return // the schema reports it
 	}
 	// One pass over the keys: a Get on the line itself would scan it again
 	// for every key asked for, long tool inputs included.
 	c.o.Reset(r)
-	c.rep = dialect.Reporter{Line: n, Report: report}
+	c.rep = rep
 	typ := c.get("type").Str
-	c.place(typ)
+	c.Place(rep, typ)
 	c.checkSeq()
 	known, isKnown := fields[typ]
-	if !isKnown {
-		if typ != "" {
-			c.rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
-		}
+	if !c.Known(rep, typ, isKnown) {
 		return
 	}
 	for i := range c.o.Len() {
@@ -149,20 +151,6 @@ func (c *checker) get(k string) gjson.Result {
 	return v
 }
 
-// place checks the line's place in the stream: run_started first and only
-// there, nothing after run_finished.
-func (c *checker) place(typ string) {
-	if c.finished > 0 {
-		c.rep.Reportf(ruleAfterFinish, "/type", "%s after run_finished on line %d: run_finished must be the last line", typ, c.finished)
-	}
-	if c.lines == 1 && typ != "run_started" {
-		c.rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want run_started", typ)
-	}
-	if c.lines > 1 && typ == "run_started" {
-		c.rep.Reportf(ruleRunStartedAgain, "/type", "run_started may only be the first line")
-	}
-}
-
 // checkSeq checks that seq starts at 0 and increases, by 1 as a rule.
 func (c *checker) checkSeq() {
 	v := c.get("seq")
@@ -174,7 +162,7 @@ func (c *checker) checkSeq() {
 		return
 	}
 	switch {
-	case !c.haveSeq && c.lines == 1 && s != 0:
+	case !c.haveSeq && c.Lines == 1 && s != 0:
 		c.rep.Reportf(ruleSeqStart, "/seq", "seq of the first line is %d, want 0", s)
 	case c.haveSeq && s <= c.seq:
 		c.rep.Reportf(ruleSeqIncreasing, "/seq", "seq %d does not increase (previous line had %d)", s, c.seq)
@@ -197,7 +185,7 @@ func (c *checker) rules(typ string, n int) {
 	case "request_tool_results_elided":
 		c.resultsElided()
 	case "run_finished":
-		c.runFinished(n)
+		c.runFinished()
 	case "tool_queued":
 		c.toolQueued(id, n)
 	case "tool_started", "tool_progress", "tool_completed":
@@ -217,7 +205,7 @@ func (c *checker) runStarted() {
 	s, err := strconv.ParseUint(v.Raw, 10, 64)
 	if err != nil || (s != 1 && s != 2) {
 		c.rep.Reportf(ruleSchemaVersion, "/schema", "schema %s is not a known basis schema version (1 or 2)", v.Raw)
-	} else if c.lines == 1 {
+	} else if c.Lines == 1 {
 		c.schema = s
 	}
 }
@@ -233,8 +221,7 @@ func (c *checker) resultsElided() {
 	}
 }
 
-func (c *checker) runFinished(n int) {
-	c.finished = n
+func (c *checker) runFinished() {
 	if c.get("status").Str == "error" && !c.get("message").Exists() {
 		c.rep.Reportf(ruleErrorMessage, "/status", "a run_finished with status \"error\" must have a message")
 	}
@@ -346,12 +333,7 @@ func (c *checker) nested(field string, shape jsonobj.Shape) {
 		if !obj.IsObject() {
 			return
 		}
-		jsonobj.ForEach(obj, func(k, _ gjson.Result) bool {
-			if !slices.Contains(shape.Known, k.Str) {
-				c.rep.Reportf(ruleUnknownField, ptr+"/"+jsonptr.Escape(k.Str), "unknown field %q in %s", k.Str, field)
-			}
-			return true
-		})
+		check.Keys(c.rep, ruleUnknownField, obj, ptr, check.In(shape.Known), "unknown field %q in %s", field)
 	}
 	if v.IsObject() {
 		visit("/"+field, v)
@@ -366,12 +348,7 @@ func (c *checker) nested(field string, shape jsonobj.Shape) {
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleFirstLine.Finding(0, "", "the stream is empty: want run_started first"))
-		return
-	}
-	if c.finished == 0 {
-		report(ruleTruncated.Finding(last, "", "the stream ends without run_finished: it is truncated"))
+	if c.Empty(report) || !c.Complete(last, report) {
 		return
 	}
 	// Open calls and requests, in the order they were queued or requested

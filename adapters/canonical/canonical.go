@@ -8,11 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
-	"github.com/evtool/evtool/internal/jsonobj"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -119,13 +118,12 @@ func (Dialect) Rules() []dialect.Rule { return rules.List() }
 // checker keeps the open calls, turns and requests by id; a closed one
 // leaves only its id's digest behind (see idset).
 type checker struct {
-	lines    int
-	next     uint64
-	finished int
-	tools    ids                            // calls: open until tool_finished
-	turns    ids                            // turns: open until turn_finished
-	perms    ids                            // requests: open until permission_resolved
-	fields   map[event.Type]map[string]bool // event.Fields of the known types met
+	check.Frame
+	next   uint64
+	tools  ids                            // calls: open until tool_finished
+	turns  ids                            // turns: open until turn_finished
+	perms  ids                            // requests: open until permission_resolved
+	fields map[event.Type]map[string]bool // event.Fields of the known types met
 }
 
 // ids are the open and the closed ids of one kind of item, named by one
@@ -185,6 +183,13 @@ func (s *ids) close(id string) {
 
 func newChecker() *checker {
 	return &checker{
+		// An unknown event keeps a line that is no part of the producer's
+		// stream (stderr merged into stdout often has one after the
+		// producer's last line): it may stand after the end.
+		Frame: check.Frame{
+			Start: string(event.TypeSessionStarted), End: string(event.TypeSessionFinished), Trailer: string(event.TypeUnknown),
+			FirstLine: ruleFirstLine, Repeated: ruleStartedRepeated, After: ruleAfterFinish, Truncated: ruleTruncated,
+		},
 		tools:  newIDs("call_id", ruleToolNotCalled, "%s for %q before its tool_call", ruleToolClosed, "%s for %q after its tool_finished"),
 		turns:  newIDs("turn_id", ruleTurnNotStarted, "%s for %q, which never started", ruleTurnClosed, "turn %[2]q finished twice"),
 		perms:  newIDs("request_id", rulePermNotRequested, "%s for %q, which was never requested", rulePermClosed, "permission request %[2]q resolved twice"),
@@ -193,25 +198,12 @@ func newChecker() *checker {
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := gjson.ParseBytes(line)
-	if !r.IsObject() {
+	r, rep, ok := c.Read(line, n, report)
+	if !ok {
 		return
 	}
-	rep := dialect.Reporter{Line: n, Report: report}
 	typ := event.Type(r.Get("type").Str)
-	// An unknown event keeps a line that is no part of the producer's
-	// stream (stderr merged into stdout often has one after the
-	// producer's last line): it may stand after the end.
-	if c.finished > 0 && typ != event.TypeUnknown {
-		rep.Reportf(ruleAfterFinish, "/type", "%s after session_finished on line %d: session_finished must be the last line", typ, c.finished)
-	}
-	if c.lines == 1 && typ != event.TypeSessionStarted {
-		rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want session_started", typ)
-	}
-	if c.lines > 1 && typ == event.TypeSessionStarted {
-		rep.Reportf(ruleStartedRepeated, "/type", "session_started may only be the first line")
-	}
+	c.Place(rep, string(typ))
 	if v := r.Get("seq"); v.Type == gjson.Number {
 		if s, err := strconv.ParseUint(v.Raw, 10, 64); err == nil {
 			if s != c.next {
@@ -227,16 +219,9 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		}
 		c.fields[event.Type(strings.Clone(string(typ)))] = known
 	}
-	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
-		if !known[k.Str] {
-			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, r, "", func(k string) bool { return known[k] }, "unknown field %q on %s", typ)
 	call := r.Get("call_id").Str
 	switch typ {
-	case event.TypeSessionFinished:
-		c.finished = n
 	case event.TypeToolCall:
 		if seen, _ := c.tools.state(call); seen {
 			rep.Reportf(ruleToolCalledTwice, "/call_id", "a second tool_call for %q", call)
@@ -268,11 +253,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleFirstLine.Finding(0, "", "the stream is empty: want session_started first"))
-		return
-	}
-	if c.finished == 0 {
-		report(ruleTruncated.Finding(last, "", "the stream ends without session_finished: it is truncated"))
+	if !c.Empty(report) {
+		c.Complete(last, report)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/evtool/evtool/adapters/acp"
 	_ "github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/claude"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
@@ -27,12 +28,7 @@ import (
 const capture = "../../../shared/dialects-next/captures/claude/meawoppl_explore_count_files.jsonl"
 
 func streams(t *testing.T) []string {
-	t.Helper()
-	files := teststreams.Valid(claude.Name)
-	if len(files) < 6 {
-		t.Fatalf("only %d claude test streams", len(files))
-	}
-	return files
+	return adaptertest.AtLeast(t, teststreams.Valid(claude.Name), 6, "claude test streams")
 }
 
 // TestRoundTrip runs every Claude Code test stream (the shared capture and
@@ -176,22 +172,19 @@ func TestCapture(t *testing.T) {
 // of line the reference lists, and unknown ones.
 func TestStreamsCoverEveryKind(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range streams(t) {
-		for _, l := range dialecttest.ReadLines(t, f) {
-			r := gjson.Parse(l)
-			k := r.Get("type").Str
-			if k == "system" {
-				k += "/" + r.Get("subtype").Str
-			}
-			seen[k] = true
-			for _, b := range r.Get("message.content").Array() {
-				seen["block:"+b.Get("type").Str] = true
-			}
-			if k == "stream_event" {
-				seen["event:"+r.Get("event.type").Str+r.Get("event.delta.type").Str] = true
-			}
+	adaptertest.EachLine(t, streams(t), func(r gjson.Result) {
+		k := r.Get("type").Str
+		if k == "system" {
+			k += "/" + r.Get("subtype").Str
 		}
-	}
+		seen[k] = true
+		for _, b := range r.Get("message.content").Array() {
+			seen["block:"+b.Get("type").Str] = true
+		}
+		if k == "stream_event" {
+			seen["event:"+r.Get("event.type").Str+r.Get("event.delta.type").Str] = true
+		}
+	})
 	want := claude.Kinds()
 	want = append(want, "system/future_subtype_from_2027", "future_message_type", "block:text", "block:thinking",
 		"block:redacted_thinking", "block:tool_use", "block:tool_result", "block:image", "event:content_block_deltatext_delta",

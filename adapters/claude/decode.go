@@ -123,19 +123,6 @@ type line struct {
 	err   error
 }
 
-// u64 reads a count (nil when absent, null or not a count; checkNumbers
-// reported that already).
-func (l *line) u64(v gjson.Result, _ string) *uint64 {
-	if !v.Exists() || v.Type == gjson.Null {
-		return nil
-	}
-	n, msg := jsonobj.ParseUint(v, jsonobj.U64)
-	if msg != "" {
-		return nil
-	}
-	return &n
-}
-
 // usageCounts are the BetaUsage token counts canonical holds as u64.
 var usageCounts = []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
 
@@ -170,19 +157,6 @@ func checkNumbers(kind string, r gjson.Result) error {
 		}
 	}
 	return nil
-}
-
-// optU64 reads a JavaScript number that is a count only when it is a
-// non-negative integer literal (a delay may be fractional): nil otherwise.
-func optU64(v gjson.Result) *uint64 {
-	if v.Type != gjson.Number {
-		return nil
-	}
-	n, msg := jsonobj.ParseUint(v, jsonobj.U64)
-	if msg != "" {
-		return nil
-	}
-	return &n
 }
 
 // str reads a string at a gjson path of the line ("" when absent or not a string).

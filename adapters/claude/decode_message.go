@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -29,7 +30,7 @@ func kindIfNamed(name string) event.ToolKind {
 	if name == "" {
 		return ""
 	}
-	return toolKind(name)
+	return claudecode.ToolKind(name)
 }
 
 func (l *line) assistant() {
@@ -49,13 +50,13 @@ func (l *line) assistant() {
 	if r != nil {
 		u := m.Get("usage")
 		r.usage = event.Usage{
-			InputTokens:         l.u64(u.Get("input_tokens"), "/message/usage/input_tokens"),
-			OutputTokens:        l.u64(u.Get("output_tokens"), "/message/usage/output_tokens"),
-			CacheReadTokens:     l.u64(u.Get("cache_read_input_tokens"), "/message/usage/cache_read_input_tokens"),
-			CacheCreationTokens: l.u64(u.Get("cache_creation_input_tokens"), "/message/usage/cache_creation_input_tokens"),
+			InputTokens:         claudecode.Count(u.Get("input_tokens")),
+			OutputTokens:        claudecode.Count(u.Get("output_tokens")),
+			CacheReadTokens:     claudecode.Count(u.Get("cache_read_input_tokens")),
+			CacheCreationTokens: claudecode.Count(u.Get("cache_creation_input_tokens")),
 		}
 		if s := m.Get("stop_reason"); s.Type == gjson.String {
-			if w, ok := stopReasons[s.Str]; ok {
+			if w, ok := claudecode.StopReasons[s.Str]; ok {
 				r.stop = w
 			} else {
 				r.stop = event.StopOther
@@ -109,60 +110,22 @@ func (l *line) toolUse(b gjson.Result, agent string, i int, r *round) {
 	}
 	d.calls[strings.Clone(id)] = &call{name: name}
 	input := compact(b.Get("input").Raw)
-	c := &event.ToolCall{CallID: id, Name: name, Kind: toolKind(name), Input: input}
+	c := &event.ToolCall{CallID: id, Name: name, Kind: claudecode.ToolKind(name), Input: input}
 	in := gjson.ParseBytes(input)
 	for _, k := range titleKeys {
 		if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
-			c.Title = firstLine(v.Str)
+			c.Title = claudecode.FirstLine(v.Str)
 			break
 		}
 	}
 	l.group = append(l.group, &event.Event{AgentID: agent, Body: c})
 	l.post = append(l.post, &event.Event{AgentID: agent, Body: &event.ToolStarted{CallID: id, Name: name}})
 	if isTodoWrite(name) {
-		if p := plan(in); p != nil {
+		if p := claudecode.Plan(in); p != nil {
 			l.post = append(l.post, &event.Event{AgentID: agent, Synthetic: true, Body: p})
 		}
 	}
 	_ = i
-}
-
-// plan reads TodoWrite's input.todos as a checklist snapshot.
-func plan(in gjson.Result) *event.PlanUpdated {
-	todos := in.Get("todos")
-	if !todos.IsArray() {
-		return nil
-	}
-	p := &event.PlanUpdated{Entries: []event.PlanEntry{}}
-	var done uint64
-	jsonobj.ForEach(todos, func(_, t gjson.Result) bool {
-		e := event.PlanEntry{ID: t.Get("id").Str, Content: t.Get("content").Str, Status: t.Get("status").Str,
-			ActiveForm: t.Get("activeForm").Str, Priority: t.Get("priority").Str}
-		if e.Status == "completed" {
-			done++
-		}
-		p.Entries = append(p.Entries, e)
-		return true
-	})
-	total := uint64(len(p.Entries))
-	p.Completed, p.Total = &done, &total
-	return p
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200]
-		for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
-			s = s[:len(s)-1]
-		}
-		if len(s) > 0 && s[len(s)-1] >= 0xC0 {
-			s = s[:len(s)-1]
-		}
-	}
-	return s
 }
 
 // compact returns raw JSON without white space between tokens, as
@@ -171,30 +134,7 @@ func compact(raw string) json.RawMessage {
 	if raw == "" {
 		return nil
 	}
-	var b strings.Builder
-	b.Grow(len(raw))
-	in := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if in {
-			b.WriteByte(c)
-			if c == '\\' && i+1 < len(raw) {
-				i++
-				b.WriteByte(raw[i])
-			} else if c == '"' {
-				in = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"':
-			in = true
-		}
-		b.WriteByte(c)
-	}
-	return json.RawMessage(b.String())
+	return claudecode.Compact(raw)
 }
 
 // userText is the text of a user message's content: a string, or its

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -32,7 +33,7 @@ func (l *line) result() {
 	}
 	d.interrupted = false
 	if s := l.r.Get("stop_reason"); s.Type == gjson.String {
-		if w, ok := stopReasons[s.Str]; ok {
+		if w, ok := claudecode.StopReasons[s.Str]; ok {
 			b.StopReason = w
 		} else {
 			b.StopReason = event.StopOther
@@ -57,10 +58,10 @@ func (l *line) result() {
 	}
 	u := l.r.Get("usage")
 	b.Usage = &event.Usage{
-		InputTokens:         l.u64(u.Get("input_tokens"), "/usage/input_tokens"),
-		OutputTokens:        l.u64(u.Get("output_tokens"), "/usage/output_tokens"),
-		CacheReadTokens:     l.u64(u.Get("cache_read_input_tokens"), "/usage/cache_read_input_tokens"),
-		CacheCreationTokens: l.u64(u.Get("cache_creation_input_tokens"), "/usage/cache_creation_input_tokens"),
+		InputTokens:         claudecode.Count(u.Get("input_tokens")),
+		OutputTokens:        claudecode.Count(u.Get("output_tokens")),
+		CacheReadTokens:     claudecode.Count(u.Get("cache_read_input_tokens")),
+		CacheCreationTokens: claudecode.Count(u.Get("cache_creation_input_tokens")),
 	}
 	if c := l.r.Get("total_cost_usd"); c.Type == gjson.Number {
 		// A running total for the process: the turn's own cost is what it

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -161,8 +162,8 @@ func (l *line) status() {
 }
 
 func (l *line) apiRetry() {
-	b := &event.Retry{Error: l.str("error"), Attempt: optU64(l.r.Get("attempt")), MaxAttempts: optU64(l.r.Get("max_retries")),
-		NextDelayMS: optU64(l.r.Get("retry_delay_ms"))}
+	b := &event.Retry{Error: l.str("error"), Attempt: claudecode.Count(l.r.Get("attempt")), MaxAttempts: claudecode.Count(l.r.Get("max_retries")),
+		NextDelayMS: claudecode.Count(l.r.Get("retry_delay_ms"))}
 	if s := l.r.Get("error_status"); s.Type == gjson.Number {
 		b.Error += " (HTTP " + s.Raw + ")"
 	}

@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
@@ -45,17 +45,15 @@ func (Dialect) Rules() []dialect.Rule { return rules.List() }
 // resultSubtypes are the result subtypes of SDK 0.3.333.
 var resultSubtypes = []string{"success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"}
 
-// checker keeps the open tool calls in full and the answered ones as
-// digests (idset), the main-thread usage of the open turn by message id,
-// and the open permission requests.
+// checker keeps the tool calls (see check.Calls), the main-thread usage
+// of the open turn by message id, and the open permission requests.
 type checker struct {
-	lines    int
+	check.Frame
 	init     int // line of the first system/init
 	session  string
-	results  int            // line of the last result
-	activity int            // line of the last turn line after it, 0 if none
-	open     map[string]int // tool_use id → its line, until answered
-	answered idset.Set      // answered tool_use ids
+	results  int // line of the last result
+	activity int // line of the last turn line after it, 0 if none
+	calls    check.Calls
 	turnMsgs map[string]counts
 	requests map[string]int // open can_use_tool requests → line
 	replied  idset.Set
@@ -65,18 +63,25 @@ type checker struct {
 type counts struct{ input, output, cacheRead, cacheWrite uint64 }
 
 func newChecker() *checker {
-	return &checker{open: map[string]int{}, turnMsgs: map[string]counts{}, requests: map[string]int{}}
+	return &checker{
+		Frame: check.Frame{EmptyRule: ruleTruncated, EmptyMsg: "the stream is empty: it has no result"},
+		calls: check.Calls{
+			Reused: ruleToolUseRepeated, ReusedOpen: "tool_use %[1]q was used on line %[2]d", ReusedAnswered: "tool_use %[1]q was used and answered before",
+			Unknown: ruleResultUnknown, UnknownMsg: "tool_result for %[1]q, which no tool_use before it names",
+			Twice: ruleResultRepeated, TwiceMsg: "tool_use %[1]q was answered already",
+			Unfinished: ruleToolUnanswered, UnfinishedMsg: "tool_use %q has no tool_result",
+		},
+		turnMsgs: map[string]counts{}, requests: map[string]int{},
+	}
 }
 
 // Line checks one line: its type and fields, its place in the run (after
 // init, in its session, under a known parent), then what its kind says.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := jsonobj.View(line) // what is kept is cloned
-	if !r.IsObject() || r.Get("type").Type != gjson.String {
+	r, rep, ok := c.View(line, n, report) // what is kept is cloned
+	if !ok || r.Get("type").Type != gjson.String {
 		return
 	}
-	rep := dialect.Reporter{Line: n, Report: report}
 	kind, known := kindOf(r)
 	if !known {
 		ptr := "/type"
@@ -86,12 +91,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		rep.Reportf(ruleUnknownType, ptr, "unknown message type %q (kept whole)", kind)
 		return
 	}
-	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
-		if !knownField(kind, k.Str) {
-			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, kind)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, r, "", func(k string) bool { return knownField(kind, k) }, "unknown field %q on %s", kind)
 	c.place(kind, r, n, rep)
 	switch kind {
 	case "assistant":
@@ -133,7 +133,7 @@ func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter
 		c.activity = n
 	}
 	if p := r.Get("parent_tool_use_id"); p.Type == gjson.String {
-		if _, open := c.open[p.Str]; !open && !c.answered.Has(p.Str) {
+		if !c.calls.Known(p.Str) {
 			rep.Reportf(ruleSubagentUnknown, "/parent_tool_use_id", "parent_tool_use_id %q names no tool_use seen before", p.Str)
 		}
 	}
@@ -147,7 +147,7 @@ func (c *checker) resultWords(r gjson.Result, rep dialect.Reporter) {
 	// result.stop_reason is string|null in the SDK: an API stop reason
 	// of a newer model API is kept, and read as "other".
 	if s := r.Get("stop_reason"); s.Type == gjson.String {
-		if _, ok := stopReasons[s.Str]; !ok {
+		if _, ok := claudecode.StopReasons[s.Str]; !ok {
 			rep.Reportf(ruleUnknownValue, "/stop_reason", "unknown stop_reason %q (read as other, kept as written)", s.Str)
 		}
 	}
@@ -169,14 +169,7 @@ func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
 	i := 0
 	jsonobj.ForEach(m.Get("content"), func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "tool_use" {
-			id := b.Get("id").Str
-			if line, open := c.open[id]; open {
-				rep.Reportf(ruleToolUseRepeated, fmt.Sprintf("/message/content/%d/id", i), "tool_use %q was used on line %d", id, line)
-			} else if c.answered.Has(id) {
-				rep.Reportf(ruleToolUseRepeated, fmt.Sprintf("/message/content/%d/id", i), "tool_use %q was used and answered before", id)
-			} else {
-				c.open[strings.Clone(id)] = rep.Line
-			}
+			c.calls.Announce(rep, fmt.Sprintf("/message/content/%d/id", i), b.Get("id").Str, "")
 		}
 		i++
 		return true
@@ -197,16 +190,7 @@ func (c *checker) user(r gjson.Result, rep dialect.Reporter) {
 	i := 0
 	jsonobj.ForEach(r.Get("message.content"), func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "tool_result" {
-			id := b.Get("tool_use_id").Str
-			ptr := fmt.Sprintf("/message/content/%d/tool_use_id", i)
-			if _, open := c.open[id]; open {
-				delete(c.open, id)
-				c.answered.Add(id, 0)
-			} else if c.answered.Has(id) {
-				rep.Reportf(ruleResultRepeated, ptr, "tool_use %q was answered already", id)
-			} else {
-				rep.Reportf(ruleResultUnknown, ptr, "tool_result for %q, which no tool_use before it names", id)
-			}
+			c.calls.Answer(rep, fmt.Sprintf("/message/content/%d/tool_use_id", i), b.Get("tool_use_id").Str, "")
 		}
 		i++
 		return true
@@ -216,10 +200,7 @@ func (c *checker) user(r gjson.Result, rep dialect.Reporter) {
 func (c *checker) result(r gjson.Result, n int, rep dialect.Reporter) {
 	c.results, c.activity = n, 0
 	if d := r.Get("deferred_tool_use.id"); d.Type == gjson.String {
-		if _, open := c.open[d.Str]; open {
-			delete(c.open, d.Str)
-			c.answered.Add(d.Str, 0)
-		}
+		c.calls.Close(d.Str, n)
 	}
 	msgs := c.turnMsgs
 	c.turnMsgs = map[string]counts{}
@@ -285,8 +266,7 @@ func (c *checker) checkCost(r gjson.Result, rep dialect.Reporter) {
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleTruncated.Finding(0, "", "the stream is empty: it has no result"))
+	if c.Empty(report) {
 		return
 	}
 	switch {
@@ -298,7 +278,5 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 			fmt.Sprintf("the turn that begins after the result on line %d has no result: the run was killed or is incomplete", c.results)))
 		return
 	}
-	for _, id := range byline.Keys(c.open, byline.Line) {
-		report(ruleToolUnanswered.Finding(c.open[id], "", fmt.Sprintf("tool_use %q has no tool_result", id)))
-	}
+	c.calls.End(report)
 }

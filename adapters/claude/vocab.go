@@ -10,19 +10,6 @@ import (
 // table is a newer producer's: the canonical value says "other" (or the
 // closest), and the residue keeps the word, so it is written back as it was.
 
-// stopReasons are the Anthropic API stop reasons (BetaMessage.stop_reason,
-// result.stop_reason).
-var stopReasons = map[string]event.StopReason{
-	"end_turn":                      event.StopEndTurn,
-	"stop_sequence":                 event.StopEndTurn,
-	"tool_use":                      event.StopToolUse,
-	"max_tokens":                    event.StopMaxTokens,
-	"model_context_window_exceeded": event.StopMaxTokens,
-	"refusal":                       event.StopRefusal,
-	"pause_turn":                    event.StopOther,
-	"compaction":                    event.StopOther,
-}
-
 // stopWord renders a canonical stop reason as Claude Code writes it; ""
 // for a reason it has no word for (written as null).
 func stopWord(r event.StopReason) string {
@@ -83,32 +70,6 @@ var rateLimitSeverities = map[string]event.Severity{
 	"allowed":         event.SeverityInfo,
 	"allowed_warning": event.SeverityWarning,
 	"rejected":        event.SeverityError,
-}
-
-// toolKinds gives the ACP kind of Claude Code's built-in tools, by name.
-// Names drift between versions (Task → Agent, TodoWrite → Task*, LS and
-// MultiEdit gone); every name any version used is here.
-var toolKinds = map[string]event.ToolKind{
-	"Read": event.KindRead, "NotebookRead": event.KindRead, "LS": event.KindSearch,
-	"Write": event.KindEdit, "Edit": event.KindEdit, "MultiEdit": event.KindEdit, "NotebookEdit": event.KindEdit,
-	"Glob": event.KindSearch, "Grep": event.KindSearch, "ToolSearch": event.KindSearch,
-	"Bash": event.KindExecute, "BashOutput": event.KindExecute, "KillBash": event.KindExecute, "KillShell": event.KindExecute,
-	"PowerShell": event.KindExecute, "Monitor": event.KindExecute,
-	"WebFetch": event.KindFetch, "WebSearch": event.KindFetch,
-	"Task": event.KindThink, "Agent": event.KindThink, "TodoWrite": event.KindThink,
-	"TaskCreate": event.KindThink, "TaskGet": event.KindThink, "TaskList": event.KindThink, "TaskUpdate": event.KindThink,
-	"TaskOutput": event.KindThink, "TaskStop": event.KindThink, "Skill": event.KindThink,
-	"ExitPlanMode": event.KindSwitchMode, "EnterPlanMode": event.KindSwitchMode,
-	"EnterWorktree": event.KindSwitchMode, "ExitWorktree": event.KindSwitchMode,
-}
-
-// toolKind returns what a Claude Code tool does, from its name. MCP tools
-// ("mcp__<server>__<tool>") and tools of newer versions are "other".
-func toolKind(name string) event.ToolKind {
-	if k, ok := toolKinds[name]; ok {
-		return k
-	}
-	return event.KindOther
 }
 
 // titleKeys are the input keys that name what a call works on, in the

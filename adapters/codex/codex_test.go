@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/canonical"
 	"github.com/evtool/evtool/adapters/codex"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/testkit/teststreams"
@@ -18,22 +19,13 @@ import (
 // streams returns every valid codex test stream: the shared captures, the
 // streams written from the reference (testdata) and the valid probes.
 func streams(t *testing.T) []string {
-	t.Helper()
-	files := teststreams.Valid(codex.Name)
-	if len(files) < 10 {
-		t.Fatalf("found only %d codex test streams", len(files))
-	}
-	return files
+	return adaptertest.AtLeast(t, teststreams.Valid(codex.Name), 10, "codex test streams")
 }
 
-// captures returns the shared real captures.
+// captures returns the shared real captures, which are needed beside the
+// repository.
 func captures(t *testing.T) []string {
-	t.Helper()
-	files, _ := filepath.Glob("../../../shared/dialects-next/captures/codex/*.jsonl")
-	if len(files) < 3 {
-		t.Fatalf("the shared codex captures are needed beside the repository (found %d)", len(files))
-	}
-	return files
+	return adaptertest.Glob(t, "../../../shared/dialects-next/captures/codex/*.jsonl", 3, "shared codex captures")
 }
 
 // fromCanonical parses canonical text and encodes codex lines.

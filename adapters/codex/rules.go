@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
@@ -71,7 +72,7 @@ type item struct {
 // checker keeps state for open items only; a completed item leaves its id
 // in done, with the line of its item.completed and its type's index.
 type checker struct {
-	lines    int
+	check.Frame
 	thread   string // the first thread.started's thread_id
 	procLine int    // line of the current process's thread.started
 	procTurn int    // line of the turn.started of the current process's turn, 0 before it
@@ -85,7 +86,15 @@ type checker struct {
 	hasUsage [5]bool
 }
 
-func newChecker() *checker { return &checker{open: map[string]*item{}} }
+func newChecker() *checker {
+	return &checker{
+		Frame: check.Frame{
+			Start: "thread.started", FirstLine: ruleFirstLine,
+			UnknownType: ruleUnknownType, Types: func(typ string) bool { _, ok := fields[typ]; return ok },
+		},
+		open: map[string]*item{},
+	}
+}
 
 // itemTypes numbers the item types for done's values.
 var itemTypes = []string{"agent_message", "reasoning", "plan", "command_execution", "file_change", "mcp_tool_call",
@@ -104,24 +113,12 @@ func unpack(v uint64) (line int, typ string) {
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := gjson.ParseBytes(line)
-	if !r.IsObject() {
+	r, rep, typ, ok := c.Next(line, n, report)
+	if !ok {
 		return
-	}
-	rep := dialect.Reporter{Line: n, Report: report}
-	typ := r.Get("type").Str
-	if c.lines == 1 && typ != "thread.started" {
-		rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want thread.started", typ)
 	}
 	if typ == "thread.started" {
 		c.process(rep, r, report)
-	}
-	if _, known := fields[typ]; !known {
-		if typ != "" {
-			rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
-		}
-		return
 	}
 	unknownFields(rep, r, "", func(k string) bool { return knownField(typ, k) })
 	switch typ {
@@ -168,7 +165,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 // its turn) starts again; the thread's running usage goes on.
 func (c *checker) process(rep dialect.Reporter, r gjson.Result, report func(dialect.Finding)) {
 	id := r.Get("thread_id")
-	if c.lines == 1 {
+	if c.Lines == 1 {
 		c.thread, c.procLine = strings.Clone(id.Str), rep.Line
 		return
 	}
@@ -325,15 +322,9 @@ func knownWord(rep dialect.Reporter, v gjson.Result, ptr string, words []string,
 
 // unknownFields reports the keys of an object that known rejects.
 func unknownFields(rep dialect.Reporter, o gjson.Result, ptr string, known func(string) bool) {
-	if !o.IsObject() {
-		return
+	if o.IsObject() {
+		check.Keys(rep, ruleUnknownField, o, ptr, known, "unknown field %q")
 	}
-	jsonobj.ForEach(o, func(k, _ gjson.Result) bool {
-		if !known(k.Str) {
-			rep.Reportf(ruleUnknownField, ptr+"/"+jsonptr.Escape(k.Str), "unknown field %q", k.Str)
-		}
-		return true
-	})
 }
 
 // checkUsage checks a turn.completed's usage: nested within itself, and
@@ -381,8 +372,7 @@ func (c *checker) reportOpen(in func(*item) bool, report func(dialect.Finding)) 
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleFirstLine.Finding(0, "", "the stream is empty: want thread.started first"))
+	if c.Empty(report) {
 		return
 	}
 	switch {

@@ -282,6 +282,16 @@ func (d *Decoder) kept(l *line, why string) {
 	l.evs = append(l.evs, ev)
 }
 
+// keptType keeps a line of a type evtool does not map: one Codex is known
+// to write (known) is kept as unmapped, any other as unknown.
+func (d *Decoder) keptType(l *line, known bool) {
+	if known {
+		d.kept(l, keptUnmapped)
+	} else {
+		d.kept(l, "")
+	}
+}
+
 // copied keeps a line of a fork's copy of its parent's history: whole,
 // in no turn of the stream's own, and counting nothing; a copied running
 // total moves the base the fork's own totals are counted from.
@@ -334,11 +344,7 @@ func (d *Decoder) envelope(l *line) {
 	case "token_usage_record":
 		d.usageRecord(l)
 	default:
-		if envelopeTypes[l.v.typ] {
-			d.kept(l, keptUnmapped)
-		} else {
-			d.kept(l, "")
-		}
+		d.keptType(l, envelopeTypes[l.v.typ])
 	}
 }
 
@@ -470,11 +476,7 @@ func (d *Decoder) item(l *line) {
 	case "compaction", "compaction_summary", "context_compaction":
 		d.compaction(l, &event.CompactionFinished{}, nil)
 	default:
-		if responseTypes[l.v.ptype] {
-			d.kept(l, keptUnmapped)
-		} else {
-			d.kept(l, "")
-		}
+		d.keptType(l, responseTypes[l.v.ptype])
 	}
 }
 

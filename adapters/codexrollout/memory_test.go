@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/codexrollout"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/dialect"
 	"github.com/tidwall/gjson"
@@ -42,10 +42,7 @@ func (g *rolloutGen) Read(p []byte) (int, error) {
 	g.made += n
 	if g.made >= g.nextProbe {
 		g.nextProbe += 8 << 20
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		g.maxLive = max(g.maxLive, m.HeapAlloc)
+		g.maxLive = max(g.maxLive, adaptertest.LiveHeap())
 	}
 	return n, nil
 }

@@ -2,14 +2,12 @@ package codexrollout
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -62,9 +60,10 @@ var (
 func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // checker keeps state for what is open only: the turn, calls whose
-// output has not come; finished calls leave their id in a bounded set.
+// output has not come; finished calls leave their id in a bounded set
+// (see check.Calls).
 type checker struct {
-	lines   int
+	check.Frame
 	rp      replay
 	legacy  bool // the first line's format
 	mixed   bool // format-mixed was reported
@@ -76,29 +75,31 @@ type checker struct {
 	base    counts
 	hasBase bool
 
-	turnLine int            // line of the open turn's task_started, 0 for none
-	open     map[string]int // calls announced, their output not yet come: id → line
-	done     idset.Set      // calls answered: id → the lines of the call and of its output (pack)
+	turnLine int // line of the open turn's task_started, 0 for none
+	calls    check.Calls
 }
 
-// pack keeps a call's line and its output's in one value of done.
-func pack(call, output int) uint64 { return idset.Line(call)<<32 | idset.Line(output) }
-
-func unpack(v uint64) (call, output int) { return int(v >> 32), int(v & 0xffffffff) }
-
-func newChecker() *checker { return &checker{open: map[string]int{}} }
+func newChecker() *checker {
+	return &checker{
+		Frame: check.Frame{Start: "session_meta", FirstLine: ruleFirstLine},
+		calls: check.Calls{
+			Reused: ruleCallRepeated, ReusedOpen: "call %[1]q was announced on line %[2]d already",
+			ReusedAnswered: "call %[1]q was announced on line %[2]d already", ReusedAnsweredCall: true,
+			Unknown: ruleCallUnknown, UnknownMsg: "%[3]s for call %[1]q, which no earlier line announced",
+			Twice: ruleOutputRepeated, TwiceMsg: "%[3]s for call %[1]q, whose output came on line %[2]d",
+		},
+	}
+}
 
 // Line implements dialect.Checker.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	root := jsonobj.View(line)
-	if !root.IsObject() {
+	root, rep, ok := c.View(line, n, report)
+	if !ok {
 		return
 	}
 	v := read(root)
-	rep := dialect.Reporter{Line: n, Report: report}
 	copied, began := c.rp.step(&v)
-	if c.lines == 1 {
+	if c.Lines == 1 {
 		c.legacy = v.legacy()
 		if !v.isSessionMeta() {
 			rep.Reportf(ruleFirstLine, "/type", "the first line is %s, want session_meta (or the mid-2025 bare header)", describe(&v))
@@ -117,7 +118,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		return
 	}
 	c.timestamp(rep, &v)
-	if c.lines > 1 && v.isSessionMeta() {
+	if c.Lines > 1 && v.isSessionMeta() {
 		rep.Reportf(ruleSessionMeta, "", "a session header after line 1 that is no fork's copy of its parent's header (its id is the stream's own, or the stream's own turns began)")
 	}
 	switch {
@@ -148,12 +149,7 @@ func (c *checker) envelope(rep dialect.Reporter, v *view) {
 	if v.form != formEnvelope {
 		return
 	}
-	jsonobj.ForEachRaw(v.root, func(k, _ gjson.Result) bool {
-		if name := jsonobj.Text(k); !envelopeFields[name] {
-			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(name), "unknown field %q of a rollout line", name)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, v.root, "", func(k string) bool { return envelopeFields[k] }, "unknown field %q of a rollout line")
 	if v.typ != "" && !envelopeTypes[v.typ] {
 		rep.Reportf(ruleUnknownType, "/type", "unknown rollout line type %q (kept as an unknown event)", v.typ)
 	}
@@ -210,12 +206,7 @@ func (c *checker) usage(rep dialect.Reporter, v *view, copied bool) {
 		if !u.IsObject() {
 			continue
 		}
-		jsonobj.ForEachRaw(u, func(k, _ gjson.Result) bool {
-			if name := jsonobj.Text(k); !slices.Contains(usageFields, name) {
-				rep.Reportf(ruleUnknownField, o[0]+"/"+jsonptr.Escape(name), "unknown field %q of a token usage", name)
-			}
-			return true
-		})
+		check.Keys(rep, ruleUnknownField, u, o[0], check.In(usageFields), "unknown field %q of a token usage")
 		t, err := readCounts(u, o[0])
 		if err != nil {
 			continue
@@ -293,46 +284,21 @@ func (c *checker) item(rep dialect.Reporter, v *view) {
 
 // call notes an announced call.
 func (c *checker) call(rep dialect.Reporter, v *view, key string) {
-	id := jsonobj.Lookup(v.payload, key)
-	if id.Type != gjson.String || id.Str == "" {
-		return
+	if id := jsonobj.Lookup(v.payload, key); id.Type == gjson.String && id.Str != "" {
+		c.calls.Announce(rep, "", id.Str, "")
 	}
-	if line, open := c.open[id.Str]; open {
-		rep.Reportf(ruleCallRepeated, "", "call %q was announced on line %d already", id.Str, line)
-		return
-	}
-	if packed, ok := c.done.Get(id.Str); ok {
-		line, _ := unpack(packed)
-		rep.Reportf(ruleCallRepeated, "", "call %q was announced on line %d already", id.Str, line)
-		return
-	}
-	c.open[strings.Clone(id.Str)] = rep.Line
 }
 
 // output checks an output item against the calls announced.
 func (c *checker) output(rep dialect.Reporter, v *view, typePtr string) {
-	id := jsonobj.Lookup(v.payload, "call_id")
-	if id.Type != gjson.String {
-		return
+	if id := jsonobj.Lookup(v.payload, "call_id"); id.Type == gjson.String {
+		c.calls.Answer(rep, strings.TrimSuffix(typePtr, "type")+"call_id", id.Str, v.ptype)
 	}
-	ptr := strings.TrimSuffix(typePtr, "type") + "call_id"
-	if line, open := c.open[id.Str]; open {
-		delete(c.open, id.Str)
-		c.done.Add(id.Str, pack(line, rep.Line))
-		return
-	}
-	if packed, ok := c.done.Get(id.Str); ok {
-		_, line := unpack(packed)
-		rep.Reportf(ruleOutputRepeated, ptr, "%s for call %q, whose output came on line %d", v.ptype, id.Str, line)
-		return
-	}
-	rep.Reportf(ruleCallUnknown, ptr, "%s for call %q, which no earlier line announced", v.ptype, id.Str)
 }
 
 // End implements dialect.Checker.
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleFirstLine.Finding(0, "", "the stream is empty: want session_meta first"))
+	if c.Empty(report) {
 		return
 	}
 	if c.rp.unended() {

@@ -3,7 +3,6 @@ package codexrollout_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/adapters/codexrollout"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
+	"github.com/evtool/evtool/adapters/internal/storetest"
 	"github.com/evtool/evtool/sessions"
 )
 
@@ -25,66 +26,6 @@ import (
 //	sessions/2025/10/06/notes.txt                        no rollout
 //	sessions/2025/10/07/rollout-…-0199b000-….jsonl       empty: a rollout Codex has only begun
 //	archived_sessions/rollout-…-3f2b6c1e-….jsonl         the mid-2025 format (legacy_2025.jsonl)
-
-// fileState is what the store must leave as it was.
-type fileState struct {
-	sum  [32]byte
-	size int64
-	mod  time.Time
-	mode fs.FileMode
-}
-
-// snapshot records every file and directory under root.
-func snapshot(t *testing.T, root string) map[string]fileState {
-	t.Helper()
-	out := map[string]fileState{}
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		st := fileState{size: fi.Size(), mod: fi.ModTime(), mode: fi.Mode()}
-		if e.Type().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			st.sum = sha256.Sum256(b)
-		}
-		out[p] = st
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// copyTree copies testdata/store into a fresh CODEX_HOME.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if e.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o444)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestStoreRegistered(t *testing.T) {
 	s, ok := sessions.Lookup("codex")
@@ -117,22 +58,17 @@ func TestStoreRoots(t *testing.T) {
 // modification time, and nothing was added.
 func TestStore(t *testing.T) {
 	home := t.TempDir()
-	copyTree(t, filepath.Join("testdata", "store"), home)
+	storetest.CopyTree(t, filepath.Join("testdata", "store"), home, 0o444)
 	t.Setenv("CODEX_HOME", home)
 	// Times in the past, so that a write would show in them.
 	past := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
 	_ = filepath.WalkDir(home, func(p string, _ fs.DirEntry, _ error) error { return os.Chtimes(p, past, past) })
-	before := snapshot(t, home)
+	before := storetest.Take(t, home)
 
 	s := codexrollout.Store{}
 	var refs []sessions.Ref
 	for _, root := range s.Roots() {
-		if err := s.Scan(context.Background(), root, func(r sessions.Ref) error {
-			refs = append(refs, r)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		refs = append(refs, storetest.Scan(t, s, root)...)
 	}
 	type found struct{ id, name string }
 	var got []found
@@ -154,17 +90,7 @@ func TestStore(t *testing.T) {
 
 	// Open gives each session's lines, the compressed one decompressed.
 	for _, r := range refs {
-		rc, err := s.Open(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := rc.Close(); err != nil {
-			t.Fatal(err)
-		}
+		b := []byte(storetest.Open(t, s, r))
 		var src string
 		switch r.ID {
 		case "019a4b1c-0000-7000-8000-00000000aa01":
@@ -176,10 +102,7 @@ func TestStore(t *testing.T) {
 		}
 		var want []byte
 		if src != "" {
-			var err error
-			if want, err = os.ReadFile(filepath.Join("testdata", src)); err != nil {
-				t.Fatal(err)
-			}
+			want = adaptertest.ReadFile(t, filepath.Join("testdata", src))
 		}
 		if !bytes.Equal(b, want) {
 			t.Errorf("%s: Open gives %d bytes, want the %d of %s", r.Path, len(b), len(want), src)
@@ -228,20 +151,5 @@ func TestStore(t *testing.T) {
 	}
 	rc.Close()
 
-	if after := snapshot(t, home); !mapsEqual(before, after) {
-		t.Errorf("the store changed files:\nbefore %v\nafter  %v", before, after)
-	}
-}
-
-func mapsEqual(a, b map[string]fileState) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || v.sum != w.sum || v.size != w.size || !v.mod.Equal(w.mod) || v.mode != w.mode {
-			return false
-		}
-	}
-	return true
+	before.Unchanged(t, home)
 }

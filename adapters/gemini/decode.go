@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/geminicli"
 	"github.com/evtool/evtool/ndjson"
 
 	"github.com/evtool/evtool/dialect"
@@ -71,7 +72,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	}
 	t, exact := "", false
 	if hasTS {
-		t, exact = canonTime(ts)
+		t, exact = geminicli.CanonTime(ts)
 	}
 	emit := func(ev *event.Event) {
 		if ev.Time == "" {

@@ -1,16 +1,15 @@
 package gemini_test
 
 import (
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/gemini"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -20,22 +19,12 @@ const header = `{"type":"init","timestamp":"2026-10-01T09:00:00.000Z","session_i
 // referenceLines returns the example lines of the Gemini wire reference
 // (constructed from the types there, like ours).
 func referenceLines(t *testing.T) []string {
-	t.Helper()
-	out := teststreams.ExampleLines(teststreams.Reference(t, "../../../shared/dialects-next/gemini.md"), `{"type":`)
-	if len(out) < 9 {
-		t.Fatalf("found only %d example lines", len(out))
-	}
-	return out
+	return adaptertest.ReferenceLines(t, "../../../shared/dialects-next/gemini.md", `{"type":`, 9, nil)
 }
 
 // streamFiles returns the written test streams of this folder.
 func streamFiles(t *testing.T) []string {
-	t.Helper()
-	files, _ := filepath.Glob("testdata/*.jsonl")
-	if len(files) < 10 {
-		t.Fatalf("only %d gemini test streams", len(files))
-	}
-	return files
+	return adaptertest.Glob(t, "testdata/*.jsonl", 10, "gemini test streams")
 }
 
 func decode(t *testing.T, lines ...string) []*event.Event {
@@ -58,16 +47,7 @@ func roundTrip(t *testing.T, lines []string) []string {
 // every written stream) comes back byte for byte (they are compact and in the
 // producer's key order).
 func TestRoundTrip(t *testing.T) {
-	for _, g := range referenceLines(t) {
-		lines := []string{header, g}
-		if strings.Contains(g, `"type":"init"`) {
-			lines = []string{g}
-		}
-		back := roundTrip(t, lines)
-		if got := back[len(back)-1]; got != g {
-			t.Errorf("reference line not byte-identical:\n in: %s\nout: %s", g, got)
-		}
-	}
+	adaptertest.SameBack(t, referenceLines(t), header, `"type":"init"`, func(lines []string) []string { return roundTrip(t, lines) })
 	// The written streams: the kit's round trip, byte for byte (ByteExact).
 }
 
@@ -76,35 +56,32 @@ func TestRoundTrip(t *testing.T) {
 // and the shapes of the older versions.
 func TestStreamsCoverEveryTypeAndField(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range streamFiles(t) {
-		for _, l := range dialecttest.ReadLines(t, f) {
-			r := gjson.Parse(l)
-			typ := r.Get("type").Str
-			r.ForEach(func(k, v gjson.Result) bool {
-				seen[typ+"."+k.Str] = true
-				if v.Type == gjson.String && (k.Str == "role" || k.Str == "status" || k.Str == "severity") {
-					seen[typ+"."+k.Str+"="+v.Str] = true
-				}
-				return true
-			})
-			if s := r.Get("stats"); s.Exists() {
-				s.ForEach(func(k, _ gjson.Result) bool { seen["stats."+k.Str] = true; return true })
-				switch {
-				case !s.Get("cached").Exists():
-					seen["stats shape 0.11"] = true
-				case !s.Get("models").Exists():
-					seen["stats shape 0.22"] = true
-				case s.Get("models.@this").IsObject() && len(s.Get("models").Map()) > 1:
-					seen["stats with several models"] = true
-				case len(s.Get("models").Map()) == 0:
-					seen["stats with no model"] = true
-				}
+	adaptertest.EachLine(t, streamFiles(t), func(r gjson.Result) {
+		typ := r.Get("type").Str
+		r.ForEach(func(k, v gjson.Result) bool {
+			seen[typ+"."+k.Str] = true
+			if v.Type == gjson.String && (k.Str == "role" || k.Str == "status" || k.Str == "severity") {
+				seen[typ+"."+k.Str+"="+v.Str] = true
 			}
-			if r.Get("delta").Exists() {
-				seen["message.delta="+r.Get("delta").Raw] = true
+			return true
+		})
+		if s := r.Get("stats"); s.Exists() {
+			s.ForEach(func(k, _ gjson.Result) bool { seen["stats."+k.Str] = true; return true })
+			switch {
+			case !s.Get("cached").Exists():
+				seen["stats shape 0.11"] = true
+			case !s.Get("models").Exists():
+				seen["stats shape 0.22"] = true
+			case s.Get("models.@this").IsObject() && len(s.Get("models").Map()) > 1:
+				seen["stats with several models"] = true
+			case len(s.Get("models").Map()) == 0:
+				seen["stats with no model"] = true
 			}
 		}
-	}
+		if r.Get("delta").Exists() {
+			seen["message.delta="+r.Get("delta").Raw] = true
+		}
+	})
 	want := []string{"stats shape 0.11", "stats shape 0.22", "stats with several models", "stats with no model",
 		"message.delta=true", "message.delta=false", "message.role=user", "message.role=assistant",
 		"tool_result.status=success", "tool_result.status=error", "error.severity=warning", "error.severity=error",

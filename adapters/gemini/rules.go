@@ -1,14 +1,12 @@
 package gemini
 
 import (
-	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
+	"github.com/evtool/evtool/adapters/internal/geminicli"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/byline"
-	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
@@ -59,49 +57,42 @@ var (
 // Rules implements dialect.RuleLister.
 func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
-// checker keeps state for open calls only; a call with its tool_result
-// leaves its id, with the result's line, in done.
+// checker keeps state for open calls only (see check.Calls).
 type checker struct {
-	lines   int
-	result  int
+	check.Frame
+	calls   check.Calls
 	session string
-	open    map[string]int // tool_id → line of its tool_use
-	done    idset.Set      // tool_id → line of its tool_result
 }
 
-func newChecker() *checker { return &checker{open: map[string]int{}} }
+func newChecker() *checker {
+	return &checker{
+		Frame: check.Frame{
+			Start: "init", End: "result",
+			FirstLine: ruleFirstLine, FirstMsg: "the first JSON line is %q, want init",
+			Repeated: ruleInitRepeated, After: ruleAfterResult,
+			Truncated: ruleTruncated, TruncatedMsg: "the stream ends without result: the run is incomplete",
+			EmptyMsg:    "the stream has no JSON line: want init first",
+			UnknownType: ruleUnknownType, Types: func(typ string) bool { _, ok := fields[typ]; return ok },
+		},
+		calls: check.Calls{
+			Reused:         ruleToolIDReused,
+			ReusedOpen:     "tool_id %[1]q was already announced on line %[2]d",
+			ReusedAnswered: "tool_id %[1]q was already announced, and its result was on line %[2]d",
+			Unknown:        ruleResultUnknown, UnknownMsg: "tool_result for %[1]q, which no tool_use announced", KeepUnknown: true,
+			Twice: ruleResultTwice, TwiceMsg: "call %[1]q already has a tool_result on line %[2]d",
+			Unfinished: ruleToolUnfinished, UnfinishedMsg: "call %q has no tool_result before result", UnfinishedPtr: "/tool_id",
+		},
+	}
+}
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := gjson.ParseBytes(line)
-	if !r.IsObject() {
+	r, rep, typ, ok := c.Next(line, n, report)
+	if !ok {
 		return
 	}
-	rep := dialect.Reporter{Line: n, Report: report}
-	typ := r.Get("type").Str
-	if c.result > 0 {
-		rep.Reportf(ruleAfterResult, "/type", "%s after result on line %d: result must be the last line", typ, c.result)
-	}
-	if c.lines == 1 && typ != "init" {
-		rep.Reportf(ruleFirstLine, "/type", "the first JSON line is %q, want init", typ)
-	}
-	if c.lines > 1 && typ == "init" {
-		rep.Reportf(ruleInitRepeated, "/type", "init may only be the first line")
-	}
-	if _, known := fields[typ]; !known {
-		if typ != "" {
-			rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
-		}
-		return
-	}
-	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
-		if !knownField(typ, k.Str) {
-			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, r, "", func(k string) bool { return knownField(typ, k) }, "unknown field %q on %s", typ)
 	if e := r.Get("error"); e.IsObject() && (typ == "tool_result" || typ == "result") {
-		unknownKeys(rep, e, "/error", errorFields, "the error object")
+		check.Keys(rep, ruleUnknownField, e, "/error", check.In(errorFields), "unknown field %q in %s", "the error object")
 		// A tool error's type is a plain string on the wire, filled from
 		// the closed enum ToolErrorType (or TOOL_EXECUTION_ERROR); a
 		// result's is any error class name, an open set.
@@ -109,7 +100,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			rep.Reportf(ruleUnknownValue, "/error/type", "unknown tool error type %q (kept as written)", t.Str)
 		}
 	}
-	if ts := r.Get("timestamp"); ts.Type == gjson.String && !isISOTime(ts.Str) {
+	if ts := r.Get("timestamp"); ts.Type == gjson.String && !geminicli.IsISOTime(ts.Str) {
 		rep.Reportf(ruleTimestamp, "/timestamp", "timestamp %q is not an ISO 8601 time", ts.Str)
 	}
 
@@ -117,46 +108,21 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	switch typ {
 	case "init":
 		s := r.Get("session_id").Str
-		if c.lines > 1 && c.session != "" && s != c.session {
+		if c.Lines > 1 && c.session != "" && s != c.session {
 			rep.Reportf(ruleSessionIDChange, "/session_id", "init names session %q, the first init %q", s, c.session)
 		}
-		if c.lines == 1 {
+		if c.Lines == 1 {
 			c.session = s
 		}
 	case "tool_use":
-		if l, ok := c.open[id]; ok {
-			rep.Reportf(ruleToolIDReused, "/tool_id", "tool_id %q was already announced on line %d", id, l)
-		} else if l, ok := c.done.Get(id); ok {
-			rep.Reportf(ruleToolIDReused, "/tool_id", "tool_id %q was already announced, and its result was on line %d", id, l)
-		} else {
-			c.open[strings.Clone(id)] = n // a gjson string shares the line's memory
-		}
+		c.calls.Announce(rep, "/tool_id", id, "")
 	case "tool_result":
-		if _, ok := c.open[id]; ok {
-			delete(c.open, id)
-			c.done.Add(id, idset.Line(n))
-		} else if l, ok := c.done.Get(id); ok {
-			rep.Reportf(ruleResultTwice, "/tool_id", "call %q already has a tool_result on line %d", id, l)
-		} else {
-			rep.Reportf(ruleResultUnknown, "/tool_id", "tool_result for %q, which no tool_use announced", id)
-			c.done.Add(id, idset.Line(n))
-		}
+		c.calls.Answer(rep, "/tool_id", id, "")
 	case "result":
-		c.result = n
 		if s := r.Get("stats"); s.IsObject() {
 			checkStats(rep, s)
 		}
 	}
-}
-
-// unknownKeys reports the keys of a nested object that its type lacks.
-func unknownKeys(rep dialect.Reporter, v gjson.Result, ptr string, known []string, what string) {
-	jsonobj.ForEach(v, func(k, _ gjson.Result) bool {
-		if !slices.Contains(known, k.Str) {
-			rep.Reportf(ruleUnknownField, ptr+"/"+jsonptr.Escape(k.Str), "unknown field %q in %s", k.Str, what)
-		}
-		return true
-	})
 }
 
 // checkStats checks the invariants the producer's telemetry gives
@@ -166,7 +132,7 @@ func unknownKeys(rep dialect.Reporter, v gjson.Result, ptr string, known []strin
 // Counts are compared as exact integers; a count that is not one is the
 // schema's business.
 func checkStats(rep dialect.Reporter, s gjson.Result) {
-	unknownKeys(rep, s, "/stats", statsFields, "stats")
+	check.Keys(rep, ruleUnknownField, s, "/stats", check.In(statsFields), "unknown field %q in %s", "stats")
 	counts(rep, s, "/stats")
 	models := s.Get("models")
 	if !models.IsObject() {
@@ -180,7 +146,7 @@ func checkStats(rep dialect.Reporter, s gjson.Result) {
 			all = false
 			return true
 		}
-		unknownKeys(rep, m, ptr, modelFields, "a model's stats")
+		check.Keys(rep, ruleUnknownField, m, ptr, check.In(modelFields), "unknown field %q in %s", "a model's stats")
 		counts(rep, m, ptr)
 		for _, k := range modelFields {
 			n, ok := count(m, k)
@@ -250,15 +216,8 @@ func count(s gjson.Result, k string) (*big.Int, bool) {
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleFirstLine.Finding(0, "", "the stream has no JSON line: want init first"))
+	if c.Empty(report) || !c.Complete(last, report) {
 		return
 	}
-	if c.result == 0 {
-		report(ruleTruncated.Finding(last, "", "the stream ends without result: the run is incomplete"))
-		return
-	}
-	for _, id := range byline.Keys(c.open, byline.Line) {
-		report(ruleToolUnfinished.Finding(c.open[id], "/tool_id", fmt.Sprintf("call %q has no tool_result before result", id)))
-	}
+	c.calls.End(report)
 }

@@ -1,8 +1,7 @@
 package gemini
 
 import (
-	"strings"
-
+	"github.com/evtool/evtool/adapters/internal/geminicli"
 	"github.com/evtool/evtool/event"
 )
 
@@ -96,32 +95,7 @@ func runOutcome(status event.Status, errType string) (event.Status, event.StopRe
 	return status, ""
 }
 
-// toolKind returns what a Gemini CLI tool does, from its name. The built-in
-// tools of 0.61 and the older names of the same tools are listed; any other
-// name (an MCP tool, a subagent, a newer tool) is "other".
-func toolKind(name string) event.ToolKind {
-	if k, ok := toolKinds[name]; ok {
-		return k
-	}
-	if strings.HasPrefix(name, "tracker_") {
-		return event.KindThink // the task tracker: the agent's own plan
-	}
-	return event.KindOther
-}
-
-var toolKinds = map[string]event.ToolKind{
-	"run_shell_command":   event.KindExecute,
-	"read_file":           event.KindRead,
-	"read_many_files":     event.KindRead,
-	"list_directory":      event.KindRead,
-	"write_file":          event.KindEdit,
-	"replace":             event.KindEdit,
-	"glob":                event.KindSearch,
-	"grep_search":         event.KindSearch,
-	"search_file_content": event.KindSearch, // grep_search's earlier name
-	"google_web_search":   event.KindSearch,
-	"web_fetch":           event.KindFetch,
-	"write_todos":         event.KindThink,
-	"enter_plan_mode":     event.KindSwitchMode,
-	"exit_plan_mode":      event.KindSwitchMode,
-}
+// toolKind returns what a Gemini CLI tool does, from its name (see
+// geminicli.ToolKind): the stream knows the built-in tools of 0.61 and the
+// older names of the same tools.
+func toolKind(name string) event.ToolKind { return geminicli.ToolKind(name, nil) }

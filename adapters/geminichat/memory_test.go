@@ -7,16 +7,10 @@ import (
 	"testing"
 
 	"github.com/evtool/evtool/adapters/geminichat"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 )
-
-func liveHeap() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
 
 // TestDecoderMemory reads a generated chat of 100,000 turns (a prompt, a
 // model response written twice as Gemini CLI writes it, with a tool call
@@ -47,7 +41,7 @@ func TestDecoderMemory(t *testing.T) {
 	var before uint64
 	for i := range turns {
 		if i == 1000 {
-			before = liveHeap()
+			before = adaptertest.LiveHeap()
 		}
 		u, g, a := fmt.Sprintf("u%07d", i), fmt.Sprintf("g%07d", i), fmt.Sprintf("a%07d", i)
 		feed(`{"id":"` + u + `","timestamp":"2026-05-06T12:00:01.000Z","type":"user","content":[{"text":"` + pad + `"}]}`)
@@ -64,7 +58,7 @@ func TestDecoderMemory(t *testing.T) {
 	}
 	evs = dec.End(evs[:0])
 	events += len(evs)
-	kept := liveHeap() - min(before, liveHeap())
+	kept := adaptertest.LiveHeap() - min(before, adaptertest.LiveHeap())
 	runtime.KeepAlive(dec)
 	t.Logf("%d lines (%.0f MB), %d events; the decoder keeps %.1f MiB", n, float64(size)/1e6, events, float64(kept)/(1<<20))
 	if kept > 16<<20 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/evtool/evtool/adapters/internal/geminicli"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
@@ -70,7 +71,7 @@ func readStamp(f *faults, ptr string, v gjson.Result) stamp {
 	if !v.Exists() || v.Type != gjson.String {
 		return stamp{}
 	}
-	t, exact := canonTime(s)
+	t, exact := geminicli.CanonTime(s)
 	return stamp{time: t, exact: exact, set: true}
 }
 

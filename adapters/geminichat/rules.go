@@ -5,9 +5,10 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
+	"github.com/evtool/evtool/adapters/internal/geminicli"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/jsonobj"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -173,12 +174,9 @@ func (c *checker) record(rep dialect.Reporter, r gjson.Result, report func(diale
 	if typ.Type == gjson.String && !recordTypes[typ.Str] {
 		rep.Reportf(ruleUnknownType, "/type", "unknown record type %q (kept as unknown)", typ.Str)
 	}
-	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
-		if !knownRecordKey(typ.Str, k.Str) && (recordTypes[typ.Str] || typ.Str == "") {
-			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on a %s record", k.Str, typ.Str)
-		}
-		return true
-	})
+	if recordTypes[typ.Str] || typ.Str == "" {
+		check.Keys(rep, ruleUnknownField, r, "", func(k string) bool { return knownRecordKey(typ.Str, k) }, "unknown field %q on a %s record", typ.Str)
+	}
 	timestamp(rep, jsonobj.Lookup(r, "timestamp"), "/timestamp")
 	if typ.Str != "gemini" {
 		return
@@ -248,17 +246,12 @@ func checkTokens(rep dialect.Reporter, t gjson.Result) {
 // timestamp checks a timestamp that is a string; another type is the
 // schema's business.
 func timestamp(rep dialect.Reporter, v gjson.Result, ptr string) {
-	if v.Type == gjson.String && !isISOTime(v.Str) {
+	if v.Type == gjson.String && !geminicli.IsISOTime(v.Str) {
 		rep.Reportf(ruleTimestamp, ptr, "timestamp %q is not an ISO 8601 time", v.Str)
 	}
 }
 
 // unknownKeys reports the keys of an object that its type lacks.
 func unknownKeys(rep dialect.Reporter, v gjson.Result, ptr string, known []string, what string) {
-	jsonobj.ForEach(v, func(k, _ gjson.Result) bool {
-		if !has(known, k.Str) {
-			rep.Reportf(ruleUnknownField, ptr+"/"+jsonptr.Escape(k.Str), "unknown field %q in %s", k.Str, what)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, v, ptr, func(k string) bool { return has(known, k) }, "unknown field %q in %s", what)
 }

@@ -12,9 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/evtool/evtool/adapters/geminichat"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
+	"github.com/evtool/evtool/adapters/internal/storetest"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/sessions"
@@ -27,14 +28,7 @@ func sha(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func readFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func readFile(t *testing.T, p string) []byte { return adaptertest.ReadFile(t, p) }
 
 func write(t *testing.T, p string, data []byte) {
 	t.Helper()
@@ -112,73 +106,26 @@ func tree(t *testing.T) string {
 	return home
 }
 
-// snapshot records every file under root: its bytes and its times.
-type fileState struct {
-	data []byte
-	mod  time.Time
-	mode fs.FileMode
-}
-
-func snapshot(t *testing.T, root string) map[string]fileState {
-	t.Helper()
-	out := map[string]fileState{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		st := fileState{mod: info.ModTime(), mode: info.Mode()}
-		if !d.IsDir() {
-			st.data = readFile(t, p)
-		}
-		out[p] = st
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func scanAll(t *testing.T, root string) map[string]sessions.Ref {
 	t.Helper()
 	refs := map[string]sessions.Ref{}
-	err := geminichat.Store{}.Scan(context.Background(), root, func(r sessions.Ref) error {
+	for _, r := range storetest.Scan(t, geminichat.Store{}, root) {
 		if _, dup := refs[r.ID]; dup {
 			t.Errorf("session %s found twice", r.ID)
 		}
 		refs[r.ID] = r
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return refs
 }
 
-func open(t *testing.T, r sessions.Ref) string {
-	t.Helper()
-	rc, err := geminichat.Store{}.Open(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+func open(t *testing.T, r sessions.Ref) string { return storetest.Open(t, geminichat.Store{}, r) }
 
 // TestStore finds and opens every session of a Gemini CLI home, and
 // changes no file: no byte, no time, no new file.
 func TestStore(t *testing.T) {
 	home := tree(t)
 	t.Setenv("GEMINI_CLI_HOME", home)
-	before := snapshot(t, home)
+	before := storetest.Take(t, home)
 	s := geminichat.Store{}
 	roots := s.Roots()
 	if want := filepath.Join(home, ".gemini", "tmp"); len(roots) != 1 || roots[0] != want {
@@ -288,19 +235,7 @@ func TestStore(t *testing.T) {
 		t.Error("opened a file that does not exist")
 	}
 
-	after := snapshot(t, home)
-	if len(after) != len(before) {
-		t.Errorf("%d files before, %d after", len(before), len(after))
-	}
-	for p, b := range before {
-		a, ok := after[p]
-		switch {
-		case !ok:
-			t.Errorf("%s is gone", p)
-		case !bytes.Equal(a.data, b.data) || !a.mod.Equal(b.mod) || a.mode != b.mode:
-			t.Errorf("%s changed", p)
-		}
-	}
+	before.Unchanged(t, home)
 }
 
 // TestStoreClose: closing a session before reading it all stops the

@@ -1,8 +1,7 @@
 package geminichat
 
 import (
-	"strings"
-
+	"github.com/evtool/evtool/adapters/internal/geminicli"
 	"github.com/evtool/evtool/event"
 )
 
@@ -81,36 +80,14 @@ func knownRecordKey(typ, k string) bool {
 	return has(recordKeys, k) || (typ == "gemini" && has(geminiKeys, k))
 }
 
-// toolKind returns what a Gemini CLI tool does, from its name. The
-// built-in tools over the chat format's history are listed; any other
-// name (an MCP tool, a subagent, a newer tool) is "other".
-func toolKind(name string) event.ToolKind {
-	if k, ok := toolKinds[name]; ok {
-		return k
-	}
-	if strings.HasPrefix(name, "tracker_") {
-		return event.KindThink // the task tracker: the agent's own plan
-	}
-	return event.KindOther
-}
+// toolKind returns what a Gemini CLI tool does, from its name (see
+// geminicli.ToolKind): the built-in tools over the chat format's history
+// are those of the stream and these.
+func toolKind(name string) event.ToolKind { return geminicli.ToolKind(name, toolKinds) }
 
 var toolKinds = map[string]event.ToolKind{
-	"run_shell_command":   event.KindExecute,
-	"read_file":           event.KindRead,
-	"read_many_files":     event.KindRead,
-	"list_directory":      event.KindRead,
-	"write_file":          event.KindEdit,
-	"replace":             event.KindEdit,
-	"glob":                event.KindSearch,
-	"grep_search":         event.KindSearch,
-	"search_file_content": event.KindSearch, // grep_search's earlier name
-	"google_web_search":   event.KindSearch,
-	"web_fetch":           event.KindFetch,
-	"get_internal_docs":   event.KindRead,
-	"read_mcp_resource":   event.KindRead,
-	"list_mcp_resources":  event.KindRead,
-	"write_todos":         event.KindThink,
-	"update_topic":        event.KindThink, // the agent states what it is working on
-	"enter_plan_mode":     event.KindSwitchMode,
-	"exit_plan_mode":      event.KindSwitchMode,
+	"get_internal_docs":  event.KindRead,
+	"read_mcp_resource":  event.KindRead,
+	"list_mcp_resources": event.KindRead,
+	"update_topic":       event.KindThink, // the agent states what it is working on
 }

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/adapters/mermaid"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/tidwall/gjson"
 )
 
@@ -21,25 +21,17 @@ const streams = "../../testdata/streams/mermaid"
 // referenceLines returns the golden strings of the mermaid wire reference:
 // the example lines and the whole lines quoted in its prose.
 func referenceLines(t *testing.T) []string {
-	t.Helper()
-	data := teststreams.Reference(t, "../../../shared/dialects/mermaid.md")
-	out := teststreams.ExampleLines(data, `{"type":`)
-	for _, m := range regexp.MustCompile("`(\\{\"type\":[^`]*\\})`").FindAllStringSubmatch(data, -1) {
-		out = append(out, m[1])
-	}
-	if len(out) < 11 {
-		t.Fatalf("found only %d golden strings", len(out))
-	}
-	return out
+	return adaptertest.ReferenceLines(t, "../../../shared/dialects/mermaid.md", `{"type":`, 11, func(doc string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile("`(\\{\"type\":[^`]*\\})`").FindAllStringSubmatch(doc, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	})
 }
 
 func streamFiles(t *testing.T) []string {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(streams, "*.jsonl"))
-	if len(files) == 0 {
-		t.Fatal("no mermaid test streams")
-	}
-	return files
+	return adaptertest.Glob(t, filepath.Join(streams, "*.jsonl"), 1, "mermaid test streams")
 }
 
 // roundTrip decodes mermaid lines, writes canonical text, reads it back and
@@ -58,32 +50,20 @@ func roundTrip(t *testing.T, lines []string) []string {
 func TestRoundTrip(t *testing.T) {
 	// Each golden string alone (after a header, which every stream has).
 	header := `{"type":"session_started","protocol_version":1,"cli_version":"9.9.9","model":"anthropic/claude-x","task_id":null,"session_id":"20260709_120000_000"}`
-	for _, g := range referenceLines(t) {
-		lines := []string{header, g}
-		if strings.Contains(g, `"session_started"`) {
-			lines = []string{g}
-		}
-		back := roundTrip(t, lines)
-		if got := back[len(back)-1]; got != g {
-			t.Errorf("golden string not byte-identical:\n in: %s\nout: %s", g, got)
-		}
-	}
+	adaptertest.SameBack(t, referenceLines(t), header, `"session_started"`, func(lines []string) []string { return roundTrip(t, lines) })
 	// The streams: the kit's round trip, byte for byte (ByteExact).
 }
 
 func TestStreamsCoverEveryType(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range streamFiles(t) {
-		for _, l := range dialecttest.ReadLines(t, f) {
-			r := gjson.Parse(l)
-			seen[r.Get("type").Str] = true
-			for _, k := range []string{"plan", "web", "fuzzy", "structured_output"} {
-				if r.Get(k).Exists() {
-					seen["extra:"+k] = true
-				}
+	adaptertest.EachLine(t, streamFiles(t), func(r gjson.Result) {
+		seen[r.Get("type").Str] = true
+		for _, k := range []string{"plan", "web", "fuzzy", "structured_output"} {
+			if r.Get(k).Exists() {
+				seen["extra:"+k] = true
 			}
 		}
-	}
+	})
 	for _, typ := range append(mermaid.Types(), "extra:plan", "extra:web", "extra:fuzzy", "extra:structured_output") {
 		if !seen[typ] {
 			t.Errorf("no test stream has %s", typ)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -68,8 +69,7 @@ type call struct {
 // packed into the value (see pack); an approval that waits for its call's
 // tool_started stays in pending until that comes.
 type checker struct {
-	lines   int
-	result  int
+	check.Frame
 	session string
 	calls   map[string]*call // open calls
 	done    idset.Set        // finished calls → pack(started, finished)
@@ -78,7 +78,17 @@ type checker struct {
 	rep     dialect.Reporter // reports about the line being checked
 }
 
-func newChecker() *checker { return &checker{calls: map[string]*call{}, pending: map[string][]int{}} }
+func newChecker() *checker {
+	return &checker{
+		Frame: check.Frame{
+			Start: "session_started", End: "result",
+			FirstLine: ruleFirstLine, Repeated: ruleStartedAgain, After: ruleAfterResult, Truncated: ruleTruncated,
+			UnknownType: ruleUnknownType, Types: func(typ string) bool { _, ok := fields[typ]; return ok },
+			Alias: true, // what is kept is cloned
+		},
+		calls: map[string]*call{}, pending: map[string][]int{},
+	}
+}
 
 // pack keeps a finished call's two lines in one value; a line beyond 2^32-1
 // reads back as 2^32-1.
@@ -100,26 +110,12 @@ func (c *checker) open(id string) *call {
 // Line checks one line: its place in the stream, its keys and words, then
 // the rules of its type, by one method per type (see rules).
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := jsonobj.View(line) // what is kept is cloned
-	if !r.IsObject() {
+	r, rep, typ, ok := c.Next(line, n, report)
+	if !ok {
 		return
 	}
-	c.rep = dialect.Reporter{Line: n, Report: report}
-	typ := r.Get("type").Str
-	c.place(typ)
-	if _, known := fields[typ]; !known {
-		if typ != "" {
-			c.rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
-		}
-		return
-	}
-	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
-		if !knownField(typ, k.Str) {
-			c.rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
-		}
-		return true
-	})
+	c.rep = rep
+	check.Keys(rep, ruleUnknownField, r, "", func(k string) bool { return knownField(typ, k) }, "unknown field %q on %s", typ)
 	switch typ {
 	case "tasks_updated":
 		c.taskWords(r)
@@ -127,20 +123,6 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		unknownWord(c.rep, "/status", r.Get("status"), knownToolStatuses, "tool_finished.status")
 	}
 	c.rules(typ, r, n)
-}
-
-// place checks the line's place in the stream: session_started first and
-// only there, nothing after result.
-func (c *checker) place(typ string) {
-	if c.result > 0 {
-		c.rep.Reportf(ruleAfterResult, "/type", "%s after result on line %d: result must be the last line", typ, c.result)
-	}
-	if c.lines == 1 && typ != "session_started" {
-		c.rep.Reportf(ruleFirstLine, "/type", "the first line is %q, want session_started", typ)
-	}
-	if c.lines > 1 && typ == "session_started" {
-		c.rep.Reportf(ruleStartedAgain, "/type", "session_started may only be the first line")
-	}
 }
 
 // taskWords reports the unknown keys of the tasks of a tasks_updated, and
@@ -180,7 +162,7 @@ func (c *checker) rules(typ string, r gjson.Result, n int) {
 	case "tasks_updated":
 		c.tasksUpdated(r)
 	case "result":
-		c.resultLine(r, n)
+		c.resultLine(r)
 	}
 }
 
@@ -269,8 +251,7 @@ func (c *checker) tasksUpdated(r gjson.Result) {
 	}
 }
 
-func (c *checker) resultLine(r gjson.Result, n int) {
-	c.result = n
+func (c *checker) resultLine(r gjson.Result) {
 	if v := r.Get("session_id"); v.Exists() && c.session != "" && v.Str != c.session {
 		c.rep.Reportf(ruleSessionID, "/session_id", "result names session %q, session_started %q", v.Str, c.session)
 	}
@@ -287,8 +268,7 @@ func unknownWord(rep dialect.Reporter, ptr string, v gjson.Result, known []strin
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleFirstLine.Finding(0, "", "the stream is empty: want session_started first"))
+	if c.Empty(report) {
 		return
 	}
 	type approval struct {
@@ -305,8 +285,7 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	for _, a := range never {
 		report(ruleApprovalUnknown.Finding(a.line, "/call_id", fmt.Sprintf("approval_required for call %q, which never has a tool_started", a.id)))
 	}
-	if c.result == 0 {
-		report(ruleTruncated.Finding(last, "", "the stream ends without result: it is truncated"))
+	if !c.Complete(last, report) {
 		return
 	}
 	var open []string

@@ -3,13 +3,13 @@ package muse_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	_ "github.com/evtool/evtool/adapters"
 	"github.com/evtool/evtool/adapters/canonical"
+	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/adapters/muse"
 	"github.com/evtool/evtool/convert"
 	"github.com/evtool/evtool/diag"
@@ -23,21 +23,14 @@ const corpus = "../../../shared/corpus/muse"
 
 func captures(t *testing.T) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(corpus, "*.jsonl"))
+	files := adaptertest.Glob(t, filepath.Join(corpus, "*.jsonl"), 6, "muse captures in "+corpus)
 	if len(files) != 6 {
 		t.Fatalf("want the six muse captures in %s, found %d", corpus, len(files))
 	}
 	return files
 }
 
-func read(t *testing.T, f string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+func read(t *testing.T, f string) []byte { return adaptertest.ReadFile(t, f) }
 
 // convertStream converts in from one dialect to another (from nil: the
 // dialect is detected), as evtool convert does, and returns the output,

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
-	"github.com/evtool/evtool/internal/jsonobj"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -139,7 +138,7 @@ type taskState struct {
 // call ids and tool names tool.result may join leave an 8-byte digest (with
 // a value) in an idset.Set.
 type checker struct {
-	lines  int
+	check.Frame
 	ids    idset.Set             // stream id + "\x00" + id → line
 	turns  map[string]*turnState // open turns, and the current one
 	ended  idset.Set             // ended turns left behind → packTurn
@@ -152,7 +151,10 @@ type checker struct {
 }
 
 func newChecker() *checker {
-	return &checker{turns: map[string]*turnState{}, tasks: map[string]*taskState{}}
+	return &checker{
+		Frame: check.Frame{EmptyRule: ruleTruncated, EmptyMsg: "the stream is empty"},
+		turns: map[string]*turnState{}, tasks: map[string]*taskState{},
+	}
 }
 
 // packTurn keeps an ended turn's last sequence and run.terminal line in one
@@ -198,12 +200,10 @@ func (c *checker) leave(turn string) {
 // Line checks one record: its envelope, its place in its turn (the turn it
 // begins or continues, its sequence), then its payload.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := gjson.ParseBytes(line)
-	if !r.IsObject() {
+	r, rep, ok := c.Read(line, n, report)
+	if !ok {
 		return
 	}
-	rep := dialect.Reporter{Line: n, Report: report}
 	c.envelope(r, n, rep)
 	pt := r.Get("payload_type").Str
 	cause := r.Get("causation_id").Str
@@ -219,12 +219,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 // envelope checks the record's envelope: its keys and versions, its id,
 // its durability and its clock.
 func (c *checker) envelope(r gjson.Result, n int, rep dialect.Reporter) {
-	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
-		if !slices.Contains(envelopeKeys, k.Str) {
-			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown envelope key %q", k.Str)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, r, "", check.In(envelopeKeys), "unknown envelope key %q")
 	for _, k := range []string{"schema_version", "payload_schema_version"} {
 		if v := r.Get(k); v.Type == gjson.Number && v.Raw != "1" {
 			rep.Reportf(ruleSchemaVersion, "/"+k, "%s is %s; only 1 is known", k, v.Raw)
@@ -317,12 +312,7 @@ func (c *checker) payload(pt string, p gjson.Result, t *turnState, n int, rep di
 		rep.Reportf(ruleUnknownPayload, "/payload_type", "unknown payload type %q (passed through)", pt)
 		return
 	}
-	jsonobj.ForEach(p, func(k, _ gjson.Result) bool {
-		if !slices.Contains(keys, k.Str) {
-			rep.Reportf(ruleUnknownField, "/payload/"+jsonptr.Escape(k.Str), "unknown key %q in a %s payload", k.Str, pt)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, p, "/payload", check.In(keys), "unknown key %q in a %s payload", pt)
 	// Words of closed sets in open strings: reported, and kept as read
 	// (the decoder's residue holds them).
 	value := func(ptr string, v gjson.Result, known []string, what string) {
@@ -385,12 +375,9 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, rep dialect.Report
 	if id := e.Get("task_id"); id.Str != task {
 		rep.Reportf(ruleLifecycleKind, "/payload/event/task_id", "event.task_id %q differs from payload.task_id %q", id.Str, task)
 	}
-	jsonobj.ForEach(e, func(k, _ gjson.Result) bool {
-		if k.Str != "kind" && k.Str != "task_id" && !slices.Contains(eventKeys[kind], k.Str) {
-			rep.Reportf(ruleUnknownField, "/payload/event/"+jsonptr.Escape(k.Str), "unknown key %q in a %s event", k.Str, kind)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, e, "/payload/event", func(k string) bool {
+		return k == "kind" || k == "task_id" || slices.Contains(eventKeys[kind], k)
+	}, "unknown key %q in a %s event", kind)
 	s := c.tasks[task]
 	var prev string
 	var linked bool
@@ -434,8 +421,7 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, rep dialect.Report
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleTruncated.Finding(0, "", "the stream is empty"))
+	if c.Empty(report) {
 		return
 	}
 	if t := c.turns[c.turn]; t != nil && t.terminal == 0 {

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"time"
 
+	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/ndjson"
 
 	"github.com/evtool/evtool/dialect"
@@ -20,17 +20,13 @@ import (
 // DecodeError is a known opencode field with a value canonical cannot hold.
 type DecodeError = jsonobj.FieldError
 
-// maxMillis is the last millisecond of year 9999, the last an RFC 3339
-// time can name.
-const maxMillis = 253402300799999
-
 // Residue keys of ext.opencode beyond the source's own field names.
 const (
 	// keyBefore holds, in order, the whole source lines that came before
 	// an event and have no canonical event of their own: step_start, a
 	// part republished after it ended, and the bus's snapshots and
 	// statuses. The writer puts them back before the event's own line.
-	keyBefore = "before"
+	keyBefore = opencodewire.KeyBefore
 	// keyBus marks an event read from the server bus, so that it is
 	// written back in the bus's shape. It is evtool's bookkeeping, not a
 	// fact of the run.
@@ -130,7 +126,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
 	out = d.start(out)
 	if len(d.before) > 0 {
-		withBefore(evs[0], d.before)
+		opencodewire.WithBefore(evs[0], Name, d.before)
 		d.before = d.before[:0]
 	}
 	for _, ev := range evs {
@@ -199,27 +195,6 @@ func (d *Decoder) closeTurn(b *event.TurnFinished) string {
 	d.ended, d.endErr = true, d.errored
 	d.turn = ""
 	return id
-}
-
-// withBefore adds the held-back lines to an event's residue.
-func withBefore(ev *event.Event, lines [][]byte) {
-	arr := []byte{'['}
-	for i, l := range lines {
-		if i > 0 {
-			arr = append(arr, ',')
-		}
-		arr = append(arr, l...)
-	}
-	arr = append(arr, ']')
-	var res jsonobj.Residue
-	if prev := ev.Ext.Get(Name); len(prev) > 0 {
-		jsonobj.ForEach(gjson.ParseBytes(prev), func(k, v gjson.Result) bool {
-			res.Add(k.Str, []byte(v.Raw))
-			return true
-		})
-	}
-	res.Add(keyBefore, arr)
-	ev.Ext.Set(Name, res.Bytes())
 }
 
 // run reads one run json line. It returns no event for a line that rides
@@ -441,12 +416,7 @@ func (d *Decoder) part(p gjson.Result, ptr, typ, session string, res *jsonobj.Re
 	if typ != "text" && !p.Get("messageID").Exists() {
 		res.Absent("messageID")
 	}
-	jsonobj.ForEach(p, func(k, v gjson.Result) bool {
-		if !carried[k.Str] {
-			res.Add(k.Str, []byte(v.Raw))
-		}
-		return true
-	})
+	opencodewire.KeepOthers(res, p, carried)
 	return evs
 }
 
@@ -486,16 +456,11 @@ func (d *Decoder) millis(ptr string, v gjson.Result, required bool) string {
 	if !v.Exists() {
 		return ""
 	}
-	n, msg := jsonobj.ParseUint(v, jsonobj.IntType{Name: "epoch milliseconds", Max: maxMillis})
+	t, msg := opencodewire.Millis(v)
 	if msg != "" {
 		d.o.Fail(ptr, "%s", msg)
-		return ""
 	}
-	return formatMillis(n)
-}
-
-func formatMillis(n uint64) string {
-	return time.UnixMilli(int64(n)).UTC().Format("2006-01-02T15:04:05.000000Z")
+	return t
 }
 
 // End implements dialect.Decoder: the end of the run, read from the last
@@ -513,7 +478,7 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 	case d.ended:
 		f := d.finish()
 		if len(d.before) > 0 {
-			withBefore(f, d.before)
+			opencodewire.WithBefore(f, Name, d.before)
 			d.before = nil
 		}
 		return append(out, f)
@@ -529,7 +494,7 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 func (d *Decoder) carrier(msg string) *event.Event {
 	ev := &event.Event{Synthetic: true, TurnID: d.turn, Body: &event.Notice{Severity: event.SeverityWarning, Message: msg}}
 	if len(d.before) > 0 {
-		withBefore(ev, d.before)
+		opencodewire.WithBefore(ev, Name, d.before)
 		d.before = nil
 	}
 	return ev

@@ -2,13 +2,11 @@ package opencode
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
-	"github.com/evtool/evtool/internal/jsonobj"
-	"github.com/evtool/evtool/internal/jsonptr"
 	"github.com/tidwall/gjson"
 )
 
@@ -59,7 +57,7 @@ func (Dialect) Rules() []dialect.Rule { return rules.List() }
 // checker keeps, besides a few flags, the ids of the parts read so far
 // (as compact digests).
 type checker struct {
-	lines   int
+	check.Frame
 	objects int    // lines that are JSON objects
 	bus     bool   // the stream is the server bus
 	session string // the first line's session
@@ -70,15 +68,15 @@ type checker struct {
 	parts   idset.Set
 }
 
-func newChecker() *checker { return &checker{} }
+func newChecker() *checker {
+	return &checker{Frame: check.Frame{EmptyRule: ruleEmpty, EmptyMsg: "the stream is empty", UnknownType: ruleUnknownType}}
+}
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := gjson.ParseBytes(line)
-	if !r.IsObject() {
+	r, rep, ok := c.Read(line, n, report)
+	if !ok {
 		return
 	}
-	rep := dialect.Reporter{Line: n, Report: report}
 	typ := r.Get("type").Str
 	bus := isBus(r)
 	// The stream's shape and session are its first object's: a line that
@@ -99,19 +97,11 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 		c.busLine(r, typ, rep)
 		return
 	}
-	if _, ok := runFields[typ]; !ok {
-		if typ != "" {
-			rep.Reportf(ruleUnknownType, "/type", "unknown event type %q (kept as opaque data)", typ)
-		}
+	if _, ok := runFields[typ]; !c.Known(rep, typ, ok) {
 		c.last = lastOther
 		return
 	}
-	jsonobj.ForEach(r, func(k, _ gjson.Result) bool {
-		if !knownRunField(typ, k.Str) {
-			rep.Reportf(ruleUnknownField, "/"+jsonptr.Escape(k.Str), "unknown field %q on %s", k.Str, typ)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, r, "", func(k string) bool { return knownRunField(typ, k) }, "unknown field %q on %s", typ)
 	if first && typ != "step_start" && typ != "error" && typ != "done" {
 		rep.Reportf(ruleFirstLine, "/type", "the first line is %s: a run's parts come inside steps, which step_start opens", typ)
 	}
@@ -140,12 +130,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	if pt := p.Get("type"); pt.Exists() && pt.Str != want {
 		rep.Reportf(rulePartType, "/part/type", "a %s line carries a %s part, want %s", typ, pt.Str, want)
 	}
-	jsonobj.ForEach(p, func(k, _ gjson.Result) bool {
-		if !slices.Contains(partFields[want], k.Str) {
-			rep.Reportf(ruleUnknownField, "/part/"+jsonptr.Escape(k.Str), "unknown field %q on a %s part", k.Str, want)
-		}
-		return true
-	})
+	check.Keys(rep, ruleUnknownField, p, "/part", check.In(partFields[want]), "unknown field %q on a %s part", want)
 	switch typ {
 	case "tool_use":
 		if st := p.Get("state.status"); st.Type == gjson.String {
@@ -266,8 +251,7 @@ func (c *checker) busLine(r gjson.Result, typ string, rep dialect.Reporter) {
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleEmpty.Finding(0, "", "the stream is empty"))
+	if c.Empty(report) {
 		return
 	}
 	if c.bus {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonkeys"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -282,17 +283,10 @@ func (d *Decoder) tool(p gjson.Result, ptr, id string, res *jsonobj.Residue) []*
 		}
 		// bash states its exit code in metadata; metadata stays whole in
 		// the residue, the exit code is read from it.
-		if m := st.Get("metadata.exit"); m.Exists() && fin != nil && name == "bash" && m.Type == gjson.Number {
-			if x, msg := jsonobj.ParseInt(m, jsonobj.I64); msg == "" {
-				fin.ExitCode = &x
-			}
+		if fin != nil {
+			fin.ExitCode = opencodewire.BashExit(st, name)
 		}
-		jsonobj.ForEach(st, func(k, v gjson.Result) bool {
-			if !carried[k.Str] {
-				sres.Add(k.Str, []byte(v.Raw))
-			}
-			return true
-		})
+		opencodewire.KeepOthers(&sres, st, carried)
 	}
 	if !sres.Empty() {
 		res.Add("state", sres.Bytes())

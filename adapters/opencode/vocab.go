@@ -1,8 +1,7 @@
 package opencode
 
 import (
-	"strings"
-
+	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/event"
 )
 
@@ -47,38 +46,7 @@ func finishWord(r event.StopReason) (string, bool) {
 // toolKind returns what an opencode tool does, from its name. opencode's
 // built-in tools have lowercase one-word names; an MCP tool is
 // "<server>_<tool>", which says nothing certain and is "other".
-func toolKind(name string) event.ToolKind {
-	if k, ok := toolKinds[strings.ToLower(name)]; ok {
-		return k
-	}
-	return event.KindOther
-}
-
-// toolKinds maps opencode's built-in tools (packages/opencode/src/tool) to
-// ACP tool kinds.
-var toolKinds = map[string]event.ToolKind{
-	"bash":       event.KindExecute,
-	"read":       event.KindRead,
-	"list":       event.KindRead,
-	"lsp":        event.KindRead,
-	"edit":       event.KindEdit,
-	"multiedit":  event.KindEdit,
-	"write":      event.KindEdit,
-	"patch":      event.KindEdit,
-	"glob":       event.KindSearch,
-	"grep":       event.KindSearch,
-	"codesearch": event.KindSearch,
-	"websearch":  event.KindSearch,
-	"webfetch":   event.KindFetch,
-	"todowrite":  event.KindThink,
-	"todoread":   event.KindThink,
-	"task":       event.KindThink,
-	"skill":      event.KindThink,
-	"question":   event.KindOther,
-	"plan_enter": event.KindSwitchMode,
-	"plan_exit":  event.KindSwitchMode,
-	"invalid":    event.KindOther,
-}
+func toolKind(name string) event.ToolKind { return opencodewire.ToolKind(name, nil) }
 
 // The documented words of opencode's open strings. A word outside them is
 // a newer producer's: the checker reports it (opencode/unknown-value) and

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"time"
 
+	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -19,15 +19,6 @@ import (
 // hold: its Position is the value's JSON pointer, its message says what
 // was found and what is wanted.
 type DecodeError = jsonobj.FieldError
-
-// maxMillis is the last millisecond of year 9999, the last an RFC 3339
-// time can name.
-const maxMillis = 253402300799999
-
-// keyBefore is the residue key of the whole lines, in order, that came
-// before an event and have no canonical event of their own (step-start,
-// step-finish, snapshot, patch and file parts).
-const keyBefore = "before"
 
 // Decoder reads the lines of one stored session into canonical events.
 //
@@ -273,18 +264,11 @@ func (d *Decoder) millisAt(v gjson.Result, ptr string) string {
 	if !v.Exists() {
 		return ""
 	}
-	ms, msg := jsonobj.ParseUint(v, jsonobj.IntType{Name: "epoch milliseconds", Max: maxMillis})
-	if msg != "" {
-		if d.err == nil {
-			d.err = &DecodeError{Pointer: ptr, Msg: msg}
-		}
-		return ""
+	t, msg := opencodewire.Millis(v)
+	if msg != "" && d.err == nil {
+		d.err = &DecodeError{Pointer: ptr, Msg: msg}
 	}
-	return formatMillis(ms)
-}
-
-func formatMillis(ms uint64) string {
-	return time.UnixMilli(int64(ms)).UTC().Format("2006-01-02T15:04:05.000000Z")
+	return t
 }
 
 // usage reads a message's (or step's) tokens and cost, exactly: counts as
@@ -354,7 +338,7 @@ func (d *Decoder) push(out []*event.Event, n int, typ string, evs ...*event.Even
 			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}
 		}
 		if len(d.before) > 0 {
-			withBefore(ev, d.before)
+			opencodewire.WithBefore(ev, Name, d.before)
 			d.before = nil
 		}
 		if d.turn != "" && ev.TurnID == "" {

@@ -9,6 +9,7 @@ package opencodestorage
 import (
 	"encoding/json"
 
+	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -120,21 +121,12 @@ func (d *Decoder) tool(id string, data gjson.Result, res *jsonobj.Residue) []*ev
 			fin.Output = &s
 		}
 		fin.Error = st.Get("error").Str
-		if x := st.Get("metadata.exit"); x.Type == gjson.Number && name == "bash" {
-			if n, msg := jsonobj.ParseInt(x, jsonobj.I64); msg == "" {
-				fin.ExitCode = &n
-			}
-		}
+		fin.ExitCode = opencodewire.BashExit(st, name)
 	}
 	if call.Title == "" && st.Get("title").Exists() {
 		carried["title"] = false
 	}
-	jsonobj.ForEach(st, func(k, v gjson.Result) bool {
-		if !carried[k.Str] {
-			sres.Add(k.Str, []byte(v.Raw))
-		}
-		return true
-	})
+	opencodewire.KeepOthers(&sres, st, carried)
 	if !sres.Empty() {
 		res.Add("state", sres.Bytes())
 	}
@@ -157,25 +149,4 @@ func (d *Decoder) tool(id string, data gjson.Result, res *jsonobj.Residue) []*ev
 // unknown keeps a line evtool does not know whole.
 func unknown(sourceType string, line []byte) *event.Event {
 	return &event.Event{Body: &event.Unknown{Dialect: Name, SourceType: sourceType, Raw: append(json.RawMessage(nil), line...)}}
-}
-
-// withBefore adds the held-back lines to an event's residue.
-func withBefore(ev *event.Event, lines [][]byte) {
-	arr := []byte{'['}
-	for i, l := range lines {
-		if i > 0 {
-			arr = append(arr, ',')
-		}
-		arr = append(arr, l...)
-	}
-	arr = append(arr, ']')
-	var res jsonobj.Residue
-	if prev := ev.Ext.Get(Name); len(prev) > 0 {
-		jsonobj.ForEach(gjson.ParseBytes(prev), func(k, v gjson.Result) bool {
-			res.Add(k.Str, []byte(v.Raw))
-			return true
-		})
-	}
-	res.Add(keyBefore, arr)
-	ev.Ext.Set(Name, res.Bytes())
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -49,7 +50,7 @@ func (Dialect) Rules() []dialect.Rule { return rules.List() }
 // checker keeps the session's id, the last message's id, time and state,
 // the last part's id, and the ids seen (as digests, bounded).
 type checker struct {
-	lines    int
+	check.Frame
 	session  string
 	todo     int    // line of the todo line, 0 if none
 	msg      string // the last message's id
@@ -61,18 +62,18 @@ type checker struct {
 	ids      idset.Set
 }
 
-func newChecker() *checker { return &checker{} }
+func newChecker() *checker {
+	return &checker{Frame: check.Frame{EmptyRule: ruleEmpty, EmptyMsg: "the stream is empty"}}
+}
 
 // Line implements dialect.Checker.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	c.lines++
-	r := jsonobj.View(line)
-	if !r.IsObject() {
+	r, rep, ok := c.View(line, n, report)
+	if !ok {
 		return
 	}
-	rep := dialect.Reporter{Line: n, Report: report}
 	typ := r.Get("type").Str
-	first := c.lines == 1
+	first := c.Lines == 1
 	if c.todo > 0 {
 		rep.Reportf(ruleTodoLast, "/type", "a %s line after the todo line of line %d", typ, c.todo)
 	}
@@ -242,8 +243,7 @@ func (c *checker) tokens(t gjson.Result, ptr string, rep dialect.Reporter) {
 
 // End implements dialect.Checker.
 func (c *checker) End(last int, report func(dialect.Finding)) {
-	if c.lines == 0 {
-		report(ruleEmpty.Finding(0, "", "the stream is empty"))
+	if c.Empty(report) {
 		return
 	}
 	if c.messages > 0 && !c.ended {

@@ -1,47 +1,25 @@
 package opencodestorage_test
 
 import (
-	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/evtool/evtool/adapters/internal/storetest"
 	"github.com/evtool/evtool/adapters/opencodestorage"
 	"github.com/evtool/evtool/sessions"
 	"github.com/tidwall/gjson"
 )
 
 func scan(t testing.TB, root string) []sessions.Ref {
-	t.Helper()
-	var refs []sessions.Ref
-	if err := (opencodestorage.Store{}).Scan(context.Background(), root, func(r sessions.Ref) error {
-		refs = append(refs, r)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return refs
+	return storetest.Scan(t, opencodestorage.Store{}, root)
 }
 
 func open(t testing.TB, ref sessions.Ref) string {
-	t.Helper()
-	rc, err := (opencodestorage.Store{}).Open(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return storetest.Open(t, opencodestorage.Store{}, ref)
 }
 
-// sessionID returns the id of a stream's session line.
 func sessionID(stream []byte) string { return gjson.GetBytes(stream, "id").Str }
 
 // TestStoreRegistered: the store is the one of agent opencode, in this

@@ -1,8 +1,7 @@
 package opencodestorage
 
 import (
-	"strings"
-
+	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/event"
 )
 
@@ -47,18 +46,7 @@ const abortedError = "MessageAbortedError"
 // toolKind returns what an opencode tool does, from its name: opencode's
 // built-in tools (packages/opencode/src/tool) have lowercase one-word
 // names; an MCP tool is "<server>_<tool>", which says nothing certain.
-func toolKind(name string) event.ToolKind {
-	if k, ok := toolKinds[strings.ToLower(name)]; ok {
-		return k
-	}
-	return event.KindOther
-}
+func toolKind(name string) event.ToolKind { return opencodewire.ToolKind(name, toolKinds) }
 
-var toolKinds = map[string]event.ToolKind{
-	"bash": event.KindExecute, "read": event.KindRead, "list": event.KindRead, "lsp": event.KindRead,
-	"edit": event.KindEdit, "multiedit": event.KindEdit, "write": event.KindEdit, "patch": event.KindEdit,
-	"apply_patch": event.KindEdit, "glob": event.KindSearch, "grep": event.KindSearch,
-	"codesearch": event.KindSearch, "websearch": event.KindSearch, "webfetch": event.KindFetch,
-	"todowrite": event.KindThink, "todoread": event.KindThink, "task": event.KindThink,
-	"skill": event.KindThink, "plan_enter": event.KindSwitchMode, "plan_exit": event.KindSwitchMode,
-}
+// toolKinds are the tools the store names beyond those of run json.
+var toolKinds = map[string]event.ToolKind{"apply_patch": event.KindEdit}
