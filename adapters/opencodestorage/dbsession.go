@@ -27,17 +27,38 @@ type dbSession struct {
 }
 
 func openDatabaseSession(path, id string) (io.ReadCloser, error) {
+	var s *dbSession
+	err := retry(func() error {
+		var err error
+		s, err = beginSession(path, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &lineReader{next: s.next, close: s.close}, nil
+}
+
+// beginSession opens the database and takes the snapshot the session is
+// read from: a read transaction begins at its first read, so one is made
+// here, where a reading SQLite refuses for a moment can be tried again.
+func beginSession(path, id string) (*dbSession, error) {
 	db, err := openDatabase(path)
 	if err != nil {
 		return nil, err
 	}
 	tx, err := db.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err == nil {
+		var n int
+		if err = tx.QueryRow("SELECT count(*) FROM session WHERE id = ?", id).Scan(&n); err != nil {
+			tx.Rollback()
+		}
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", db.path, err)
 	}
-	s := &dbSession{db: db, tx: tx, id: id}
-	return &lineReader{next: s.next, close: s.close}, nil
+	return &dbSession{db: db, tx: tx, id: id}, nil
 }
 
 func (s *dbSession) fail(err error) error {

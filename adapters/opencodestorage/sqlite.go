@@ -39,6 +39,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -96,6 +97,38 @@ func openDatabase(path string) (*database, error) {
 	}
 	d.db = db
 	return d, nil
+}
+
+// transient reports whether SQLite refused a read for a moment only: the
+// database is busy, or a writer is (re)building the shared-memory index a
+// read-only connection may not build itself (SQLITE_READONLY_RECOVERY,
+// SQLITE_READONLY_CANTINIT; SQLite's advice for both is to try again).
+func transient(err error) bool {
+	var c interface{ Code() int }
+	if !errors.As(err, &c) {
+		return false
+	}
+	switch code := c.Code(); {
+	case code&0xff == 5: // SQLITE_BUSY and its extended codes
+		return true
+	case code == 264, code == 1288: // SQLITE_READONLY_RECOVERY, SQLITE_READONLY_CANTINIT
+		return true
+	}
+	return false
+}
+
+// retry runs a reading again while SQLite refuses it for a moment
+// (transient), for about two seconds at most, and returns its last error.
+func retry(read func() error) error {
+	wait := 5 * time.Millisecond
+	for deadline := time.Now().Add(2 * time.Second); ; {
+		err := read()
+		if err == nil || !transient(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 200*time.Millisecond)
+	}
 }
 
 // verify reports whether an immutable reading may stand: the file did not

@@ -106,41 +106,16 @@ func isDatabase(path string) bool {
 }
 
 func scanDatabase(ctx context.Context, path string, seen map[string]bool, found func(sessions.Ref) error) error {
-	db, err := openDatabase(path)
+	// The rows are read whole before any is reported (below), so a
+	// reading SQLite refuses for a moment is simply read again.
+	var refs []sessions.Ref
+	err := retry(func() error {
+		var err error
+		refs, err = readSessions(ctx, path)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	defer db.Close()
-	size, mod := fileSize(db.path), fileTime(db.path)
-	var parts []string
-	if wal := db.path + "-wal"; exists(wal) {
-		parts = []string{wal}
-		size += fileSize(wal)
-		if t := fileTime(wal); t.After(mod) {
-			mod = t
-		}
-	}
-	rows, err := db.db.QueryContext(ctx, "SELECT id, time_updated FROM session ORDER BY time_created, id")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	var refs []sessions.Ref
-	for rows.Next() {
-		var id string
-		var updated *int64
-		if err := rows.Scan(&id, &updated); err != nil {
-			rows.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		ref := sessions.Ref{Agent: "opencode", ID: id, Path: db.path, Parts: parts, Size: size, Modified: mod}
-		if updated != nil {
-			ref.Modified = time.UnixMilli(*updated)
-		}
-		refs = append(refs, ref)
-	}
-	err = errors.Join(rows.Err(), rows.Close(), db.verify())
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	// The rows are read whole before any is reported, so that found
 	// never runs while the database is held open.
@@ -278,4 +253,46 @@ func (r *lineReader) Close() error {
 	c := r.close
 	r.close = nil
 	return c()
+}
+
+// readSessions reads the sessions of an opencode database, in the order
+// they were created.
+func readSessions(ctx context.Context, path string) ([]sessions.Ref, error) {
+	db, err := openDatabase(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var refs []sessions.Ref
+	size, mod := fileSize(db.path), fileTime(db.path)
+	var parts []string
+	if wal := db.path + "-wal"; exists(wal) {
+		parts = []string{wal}
+		size += fileSize(wal)
+		if t := fileTime(wal); t.After(mod) {
+			mod = t
+		}
+	}
+	rows, err := db.db.QueryContext(ctx, "SELECT id, time_updated FROM session ORDER BY time_created, id")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for rows.Next() {
+		var id string
+		var updated *int64
+		if err := rows.Scan(&id, &updated); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		ref := sessions.Ref{Agent: "opencode", ID: id, Path: db.path, Parts: parts, Size: size, Modified: mod}
+		if updated != nil {
+			ref.Modified = time.UnixMilli(*updated)
+		}
+		refs = append(refs, ref)
+	}
+	err = errors.Join(rows.Err(), rows.Close(), db.verify())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return refs, nil
 }
