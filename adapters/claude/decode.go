@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
@@ -55,8 +56,9 @@ type Decoder struct {
 	firstSID  string // the first session_id seen, for a synthesised session_started
 
 	turns    int
-	turn     string // the open turn, "" between turns
-	calls    map[string]*call
+	turn     string            // the open turn, "" between turns
+	calls    map[string]*call  // open calls: a closed one leaves for done
+	done     idset.Set         // ids of the calls that have their result
 	rounds   map[string]*round // open model rounds by thread
 	order    []string          // threads with an open round, in opening order
 	closed   map[string]string // thread → the message id of its last closed round

@@ -17,13 +17,39 @@ import (
 // knownCall returns the call of an id, synthesising its tool_call when the
 // id is new (a result or progress line for a call the stream never showed).
 func (l *line) knownCall(id, name string) *call {
-	c := l.d.calls[id]
+	c := l.d.call(id)
 	if c == nil {
-		c = &call{name: name}
+		// Cloned: the line's strings share its memory, which a kept
+		// string would keep whole.
+		c = &call{name: strings.Clone(name)}
 		l.d.calls[strings.Clone(id)] = c
 		l.pre = append(l.pre, &event.Event{Synthetic: true, AgentID: l.thread(), Body: &event.ToolCall{CallID: id, Name: name, Kind: kindIfNamed(name)}})
 	}
 	return c
+}
+
+// closedCall stands for every call that has its result: only its being
+// closed is asked of it.
+var closedCall = &call{closed: true}
+
+// call returns the call of an id: open, closed (closedCall), or nil for
+// an id not seen.
+func (d *Decoder) call(id string) *call {
+	if c := d.calls[id]; c != nil {
+		return c
+	}
+	if d.done.Has(id) {
+		return closedCall
+	}
+	return nil
+}
+
+// close moves a call that has its result out of the open calls: what is
+// kept of it is its id's digest, so that the calls a long stream makes
+// cost a few bytes each once they are over.
+func (d *Decoder) close(id string) {
+	delete(d.calls, id)
+	d.done.Add(id, 0)
 }
 
 func kindIfNamed(name string) event.ToolKind {
@@ -103,12 +129,12 @@ func (l *line) toolUse(b gjson.Result, agent string, i int, r *round) {
 	if r != nil {
 		r.toolUse = true
 	}
-	if c := d.calls[id]; c != nil {
+	if c := d.call(id); c != nil {
 		l.group = append(l.group, &event.Event{AgentID: agent, Body: &event.Notice{Severity: event.SeverityWarning,
 			Message: "tool_use " + id + " repeated"}})
 		return
 	}
-	d.calls[strings.Clone(id)] = &call{name: name}
+	d.calls[strings.Clone(id)] = &call{name: strings.Clone(name)}
 	input := compact(b.Get("input").Raw)
 	c := &event.ToolCall{CallID: id, Name: name, Kind: claudecode.ToolKind(name), Input: input}
 	in := gjson.ParseBytes(input)
@@ -186,7 +212,7 @@ func (l *line) user() {
 					Message: "a second tool_result for " + id}})
 				break
 			}
-			c.closed = true
+			d.close(id)
 			f := &event.ToolFinished{CallID: id, Name: c.name, Status: event.ToolSuccess}
 			if b.Get("is_error").Type == gjson.True {
 				f.Status = event.ToolError

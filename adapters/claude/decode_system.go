@@ -337,7 +337,7 @@ func (l *line) task() {
 	if b.Title == "" {
 		b.Title = d.titles[id] // what the task is, as its start said
 	} else if l.kind == "system/task_started" {
-		d.titles[strings.Clone(id)] = b.Title
+		d.titles[strings.Clone(id)] = strings.Clone(b.Title)
 	}
 	l.group = append(l.group, &event.Event{Body: b})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/linesep"
@@ -41,8 +42,8 @@ type Decoder struct {
 	res     jsonobj.Residue
 	session string
 	turns   int
-	turn    string // current turn id, "" before the run's first event
-	calls   map[string]bool
+	turn    string    // current turn id, "" before the run's first event
+	calls   idset.Set // the ids of the calls made known: a digest each
 	// The last round's stop reason: the turn's, unless the model stopped to
 	// call tools.
 	lastStop event.StopReason
@@ -447,10 +448,10 @@ func (d *Decoder) beginTurn() {
 
 // callFor synthesises the tool_call of a call id seen for the first time.
 func (d *Decoder) callFor(id, name string) {
-	if d.calls[id] {
+	if d.calls.Has(id) {
 		return
 	}
-	d.calls[strings.Clone(id)] = true // a gjson string keeps its whole line alive
+	d.calls.Add(id, 0)
 	d.emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: id, Name: name, Kind: kindOf(name)}})
 }
 

@@ -55,7 +55,7 @@ func (Dialect) Sniff(line []byte) bool {
 
 // NewDecoder implements dialect.Dialect.
 func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder {
-	return &Decoder{opts: opts, calls: map[string]bool{}}
+	return &Decoder{opts: opts}
 }
 
 // NewEncoder implements dialect.Dialect.
