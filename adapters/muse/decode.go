@@ -350,6 +350,8 @@ func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, str
 }
 
 func (d *Decoder) newTool(task, name string) *toolTask {
+	// Cloned, as the state's tables are (derive.go).
+	task, name = strings.Clone(task), strings.Clone(name)
 	t := &toolTask{name: name}
 	d.tools[task] = t
 	d.order = append(d.order, task)

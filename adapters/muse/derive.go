@@ -49,9 +49,12 @@ func (s *state) update(r record) {
 			s.session = gjson.Get(v, "id").Str
 		}
 	}
+	// What the tables below keep is cloned: a record's strings share its
+	// line's memory, which a kept string would keep whole for the rest of
+	// the stream.
 	cause := ""
 	if v, ok := r.env.get("causation_id"); ok {
-		cause = gjson.Parse(v).Str
+		cause = strings.Clone(gjson.Parse(v).Str)
 	}
 	s.lastCause = cause
 	if v, ok := r.env.get("sequence"); ok {
@@ -60,19 +63,20 @@ func (s *state) update(r record) {
 	pt, _ := r.env.get("payload_type")
 	if gjson.Parse(pt).Str == "turn.input.user" {
 		if v, ok := r.payload.get("prompt"); ok {
-			s.prompt[cause] = gjson.Parse(v).Str
+			s.prompt[cause] = strings.Clone(gjson.Parse(v).Str)
 		}
 	}
 	if ev, ok := r.payload.get("event"); ok && strings.HasPrefix(gjson.Parse(pt).Str, "task.lifecycle.") {
 		// Only a lifecycle event of a known shape says anything.
 		if e, typed := liftEvent(gjson.Parse(ev)); typed {
-			task := e.TaskID
+			task := strings.Clone(e.TaskID)
 			if e.Kind == "proposed" {
 				if _, known := s.taskKind[task]; !known {
-					s.taskKind[task] = e.TaskKind
+					s.taskKind[task] = strings.Clone(e.TaskKind)
 				}
 			}
 			if id, ok := strings.CutPrefix(e.IdempotencyKey, "tool:"); ok {
+				id = strings.Clone(id)
 				s.callID[task] = id
 				s.taskOf[id] = task
 			}
