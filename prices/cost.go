@@ -158,6 +158,10 @@ func (l *List) prices(k Kind) (base, above *big.Rat) {
 	}
 }
 
+// Cost is what the tokens of one request cost at l's prices, exactly,
+// by the rules of Model.Cost; t.At is not read (the list is chosen).
+func (l *List) Cost(t Tokens) *big.Rat { return l.cost(t) }
+
 func (l *List) cost(t Tokens) *big.Rat {
 	sum := new(big.Rat)
 	counts := [...]uint64{t.Input, t.Output, t.CacheRead, t.CacheWrite5m, t.CacheWrite1h, t.Thoughts}

@@ -112,7 +112,8 @@ type Report struct {
 	total   Row
 	pending []entry // kept until Finish when grouping by block
 	price   map[string]*prices.Match
-	seq     uint64 // entries taken so far: the next one's rank
+	fixed   map[*prices.List]*fixedList // the lists of price, as whole numbers
+	seq     uint64                      // entries taken so far: the next one's rank
 	// Runs counts the runs added; Outside the usage records and calls
 	// left out by Since and Until.
 	Runs, Outside uint64
@@ -327,9 +328,12 @@ func (rp *Report) costOf(e *entry) (cost decimal, source string, unpriced string
 	if e.hasTime {
 		t.At = e.when // a model's dated prices: those in force then
 	}
-	p, err := parseDecimal(ratText(m.Model.Cost(t)))
-	if err != nil {
-		return cost, CostUnknown, e.model
+	p, ok := rp.fixedOf(m.Model.At(t.At)).cost(t)
+	if !ok {
+		var err error
+		if p, err = parseDecimal(ratText(m.Model.Cost(t))); err != nil {
+			return cost, CostUnknown, e.model
+		}
 	}
 	cost.add(&p)
 	if e.hasCost {
