@@ -41,6 +41,8 @@ const (
 	blockSize = 1 << blockBits // an entry starts below it in its block
 	maxBlocks = 1 << (32 - blockBits)
 	maxNames  = 1 << 12
+	// firstBlock is a new block's first capacity.
+	firstBlock = 256
 )
 
 // Set is a set of open ids. The zero Set is empty and ready to use. It is
@@ -53,6 +55,10 @@ type Set struct {
 	// the rest. An entry longer than a block has a block of its own.
 	blocks [][]byte
 	base   []int // the line of each block's first entry
+	// spare is the first block of a log that emptied, kept for the next
+	// entry: a set that empties after each call (most streams) would
+	// otherwise make a block for every call.
+	spare []byte
 	// index: open addressing over the positions of the open entries, a
 	// block's number << blockBits | the entry's offset in it, plus 1; 0
 	// is an empty slot. tags holds 8 bits of each slot's hash, so that a
@@ -115,7 +121,15 @@ func (s *Set) append(id string, line int, name string) pos {
 		}
 		// A fresh block: its first entry carries its base line and its
 		// whole id.
-		s.blocks = append(s.blocks, make([]byte, 0, blockSize))
+		b := s.spare
+		s.spare = nil
+		if b == nil {
+			// Small at first, grown by append up to blockSize: most sets
+			// never hold more than a few entries, and a stream of many
+			// runs makes a set for each.
+			b = make([]byte, 0, firstBlock)
+		}
+		s.blocks = append(s.blocks, b)
 		s.base = append(s.base, line)
 		last++
 	}
@@ -231,6 +245,9 @@ func (s *Set) Delete(id string) (Entry, bool) {
 }
 
 func (s *Set) clearLog() {
+	if len(s.blocks) > 0 && cap(s.blocks[0]) <= blockSize+blockSize/4 {
+		s.spare = s.blocks[0][:0]
+	}
 	clear(s.blocks)
 	s.blocks, s.base = s.blocks[:0], s.base[:0]
 	s.size, s.live, s.first = 0, 0, pos{}
