@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +242,80 @@ func TestKeepLines(t *testing.T) {
 			t.Fatalf("line %d changed after it was read: %.60q, want %.60q", h.n, h.raw, want[h.n-1])
 		}
 	}
+}
+
+// verdicts reads a stream and writes down each line's number, bytes,
+// verdict and diagnostics, and no event.
+func verdicts(t *testing.T, in []byte, opts stream.Options) string {
+	t.Helper()
+	rd := stream.NewReader(bytes.NewReader(in), "f", opts)
+	defer rd.Close()
+	var b strings.Builder
+	for {
+		l, err := rd.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "stop: %v\n", err)
+			break
+		}
+		fmt.Fprintf(&b, "%d %v %q\n", l.N, l.JSON, l.Raw)
+		for _, d := range l.Diags {
+			fmt.Fprintf(&b, "  %s | %s | %s\n", d.String(), d.Keyword, d.SchemaLocation)
+		}
+	}
+	return b.String()
+}
+
+// TestVerdictsOnlySameVerdicts: with Options.VerdictsOnly (and with
+// Summary), every test stream of every dialect, the shared captures and a
+// generated stream of each writable dialect with broken lines give each
+// line the verdict and diagnostics of a full reading.
+func TestVerdictsOnlySameVerdicts(t *testing.T) {
+	defer stream.SetParallelThreshold(0)()
+	files := 0
+	for _, d := range dialect.All() {
+		var ins [][]byte
+		var names []string
+		paths := append(teststreams.Valid(d.Name()), teststreams.Invalid(d.Name())...)
+		for _, dir := range []string{"corpus", "dialects-next/captures"} {
+			more, _ := filepath.Glob(filepath.Join(teststreams.Root(), "..", "shared", dir, d.Name(), "*.jsonl"))
+			paths = append(paths, more...)
+		}
+		for _, f := range paths {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ins, names = append(ins, data), append(names, f)
+		}
+		if g, err := streamgen.Bytes(d.Name(), streamgen.Options{Seed: 11, Bytes: 1 << 19}); err == nil {
+			lines := bytes.Split(g, []byte("\n"))
+			for i := 40; i < len(lines); i += 331 {
+				switch i % 3 {
+				case 0:
+					lines[i] = append(bytes.TrimSuffix(lines[i], []byte("}")), []byte(`,"type":"x"}`)...)
+				case 1:
+					lines[i] = lines[i][:len(lines[i])/2]
+				case 2:
+					lines[i] = bytes.Replace(lines[i], []byte(`"id":"`), []byte(`"id":7,"x":"`), 1)
+				}
+			}
+			ins, names = append(ins, bytes.Join(lines, []byte("\n"))), append(names, "generated "+d.Name())
+		}
+		for i, in := range ins {
+			files++
+			full := verdicts(t, in, stream.Options{Dialect: d, Workers: 2})
+			for _, o := range []stream.Options{{Dialect: d, Workers: 2, VerdictsOnly: true}, {Dialect: d, VerdictsOnly: true}, {Dialect: d, Workers: 2, Summary: true}} {
+				if got := verdicts(t, in, o); got != full {
+					t.Errorf("%s (%s), verdicts only %v, summary %v, %d workers: the verdicts differ:\n%s", names[i], d.Name(), o.VerdictsOnly, o.Summary, o.Workers, firstDiff(full, got))
+				}
+			}
+		}
+	}
+	if files < 100 {
+		t.Errorf("only %d streams read", files)
+	}
+	t.Logf("%d streams", files)
 }

@@ -120,6 +120,14 @@ type Options struct {
 	// usage, with the ext of a round's usage. Such events are for
 	// counting, not for writing out.
 	Summary bool
+	// VerdictsOnly says the caller reads the lines' verdicts and
+	// diagnostics and no event (as package validate does). It implies
+	// Summary, and a decoder that can (codex's and muse's) also leaves
+	// out the residues of its lines: what a line holds beyond its events,
+	// found by writing the events back and comparing, a third of those
+	// decoders' time. Every line is checked and judged as without it;
+	// the events are not to be read.
+	VerdictsOnly bool
 }
 
 // summarizer is a decoder that can leave out of its events what a
@@ -127,6 +135,13 @@ type Options struct {
 // to, before its first line.
 type summarizer interface {
 	Summarize()
+}
+
+// verdictsOnly is a decoder that can leave out of its events what only a
+// writer of them would read (Options.VerdictsOnly); VerdictsOnly asks it
+// to, before its first line.
+type verdictsOnly interface {
+	VerdictsOnly()
 }
 
 // DefaultMaxLineBytes is the longest line a Reader accepts by default.
@@ -368,8 +383,11 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 		r.dupOK = func(ptr string) bool { return allowed[ptr] }
 	}
 	r.dec = d.NewDecoder(dialect.DecodeOptions{Provenance: r.opts.Provenance, Lookahead: r.opts.Lookahead})
-	if sm, ok := r.dec.(summarizer); ok && r.opts.Summary {
+	if sm, ok := r.dec.(summarizer); ok && (r.opts.Summary || r.opts.VerdictsOnly) {
 		sm.Summarize()
+	}
+	if vo, ok := r.dec.(verdictsOnly); ok && r.opts.VerdictsOnly {
+		vo.VerdictsOnly()
 	}
 	r.taker, _ = r.dec.(memberTaker)
 	if r.memBuf == nil {
@@ -662,7 +680,7 @@ func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
 		// Keep what cannot be read as an unknown event: a writer of the
 		// same dialect writes it back as it was, another counts it as lost.
 		u := &event.Unknown{Dialect: r.d.Name()}
-		if !r.opts.Summary {
+		if !r.opts.Summary && !r.opts.VerdictsOnly {
 			u.Raw = slices.Clone(l.Raw)
 		}
 		ev := &event.Event{Body: u}

@@ -114,7 +114,7 @@ func check(r io.Reader, file string, opts Options, report func(Diagnostic), dir 
 	c.lineFn = c.line
 	// The rules' goroutine keeps the lines it is handed: workers' lines
 	// need no copy if the Reader does not reuse their buffers.
-	sopts := stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes, KeepLines: true}
+	sopts := stream.Options{Dialect: opts.Dialect, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes, KeepLines: true, VerdictsOnly: true}
 	if opts.Schema != nil {
 		sopts.Dialect = anyJSON{}
 		c.sum.Schema = opts.Schema.Name()

@@ -48,7 +48,16 @@ type Decoder struct {
 	// under threadKey (nil for none).
 	proc    []byte
 	procRes json.RawMessage
+	// verdicts: the caller reads no event (stream.Options.VerdictsOnly),
+	// so no residue is found.
+	verdicts bool
 }
+
+// VerdictsOnly makes the decoder find no residue of its lines (what a
+// line holds beyond its events, found by writing them back): for a
+// caller that reads the lines' verdicts and no event, as validate does.
+// Errors are the same. Call it before the first line.
+func (d *Decoder) VerdictsOnly() { d.verdicts = true }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
 	return &Decoder{opts: opts, enc: newMirror(), calls: map[string]bool{}}
@@ -134,7 +143,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		// The line is kept whole, as a line the decoder cannot read.
 		evs, writer = d.unknown(typ, line), -1
 	}
-	if writer >= 0 {
+	if writer >= 0 && !d.verdicts {
 		d.residue(evs, writer, line, typ)
 	}
 	if d.proc != nil || procRes != nil {

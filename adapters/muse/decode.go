@@ -45,6 +45,9 @@ type Decoder struct {
 	plainOf []string        // open other tasks, in order
 	lastEnd *event.TurnFinished
 	buf     []byte
+	// verdicts: the caller reads no event (stream.Options.VerdictsOnly),
+	// so no residue is derived.
+	verdicts bool
 	// ms are the members of the line the next Decode reads (UseMembers).
 	ms []ndjson.Member
 
@@ -68,6 +71,12 @@ func (d *Decoder) init() {
 		d.st, d.tools, d.calls, d.plain = newState(), map[string]*toolTask{}, map[string]bool{}, map[string]bool{}
 	}
 }
+
+// VerdictsOnly makes the decoder derive no residue of its records (what
+// a line holds beyond its event, found by deriving the line back and
+// comparing): for a caller that reads the lines' verdicts and no event,
+// as validate does. Errors are the same. Call it before the first line.
+func (d *Decoder) VerdictsOnly() { d.verdicts = true }
 
 // UseMembers hands the decoder the top-level members of the line its next
 // Decode reads, found by the syntax check of the reading: the decoder
@@ -149,11 +158,12 @@ func (d *Decoder) record(evs []*event.Event, rec *Record, p Payload, actual reco
 		}
 	}
 	evs = append(evs, pre...)
-	sorted := jqSorted(actual.payload.keys())
 	if ev == nil {
 		// A record with no canonical event of its own: residue for the next.
-		res := d.residueFor(nil, rec, actual, task, sorted, compact, gaps)
-		d.before = append(d.before, res.appendJSON(nil))
+		if !d.verdicts {
+			res := d.residueFor(nil, rec, actual, task, jqSorted(actual.payload.keys()), compact, gaps)
+			d.before = append(d.before, res.appendJSON(nil))
+		}
 		d.st.update(actual)
 		return evs
 	}
@@ -161,8 +171,10 @@ func (d *Decoder) record(evs []*event.Event, rec *Record, p Payload, actual reco
 	if hasTime {
 		ev.Time = t
 	}
-	res := d.residueFor(ev, rec, actual, "", sorted, compact, gaps)
-	d.attach(ev, res)
+	if !d.verdicts {
+		res := d.residueFor(ev, rec, actual, "", jqSorted(actual.payload.keys()), compact, gaps)
+		d.attach(ev, res)
+	}
 	if d.opts.Provenance {
 		ev.Src = &event.Source{Dialect: Name, Line: n, Type: rec.PayloadType}
 	}
