@@ -85,6 +85,11 @@ func (r *Reader) startPipeline() {
 	}
 	r.par = p
 	chk, sch, keep := ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, r.sch, r.taker != nil
+	// A live pipe's line goes on at once: a batch ends where the input
+	// read so far does. A whole file (Lookahead) is read into full
+	// batches: cut at each read (64 KiB), a batch of new memory
+	// (KeepLines) would be a 320 KiB buffer for 64 KiB of lines.
+	live := !r.opts.Lookahead
 	for range n {
 		go func() {
 			for b := range p.work {
@@ -153,7 +158,7 @@ func (r *Reader) startPipeline() {
 				}
 				// A live producer's line goes on at once: never wait for
 				// more input to fill a batch.
-				if len(b.buf) >= batchBytes || len(b.lines) >= batchLines || nd.Buffered() == 0 {
+				if len(b.buf) >= batchBytes || len(b.lines) >= batchLines || live && nd.Buffered() == 0 {
 					break
 				}
 			}
@@ -229,11 +234,14 @@ func (p *pipeline) next() (raw []byte, l *pline, err error) {
 			if p.cur.err != nil {
 				return nil, nil, p.cur.err
 			}
-			if !p.keep {
-				select {
-				case p.free <- p.cur:
-				default:
-				}
+			if p.keep {
+				// The lines' bytes stay the caller's (KeepLines); the
+				// batch's lists of lines and members are reused.
+				p.cur.buf, p.cur.owned = nil, false
+			}
+			select {
+			case p.free <- p.cur:
+			default:
 			}
 			p.cur = nil
 		}

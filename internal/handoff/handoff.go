@@ -32,6 +32,7 @@ type Queue[T any] struct {
 	stopped atomic.Bool
 	held    []entry[T] // items not yet handed over
 	bytes   int        // their sizes
+	last    int        // how many items the last group handed over held
 }
 
 type entry[T any] struct {
@@ -68,11 +69,16 @@ func (q *Queue[T]) Send(item T, size int, flush bool) {
 	if size > Big {
 		e.ack = make(chan struct{})
 	}
+	if q.held == nil {
+		// A group's room at once: grown from nothing, each group cost
+		// twice its size in garbage.
+		q.held = make([]entry[T], 0, min(groupLines, max(8, q.last)))
+	}
 	q.held = append(q.held, e)
 	q.bytes += size
 	if flush || e.ack != nil || len(q.held) >= groupLines || q.bytes >= groupBytes {
 		q.ch <- q.held
-		q.held, q.bytes = nil, 0
+		q.held, q.bytes, q.last = nil, 0, len(q.held)
 	}
 	if e.ack != nil {
 		<-e.ack
