@@ -9,6 +9,7 @@ package jsonenc
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -51,6 +52,12 @@ func String(dst []byte, s string) []byte {
 
 // appendText appends valid UTF-8 text, escaped.
 func appendText(dst []byte, s string) []byte {
+	if len(s) > 64<<10 && cap(dst)-len(dst) < len(s) {
+		// Room for a long text at once, escapes counted: grown by
+		// append, a 25 MB text made buffers of 150 MB in all, the last
+		// ones alive together.
+		dst = slices.Grow(dst, escapedLen(s))
+	}
 	start, i := 0, 0
 	for {
 		for i+8 <= len(s) && Text8(LoadString8(s, i)) {
@@ -67,6 +74,20 @@ func appendText(dst []byte, s string) []byte {
 		i++
 		start = i
 	}
+}
+
+// escapedLen is the length of s escaped by appendText.
+func escapedLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			n++
+		case c < 0x20:
+			n += 5
+		}
+	}
+	return n
 }
 
 // escapeASCII appends the escape of a quote, a backslash or a control

@@ -137,3 +137,21 @@ func TestSkipQuotedShort(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapedLen: the room appendText makes for a long text is what it
+// writes, for every ASCII byte and for text around them.
+func TestEscapedLen(t *testing.T) {
+	var b strings.Builder
+	for c := range 128 {
+		b.WriteByte(byte(c))
+		b.WriteString("é日本")
+	}
+	for _, s := range []string{"", "plain", b.String(), strings.Repeat(b.String(), 400)} {
+		if got, want := escapedLen(s), len(appendText(nil, s)); got != want {
+			t.Errorf("escapedLen of %d bytes = %d, appendText wrote %d", len(s), got, want)
+		}
+		if got := appendText(nil, s); len(s) > 64<<10 && cap(got) > len(got)+len(got)/16 {
+			t.Errorf("a long text's buffer has cap %d for %d bytes: grown, not made at once", cap(got), len(got))
+		}
+	}
+}
