@@ -319,3 +319,59 @@ func TestVerdictsOnlySameVerdicts(t *testing.T) {
 	}
 	t.Logf("%d streams", files)
 }
+
+// TestOwnLinesStay: a long line is handed on as a buffer of its own
+// (Line.Kept without Options.KeepLines; a decoder with UseOwn reads it in
+// place): on the simple path and the workers', its bytes are still the
+// line's once the whole stream has been read.
+func TestOwnLinesStay(t *testing.T) {
+	d, err := dialect.Lookup("mermaid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := streamgen.Bytes("mermaid", streamgen.Options{Seed: 5, Bytes: 3 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(g, []byte("\n")), []byte("\n"))
+	var in [][]byte
+	for i, l := range lines {
+		in = append(in, l)
+		if i%97 == 3 {
+			pad := bytes.Repeat([]byte{byte('a' + i%26)}, 300<<10+i)
+			in = append(in, append(append([]byte(`{"type":"x_long","pad":"`), pad...), `"}`...))
+		}
+	}
+	data := bytes.Join(in, []byte("\n"))
+	for _, threshold := range []int64{0, 1 << 40} { // workers from the start; never
+		restore := stream.SetParallelThreshold(threshold)
+		rd := stream.NewReader(bytes.NewReader(data), "f", stream.Options{Dialect: d, Workers: 2})
+		type kept struct {
+			n   int
+			raw []byte
+		}
+		var ks []kept
+		for {
+			l, err := rd.ReadLine()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Kept {
+				ks = append(ks, kept{l.N, l.Raw})
+			}
+		}
+		rd.Close()
+		restore()
+		if len(ks) < 10 {
+			t.Fatalf("threshold %d: %d lines kept, want every long one", threshold, len(ks))
+		}
+		for _, k := range ks {
+			if !bytes.Equal(k.raw, in[k.n-1]) {
+				t.Fatalf("threshold %d: line %d was written over after it was read", threshold, k.n)
+			}
+		}
+	}
+}

@@ -181,6 +181,8 @@ type Line struct {
 	// its decoder cannot read, an unknown event that keeps it whole.
 	Events []*event.Event
 
+	// own: Raw is a buffer of its own that nothing writes again (ownTaker).
+	own bool
 	// members are the top-level members the syntax check found, for a
 	// decoder that takes them (memberTaker); nil when none were kept.
 	members []ndjson.Member
@@ -193,6 +195,20 @@ type Line struct {
 type memberTaker interface {
 	UseMembers(ms []ndjson.Member)
 }
+
+// ownTaker is a decoder that can read a line in place, without the copy
+// it makes of a line whose buffer is reused (as gjson.ParseBytes makes
+// it): UseOwn(true) before a Decode says the line's bytes are a buffer of
+// their own that nothing writes again, so that what the decoder keeps of
+// them keeps that line alive and no other. The Reader says so of a long
+// line (over ownAfter bytes), which then stands once in memory, not twice.
+type ownTaker interface {
+	UseOwn(own bool)
+}
+
+// ownAfter is the length past which the simple path takes a line's
+// buffer from the ndjson reader (the workers' path does past batchBytes).
+const ownAfter = batchBytes
 
 // OK reports whether the line has no diagnostics.
 func (l *Line) OK() bool { return len(l.Diags) == 0 }
@@ -267,8 +283,10 @@ type Reader struct {
 	dupOK func(string) bool // the dialect's known repeated keys
 	// taker is the decoder when it takes a line's members, and memBuf
 	// the members of the simple path's line.
-	taker  memberTaker
-	memBuf []ndjson.Member
+	taker memberTaker
+	// ownTaker is the decoder when it reads a line of its own in place.
+	ownTaker ownTaker
+	memBuf   []ndjson.Member
 
 	read int64     // input bytes read on the simple path
 	par  *pipeline // the workers, once started
@@ -390,6 +408,7 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 		vo.VerdictsOnly()
 	}
 	r.taker, _ = r.dec.(memberTaker)
+	r.ownTaker, _ = r.dec.(ownTaker)
 	if r.memBuf == nil {
 		// The members serve the schema check, and a decoder that takes them.
 		r.memBuf = make([]ndjson.Member, 0, 16)
@@ -439,15 +458,20 @@ func (r *Reader) readLine() (*Line, error) {
 		term string
 		bom  bool
 	)
+	own := false
 	if r.par != nil {
 		raw, pl, err = r.par.next()
 		if err == nil {
 			n, term = pl.n, pl.term
+			own = r.par.cur.owned
 		}
 	} else {
 		raw, n, err = r.nd.Next()
 		r.read += int64(len(raw)) + 1
 		term, bom = r.nd.Term(), r.nd.BOM()
+		// A long line's buffer is taken from the reader, which makes a new
+		// one for the next long line: the decoder need not copy it.
+		own = err == nil && len(raw) > ownAfter && r.ownTaker != nil && r.nd.Take(raw)
 	}
 	var tl *ndjson.LineTooLongError
 	if pl != nil && pl.tooLong != nil {
@@ -466,7 +490,7 @@ func (r *Reader) readLine() (*Line, error) {
 	}
 	r.lines++
 	l := &r.line
-	*l = Line{N: n, Raw: raw, Kept: pl != nil && r.opts.KeepLines, Term: term, BOM: bom, Diags: l.Diags[:0], Events: l.Events[:0]}
+	*l = Line{N: n, Raw: raw, Kept: pl != nil && r.opts.KeepLines || own, Term: term, BOM: bom, Diags: l.Diags[:0], Events: l.Events[:0], own: own}
 	if tl != nil {
 		l.Diags = append(l.Diags, diag.Diagnostic{File: r.file, Line: n, Col: 1, Severity: diag.Error, Rule: RuleLineLength,
 			Message: fmt.Sprintf("the line is %d bytes long, over the limit of %d (--max-line-bytes); skipped", tl.Bytes, tl.Max)})
@@ -673,6 +697,9 @@ func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
 	}
 	if r.taker != nil {
 		r.taker.UseMembers(l.members)
+	}
+	if r.ownTaker != nil {
+		r.ownTaker.UseOwn(l.own)
 	}
 	evs, err := r.dec.Decode(l.Events, l.Raw, l.N)
 	l.Events = evs

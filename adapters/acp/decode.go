@@ -17,6 +17,7 @@ import (
 // permission_resolved; tool_call_update content, which replaces the
 // stored collection, becomes the new text as a tool_output chunk.
 type Decoder struct {
+	own     bool // the next line is a buffer of its own (UseOwn)
 	opts    dialect.DecodeOptions
 	started bool
 	pending []*event.Event // events read before the session id was known
@@ -41,7 +42,8 @@ func newDecoder(opts dialect.DecodeOptions) *Decoder {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.ParseLine(line, d.own)
+	d.own = false
 	if !r.IsObject() {
 		return out, &DecodeError{Msg: "an ACP message must be a JSON object"}
 	}
@@ -315,3 +317,8 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 	}
 	return append(out, &event.Event{Synthetic: true, Body: &event.SessionFinished{Status: "ok"}})
 }
+
+// UseOwn says whether the line the next Decode reads is a buffer of its
+// own that nothing writes again (package stream says so of a long line):
+// the decoder then reads it in place rather than copy it.
+func (d *Decoder) UseOwn(own bool) { d.own = own }

@@ -519,3 +519,15 @@ func (o *Object) KeepAbsent(res *Residue, keys []string) {
 		}
 	}
 }
+
+// ParseLine parses a line as gjson.ParseBytes does. own says that the
+// line's bytes are a buffer of their own that nothing writes again (what
+// package stream tells a decoder through UseOwn): the line is then read
+// in place instead of copied, and what is kept of it keeps that line
+// alive, as it would keep the copy.
+func ParseLine(line []byte, own bool) gjson.Result {
+	if own && len(line) > 0 {
+		return gjson.Parse(unsafe.String(&line[0], len(line)))
+	}
+	return gjson.ParseBytes(line)
+}
