@@ -5,8 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/exact"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
@@ -28,28 +28,6 @@ func decimal(raw string) (*big.Rat, bool) {
 	return r, ok
 }
 
-// decimalString writes r as a plain decimal (no exponent) with no more
-// fraction digits than it needs. r is a sum or difference of decimals, so
-// its expansion ends; the bound only guards against a pathological input.
-func decimalString(r *big.Rat) string {
-	ten := big.NewInt(10)
-	den := new(big.Int).Set(r.Denom())
-	digits := 0
-	for q, m := new(big.Int), new(big.Int); den.Cmp(big.NewInt(1)) != 0 && digits < 400; digits++ {
-		// den divides 10^k exactly for a decimal; strip a 2 or a 5 per digit.
-		if q.DivMod(den, ten, m); m.Sign() == 0 {
-			den.Set(q)
-		} else if q.DivMod(den, big.NewInt(2), m); m.Sign() == 0 {
-			den.Set(q)
-		} else if q.DivMod(den, big.NewInt(5), m); m.Sign() == 0 {
-			den.Set(q)
-		} else {
-			break
-		}
-	}
-	return exact.Decimal(r, digits)
-}
-
 // turnCost is a result's own share of the process's running cost: total
 // minus the previous result's running total prev. A total below prev is
 // not a running total of the same process (a new process, or a producer
@@ -67,7 +45,7 @@ func turnCost(total, prev string) string {
 	if d.Sign() < 0 {
 		return total
 	}
-	return decimalString(d)
+	return claudecode.DecimalString(d)
 }
 
 // runningCost is the running total a result states for a turn's share
@@ -81,7 +59,7 @@ func runningCost(share, prev string) string {
 	if !ok || p.Sign() == 0 {
 		return share
 	}
-	return decimalString(new(big.Rat).Add(s, p))
+	return claudecode.DecimalString(new(big.Rat).Add(s, p))
 }
 
 // modelUsage reads what a result's modelUsage says the process has spent
@@ -165,7 +143,7 @@ func sumUsage(a, b *event.Usage) *event.Usage {
 	addCounts(&out, b)
 	if x, ok := decimal(string(a.CostUSD)); ok {
 		if y, ok := decimal(string(b.CostUSD)); ok {
-			out.CostUSD = json.Number(decimalString(new(big.Rat).Add(x, y)))
+			out.CostUSD = json.Number(claudecode.DecimalString(new(big.Rat).Add(x, y)))
 		}
 	} else {
 		out.CostUSD = b.CostUSD

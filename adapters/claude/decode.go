@@ -250,11 +250,6 @@ func (d *Decoder) unhold(out []*event.Event) []*event.Event {
 	return out
 }
 
-// interruptMarker begins the text Claude Code puts into the conversation
-// when the user interrupts a turn: "[Request interrupted by user]", or
-// "[Request interrupted by user for tool use]" as a tool_result.
-const interruptMarker = "[Request interrupted by user"
-
 // promptOf returns the text of a user line that is a turn's prompt: on
 // the main thread (a subagent's prompt has parent_tool_use_id), text
 // rather than tool results, and not one Claude Code composed itself

@@ -82,11 +82,7 @@ func (l *line) assistant() {
 			CacheCreationTokens: claudecode.Count(u.Get("cache_creation_input_tokens")),
 		}
 		if s := m.Get("stop_reason"); s.Type == gjson.String {
-			if w, ok := claudecode.StopReasons[s.Str]; ok {
-				r.stop = w
-			} else {
-				r.stop = event.StopOther
-			}
+			r.stop = claudecode.StopReason(s.Str)
 		}
 	}
 	i := 0
@@ -138,7 +134,7 @@ func (l *line) toolUse(b gjson.Result, agent string, i int, r *round) {
 	input := compact(b.Get("input").Raw)
 	c := &event.ToolCall{CallID: id, Name: name, Kind: claudecode.ToolKind(name), Input: input}
 	in := gjson.ParseBytes(input)
-	for _, k := range titleKeys {
+	for _, k := range claudecode.TitleKeys {
 		if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
 			c.Title = claudecode.FirstLine(v.Str)
 			break
@@ -183,7 +179,7 @@ func (l *line) user() {
 	d := l.d
 	agent := l.thread()
 	content := l.r.Get("message.content")
-	if agent == "" && strings.Contains(content.Raw, interruptMarker) {
+	if agent == "" && strings.Contains(content.Raw, claudecode.InterruptMarker) {
 		d.interrupted = true
 	}
 	if d.rounds[agent] != nil && strings.Contains(content.Raw, `"tool_result"`) {

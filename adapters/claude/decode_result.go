@@ -33,11 +33,7 @@ func (l *line) result() {
 	}
 	d.interrupted = false
 	if s := l.r.Get("stop_reason"); s.Type == gjson.String {
-		if w, ok := claudecode.StopReasons[s.Str]; ok {
-			b.StopReason = w
-		} else {
-			b.StopReason = event.StopOther
-		}
+		b.StopReason = claudecode.StopReason(s.Str)
 	} else if sub == "error_max_turns" {
 		b.StopReason = event.StopMaxTurnRequests
 	} else if b.Status == event.StatusCancelled {

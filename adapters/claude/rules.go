@@ -164,15 +164,23 @@ func (c *checker) controlResponse(r gjson.Result, rep dialect.Reporter) {
 	}
 }
 
-func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
-	m := r.Get("message")
+// blocksOf calls f with each block of a message's content whose type is
+// typ, and its index in the content (for a finding's pointer).
+func blocksOf(content gjson.Result, typ string, f func(i int, b gjson.Result)) {
 	i := 0
-	jsonobj.ForEach(m.Get("content"), func(_, b gjson.Result) bool {
-		if b.Get("type").Str == "tool_use" {
-			c.calls.Announce(rep, fmt.Sprintf("/message/content/%d/id", i), b.Get("id").Str, "")
+	jsonobj.ForEach(content, func(_, b gjson.Result) bool {
+		if b.Get("type").Str == typ {
+			f(i, b)
 		}
 		i++
 		return true
+	})
+}
+
+func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
+	m := r.Get("message")
+	blocksOf(m.Get("content"), "tool_use", func(i int, b gjson.Result) {
+		c.calls.Announce(rep, fmt.Sprintf("/message/content/%d/id", i), b.Get("id").Str, "")
 	})
 	if r.Get("parent_tool_use_id").Type == gjson.String {
 		return // subagent usage is in modelUsage only
@@ -187,13 +195,8 @@ func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
 }
 
 func (c *checker) user(r gjson.Result, rep dialect.Reporter) {
-	i := 0
-	jsonobj.ForEach(r.Get("message.content"), func(_, b gjson.Result) bool {
-		if b.Get("type").Str == "tool_result" {
-			c.calls.Answer(rep, fmt.Sprintf("/message/content/%d/tool_use_id", i), b.Get("tool_use_id").Str, "")
-		}
-		i++
-		return true
+	blocksOf(r.Get("message.content"), "tool_result", func(i int, b gjson.Result) {
+		c.calls.Answer(rep, fmt.Sprintf("/message/content/%d/tool_use_id", i), b.Get("tool_use_id").Str, "")
 	})
 }
 

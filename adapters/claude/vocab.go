@@ -72,10 +72,6 @@ var rateLimitSeverities = map[string]event.Severity{
 	"rejected":        event.SeverityError,
 }
 
-// titleKeys are the input keys that name what a call works on, in the
-// order a title is taken from them.
-var titleKeys = []string{"description", "command", "file_path", "notebook_path", "path", "pattern", "url", "query", "prompt"}
-
 // isTodoWrite reports whether a tool's input is a checklist snapshot.
 func isTodoWrite(name string) bool { return name == "TodoWrite" }
 

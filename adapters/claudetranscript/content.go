@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -60,7 +61,7 @@ func prompt(r getter) (string, uint64, bool) {
 		return "", 0, false
 	}
 	text, images := userText(c)
-	if (text == "" && images == 0) || strings.HasPrefix(text, interruptMarker) || commandOutput(text) {
+	if (text == "" && images == 0) || strings.HasPrefix(text, claudecode.InterruptMarker) || commandOutput(text) {
 		return "", 0, false
 	}
 	return text, images, true
@@ -143,7 +144,7 @@ func userMessage(text string, images uint64) *event.UserMessage {
 // interruption marker, or text Claude Code composed (isMeta), or a
 // subagent's prompt.
 func (l *line) userText(text string) {
-	if strings.HasPrefix(text, interruptMarker) {
+	if strings.HasPrefix(text, claudecode.InterruptMarker) {
 		if l.th == l.d.main {
 			l.d.interrupted = true
 		}
@@ -157,7 +158,7 @@ func (l *line) userText(text string) {
 // string from ForEachRaw, is read whole only when it is the interruption
 // marker's notice; a message is left without it.
 func (l *line) userTextOf(v gjson.Result) {
-	if hasPrefix(v, interruptMarker) {
+	if hasPrefix(v, claudecode.InterruptMarker) {
 		l.userText(jsonobj.Text(v))
 		return
 	}
@@ -223,7 +224,7 @@ func (l *line) assistant() {
 			d.apiError = false
 		}
 		if s := m.Get("stop_reason"); s.Type == gjson.String {
-			d.stop = stopReason(s.Str)
+			d.stop = claudecode.StopReason(s.Str)
 		}
 	}
 	if model != syntheticModel {
@@ -315,12 +316,12 @@ func (l *line) toolUse(b *fields) {
 		l.th.round.toolUse = true // a response that calls tools stops to run them
 	}
 	in := b.Get("input")
-	c := &event.ToolCall{CallID: id, Name: name, Kind: toolKind(name)}
+	c := &event.ToolCall{CallID: id, Name: name, Kind: claudecode.ToolKind(name)}
 	if !d.summary {
 		if in.Exists() {
-			c.Input = compact(in.Raw)
+			c.Input = claudecode.Compact(in.Raw)
 		}
-		for _, k := range titleKeys {
+		for _, k := range claudecode.TitleKeys {
 			if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
 				c.Title = firstLine(v.Str)
 				break
@@ -330,7 +331,7 @@ func (l *line) toolUse(b *fields) {
 	l.own(c)
 	l.own(&event.ToolStarted{CallID: id, Name: name})
 	if name == "TodoWrite" {
-		if p := plan(in); p != nil {
+		if p := claudecode.Plan(in); p != nil {
 			l.synth(&event.Event{Time: l.time, TurnID: l.turnID(), AgentID: l.th.agent, Body: p})
 		}
 	}
@@ -357,7 +358,7 @@ func (l *line) serverResult(b *fields) {
 	f := &event.ToolFinished{CallID: id, Name: name, Status: event.ToolSuccess}
 	if c := b.Get("content"); c.Exists() {
 		if !d.summary {
-			f.Web = compact(c.Raw)
+			f.Web = claudecode.Compact(c.Raw)
 		}
 		if c.Get("type").Str != "" && strings.HasSuffix(c.Get("type").Str, "_error") {
 			f.Status = event.ToolError
@@ -366,30 +367,10 @@ func (l *line) serverResult(b *fields) {
 	l.own(f)
 }
 
-// plan reads TodoWrite's input.todos as a checklist snapshot.
-func plan(in gjson.Result) *event.PlanUpdated {
-	todos := in.Get("todos")
-	if !todos.IsArray() {
-		return nil
-	}
-	p := &event.PlanUpdated{Entries: []event.PlanEntry{}}
-	var done uint64
-	todos.ForEach(func(_, t gjson.Result) bool {
-		e := event.PlanEntry{ID: t.Get("id").Str, Content: t.Get("content").Str, Status: t.Get("status").Str,
-			ActiveForm: t.Get("activeForm").Str, Priority: t.Get("priority").Str}
-		if e.Status == "completed" {
-			done++
-		}
-		p.Entries = append(p.Entries, e)
-		return true
-	})
-	total := uint64(len(p.Entries))
-	p.Completed, p.Total = &done, &total
-	return p
-}
-
 // firstLine is a title: the first line of s, at most 200 bytes, cut at a
-// character boundary.
+// character boundary. It is not claudecode.FirstLine, which drops a whole
+// character that ends at the cut and keeps invalid bytes before it: each
+// dialect's titles stay as they have been written.
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]

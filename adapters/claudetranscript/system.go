@@ -1,8 +1,8 @@
 package claudetranscript
 
 import (
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
-	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -20,8 +20,8 @@ func (l *line) system() {
 		l.own(&event.CompactionStarted{})
 		l.extra("compactMetadata")
 	case "system/api_error":
-		e := &event.Retry{Error: apiErrorText(r), Attempt: integer(r.Get("retryAttempt")),
-			MaxAttempts: integer(r.Get("maxRetries")), NextDelayMS: integer(r.Get("retryInMs"))}
+		e := &event.Retry{Error: apiErrorText(r), Attempt: claudecode.Count(r.Get("retryAttempt")),
+			MaxAttempts: claudecode.Count(r.Get("maxRetries")), NextDelayMS: claudecode.Count(r.Get("retryInMs"))}
 		l.own(e)
 		// What the event does not hold stays in the residue as written: the
 		// error itself, and a delay that is not a whole number of ms.
@@ -52,19 +52,6 @@ func apiErrorText(r getter) string {
 	return ""
 }
 
-// integer reads a count written as an integer literal; nil otherwise (a
-// delay of 1234.5 ms stays in the line, not in the event).
-func integer(v gjson.Result) *uint64 {
-	if v.Type != gjson.Number {
-		return nil
-	}
-	n, msg := jsonobj.ParseUint(v, jsonobj.U64)
-	if msg != "" {
-		return nil
-	}
-	return &n
-}
-
 // progress keeps a progress line whole (hook output, a running command's
 // output, a subagent's messages: 2.1 writes a running subagent's
 // messages both here and in its own file, which is read for them). An
@@ -85,7 +72,7 @@ func (l *line) progress() {
 // extra keeps a field of the line in its residue as written.
 func (l *line) extra(k string) {
 	if v := l.r.Get(k); v.Exists() {
-		l.extras = append(l.extras, field{k, compact(v.Raw)})
+		l.extras = append(l.extras, field{k, claudecode.Compact(v.Raw)})
 	}
 }
 

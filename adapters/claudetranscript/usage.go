@@ -3,12 +3,12 @@ package claudetranscript
 import (
 	"encoding/json"
 	"math/big"
-	"math/bits"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
-	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/usagesum"
 	"github.com/tidwall/gjson"
 )
 
@@ -68,15 +68,17 @@ func (l *line) account(t *thread, m *fields) {
 	r := t.round
 	r.time = l.time
 	if s := m.Get("stop_reason"); s.Type == gjson.String {
-		r.stop = stopReason(s.Str)
+		r.stop = claudecode.StopReason(s.Str)
 	}
 	u, isObj := m.usage()
 	if !isObj {
 		return
 	}
-	in, out := count(u.Get("input_tokens")), count(u.Get("output_tokens"))
-	cr, cc := count(u.Get("cache_read_input_tokens")), count(u.Get("cache_creation_input_tokens"))
-	tot := add(add(add(val(in), val(out)), val(cr)), val(cc))
+	// checkNumbers refused any count but an integer literal within u64,
+	// or a null cache count: nil here is absent or null.
+	in, out := claudecode.Count(u.Get("input_tokens")), claudecode.Count(u.Get("output_tokens"))
+	cr, cc := claudecode.Count(u.Get("cache_read_input_tokens")), claudecode.Count(u.Get("cache_creation_input_tokens"))
+	tot := usagesum.Sat(usagesum.Sat(usagesum.Sat(val(in), val(out)), val(cr)), val(cc))
 	if r.raw != "" && tot < r.total {
 		return // an earlier line of the response said more: keep it
 	}
@@ -87,33 +89,11 @@ func (l *line) account(t *thread, m *fields) {
 	}
 }
 
-// count reads a token count; nil when absent or null (checkNumbers refused
-// anything else).
-func count(v gjson.Result) *uint64 {
-	if !v.Exists() || v.Type == gjson.Null {
-		return nil
-	}
-	n, msg := jsonobj.ParseUint(v, jsonobj.U64)
-	if msg != "" {
-		return nil
-	}
-	return &n
-}
-
 func val(p *uint64) uint64 {
 	if p == nil {
 		return 0
 	}
 	return *p
-}
-
-// add adds two counts, saturating at 2^64-1 rather than wrapping.
-func add(a, b uint64) uint64 {
-	s, c := bits.Add64(a, b, 0)
-	if c != 0 {
-		return ^uint64(0)
-	}
-	return s
 }
 
 // closeRound counts a thread's open response: a round_finished with its
@@ -148,7 +128,7 @@ func (l *line) closeRound(t *thread) {
 		}
 	}
 	x = jsonenc.Key(x, &first, "usage")
-	x = append(x, compact(r.raw)...)
+	x = append(x, claudecode.Compact(r.raw)...)
 	x = append(x, '}')
 	l.synth(&event.Event{Time: r.time, TurnID: t.roundTurn(d), AgentID: t.agent, Ext: event.ExtOf(Name, x),
 		Body: &event.RoundFinished{StopReason: stop, Usage: &u}})
@@ -165,25 +145,16 @@ func (t *thread) roundTurn(d *Decoder) string {
 // total is the session's usage: the sum of the responses counted.
 type total struct {
 	rounds                 uint64
-	in, out, cread, cwrite *uint64
+	in, out, cread, cwrite usagesum.Counter
 	cost                   *big.Rat
 }
 
 func (s *total) add(u *event.Usage) {
 	s.rounds++
-	sum := func(dst **uint64, v *uint64) {
-		if v == nil {
-			return
-		}
-		if *dst == nil {
-			*dst = new(uint64)
-		}
-		**dst = add(**dst, *v)
-	}
-	sum(&s.in, u.InputTokens)
-	sum(&s.out, u.OutputTokens)
-	sum(&s.cread, u.CacheReadTokens)
-	sum(&s.cwrite, u.CacheCreationTokens)
+	s.in.Add(u.InputTokens)
+	s.out.Add(u.OutputTokens)
+	s.cread.Add(u.CacheReadTokens)
+	s.cwrite.Add(u.CacheCreationTokens)
 	if u.CostUSD != "" && plainDecimal(string(u.CostUSD)) {
 		if c, ok := new(big.Rat).SetString(string(u.CostUSD)); ok {
 			if s.cost == nil {
@@ -214,66 +185,10 @@ func (s *total) usage() *event.Usage {
 		return nil
 	}
 	n := s.rounds
-	u := &event.Usage{InputTokens: s.in, OutputTokens: s.out, CacheReadTokens: s.cread, CacheCreationTokens: s.cwrite, ModelResponses: &n}
+	u := &event.Usage{InputTokens: s.in.Get(), OutputTokens: s.out.Get(), CacheReadTokens: s.cread.Get(),
+		CacheCreationTokens: s.cwrite.Get(), ModelResponses: &n}
 	if s.cost != nil {
-		u.CostUSD = json.Number(decimalString(s.cost))
+		u.CostUSD = json.Number(claudecode.DecimalString(s.cost))
 	}
 	return u
-}
-
-// decimalString writes a sum of decimals as a plain decimal, with no more
-// fraction digits than it needs: exact, never through float64.
-func decimalString(r *big.Rat) string {
-	digits := 0
-	den := new(big.Int).Set(r.Denom())
-	ten, two, five := big.NewInt(10), big.NewInt(2), big.NewInt(5)
-	q, m := new(big.Int), new(big.Int)
-	for den.Cmp(big.NewInt(1)) != 0 && digits < 400 {
-		// A decimal's denominator is 2^a·5^b: one digit per factor.
-		if q.DivMod(den, ten, m); m.Sign() != 0 {
-			if q.DivMod(den, two, m); m.Sign() != 0 {
-				if q.DivMod(den, five, m); m.Sign() != 0 {
-					digits = 400 // not a decimal: FloatString rounds
-					break
-				}
-			}
-		}
-		den.Set(q)
-		digits++
-	}
-	s := r.FloatString(digits)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
-}
-
-// compact returns raw JSON without white space between tokens.
-func compact(raw string) []byte {
-	b := make([]byte, 0, len(raw))
-	in := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if in {
-			b = append(b, c)
-			if c == '\\' && i+1 < len(raw) {
-				i++
-				b = append(b, raw[i])
-			} else if c == '"' {
-				in = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"':
-			in = true
-		}
-		b = append(b, c)
-	}
-	return b
 }

@@ -3,6 +3,7 @@ package claudetranscript
 import (
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
 )
 
@@ -73,25 +74,6 @@ func known(typ, subtype string, hasSubtype bool) bool {
 // writes itself (API errors, "No response requested."): no model ran.
 const syntheticModel = "<synthetic>"
 
-// stopReasons are the Anthropic API's stop reasons.
-var stopReasons = map[string]event.StopReason{
-	"end_turn":                      event.StopEndTurn,
-	"stop_sequence":                 event.StopEndTurn,
-	"tool_use":                      event.StopToolUse,
-	"max_tokens":                    event.StopMaxTokens,
-	"model_context_window_exceeded": event.StopMaxTokens,
-	"refusal":                       event.StopRefusal,
-	"pause_turn":                    event.StopOther,
-}
-
-// stopReason maps an API stop reason; a word of a newer API is "other".
-func stopReason(w string) event.StopReason {
-	if r, ok := stopReasons[w]; ok {
-		return r
-	}
-	return event.StopOther
-}
-
 // levels are the level words of system lines.
 var levels = map[string]event.Severity{
 	"info":       event.SeverityInfo,
@@ -101,47 +83,15 @@ var levels = map[string]event.Severity{
 	"error":      event.SeverityError,
 }
 
-// toolKinds gives the ACP kind of Claude Code's built-in tools, by every
-// name any version used (Task became Agent, LS and MultiEdit went away).
-var toolKinds = map[string]event.ToolKind{
-	"Read": event.KindRead, "NotebookRead": event.KindRead,
-	"Write": event.KindEdit, "Edit": event.KindEdit, "MultiEdit": event.KindEdit, "NotebookEdit": event.KindEdit,
-	"LS": event.KindSearch, "Glob": event.KindSearch, "Grep": event.KindSearch, "ToolSearch": event.KindSearch,
-	"Bash": event.KindExecute, "BashOutput": event.KindExecute, "KillBash": event.KindExecute, "KillShell": event.KindExecute,
-	"PowerShell": event.KindExecute, "Monitor": event.KindExecute,
-	"WebFetch": event.KindFetch, "WebSearch": event.KindFetch,
-	"Task": event.KindThink, "Agent": event.KindThink, "TodoWrite": event.KindThink,
-	"TaskCreate": event.KindThink, "TaskGet": event.KindThink, "TaskList": event.KindThink, "TaskUpdate": event.KindThink,
-	"TaskOutput": event.KindThink, "TaskStop": event.KindThink, "Skill": event.KindThink,
-	"ExitPlanMode": event.KindSwitchMode, "EnterPlanMode": event.KindSwitchMode,
-	"EnterWorktree": event.KindSwitchMode, "ExitWorktree": event.KindSwitchMode,
-}
-
-// toolKind returns what a tool does, from its name; MCP tools
-// (mcp__<server>__<tool>) and newer tools are "other".
-func toolKind(name string) event.ToolKind {
-	if k, ok := toolKinds[name]; ok {
-		return k
-	}
-	return event.KindOther
-}
-
 // spawnsAgent reports whether a tool call runs a subagent: the Task tool,
 // named Agent from 2.1.
 func spawnsAgent(name string) bool { return name == "Task" || name == "Agent" }
 
-// titleKeys are the input keys that name what a call works on, in the
-// order a title is taken from them.
-var titleKeys = []string{"description", "command", "file_path", "notebook_path", "path", "pattern", "url", "query", "prompt"}
-
-// Texts Claude Code puts into the conversation itself.
+// Texts Claude Code puts into the conversation itself, besides
+// claudecode.InterruptMarker: rejectMarker begins the tool result of a
+// call the user refused, permissionMarker that of a call no permission
+// allowed.
 const (
-	// interruptMarker begins the user line (or tool result) Claude Code
-	// writes when the user stops a turn: "[Request interrupted by user]",
-	// "… for tool use]".
-	interruptMarker = "[Request interrupted by user"
-	// rejectMarker begins the tool result of a call the user refused;
-	// permissionMarker that of a call no permission allowed.
 	rejectMarker     = "The user doesn't want to proceed with this tool use"
 	permissionMarker = "Claude requested permissions to "
 )
@@ -159,7 +109,7 @@ func toolStatus(isError bool, output string) event.ToolStatus {
 	switch {
 	case !isError:
 		return event.ToolSuccess
-	case strings.HasPrefix(output, interruptMarker):
+	case strings.HasPrefix(output, claudecode.InterruptMarker):
 		return event.ToolCancelled
 	case strings.HasPrefix(output, rejectMarker), strings.HasPrefix(output, permissionMarker),
 		strings.HasPrefix(output, "Permission to use ") && strings.Contains(output, " has been denied"):

@@ -5,9 +5,11 @@
 package claudecode
 
 import (
+	"math/big"
 	"strings"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/exact"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
@@ -24,6 +26,23 @@ var StopReasons = map[string]event.StopReason{
 	"pause_turn":                    event.StopOther,
 	"compaction":                    event.StopOther,
 }
+
+// StopReason maps an API stop reason; a word of a newer API is "other".
+func StopReason(w string) event.StopReason {
+	if r, ok := StopReasons[w]; ok {
+		return r
+	}
+	return event.StopOther
+}
+
+// InterruptMarker begins the text Claude Code puts into the conversation
+// when the user stops a turn: "[Request interrupted by user]", or
+// "[Request interrupted by user for tool use]" as a tool_result.
+const InterruptMarker = "[Request interrupted by user"
+
+// TitleKeys are the tool input keys that name what a call works on, in
+// the order a call's title is taken from them.
+var TitleKeys = []string{"description", "command", "file_path", "notebook_path", "path", "pattern", "url", "query", "prompt"}
 
 // toolKinds gives the ACP kind of Claude Code's built-in tools, by every
 // name any version used: names drift between versions (Task → Agent,
@@ -124,9 +143,37 @@ func Compact(raw string) []byte {
 // anything else (absent, null, a fraction: the checks of numbers report
 // what they refuse, and a delay may be fractional).
 func Count(v gjson.Result) *uint64 {
+	if v.Type != gjson.Number {
+		// Absent and null counts are common (the cache counts): not
+		// worth the message ParseUint would build for them.
+		return nil
+	}
 	n, msg := jsonobj.ParseUint(v, jsonobj.U64)
 	if msg != "" {
 		return nil
 	}
 	return &n
+}
+
+// DecimalString writes r as a plain decimal (no exponent) with no more
+// fraction digits than it needs. r is a sum or difference of decimals (the
+// costs a stream wrote), so its expansion ends; the bound of 400 digits
+// only guards against a pathological input.
+func DecimalString(r *big.Rat) string {
+	ten := big.NewInt(10)
+	den := new(big.Int).Set(r.Denom())
+	digits := 0
+	for q, m := new(big.Int), new(big.Int); den.Cmp(big.NewInt(1)) != 0 && digits < 400; digits++ {
+		// den divides 10^k exactly for a decimal; strip a 2 or a 5 per digit.
+		if q.DivMod(den, ten, m); m.Sign() == 0 {
+			den.Set(q)
+		} else if q.DivMod(den, big.NewInt(2), m); m.Sign() == 0 {
+			den.Set(q)
+		} else if q.DivMod(den, big.NewInt(5), m); m.Sign() == 0 {
+			den.Set(q)
+		} else {
+			break
+		}
+	}
+	return exact.Decimal(r, digits)
 }
