@@ -115,7 +115,8 @@ func Writable(d Dialect) bool {
 // names agents everywhere (usage --by agent, evtool sessions, --agent),
 // so that a run reads as the same agent's whichever of its dialects it
 // came in: "claude-code" for Claude Code's stream-json and transcripts,
-// "gemini-cli" for Gemini CLI's stream and chats.
+// "gemini-cli" for Gemini CLI's stream and chats. Described implements
+// it, with the dialect's own name for a dialect no one agent writes.
 type Producer interface {
 	Agent() string
 }
@@ -162,9 +163,13 @@ var (
 	order    []string
 )
 
-// Register adds a dialect. It panics on a duplicate name, which is a
-// programming error.
+// Register adds a dialect. It panics on a duplicate name, or on a
+// dialect whose About says why it is read-only while it is written (it
+// embeds Described, not DescribedReadOnly): programming errors.
 func Register(d Dialect) {
+	if a, ok := d.(Describer); ok && a.About().ReadOnly != "" && Writable(d) {
+		panic("dialect: " + d.Name() + " states why it is read-only, but is written: embed DescribedReadOnly")
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := registry[d.Name()]; dup {

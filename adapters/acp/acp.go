@@ -39,19 +39,16 @@ const (
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the ACP dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
 
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "Agent Client Protocol v1 session/update JSON-RPC (profiles: stable, unstable, basis)"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Description: "Agent Client Protocol v1 session/update JSON-RPC (profiles: stable, unstable, basis)",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed acp.schema.json
 var schemaJSON []byte

@@ -22,17 +22,16 @@ const Name = "basis"
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the basis dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
 
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string { return "basis spawn --json (schema 1 and 2)" }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Description: "basis spawn --json (schema 1 and 2)",
+		Schema:      schemaJSON,
+	}
+}
 
 //go:embed basis.schema.json
 var schemaJSON []byte

@@ -21,17 +21,16 @@ const Name = "canonical"
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the canonical dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
 
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string { return "evtool's canonical event model, version 1" }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Description: "evtool's canonical event model, version 1",
+		Schema:      schemaJSON,
+	}
+}
 
 //go:embed canonical.schema.json
 var schemaJSON []byte

@@ -30,22 +30,17 @@ const Name = "claude"
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the Claude Code stream-json dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
 
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "claude-code" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "Claude Code: claude -p --output-format stream-json --verbose (CLI 2.0.0 to 2.1.333)"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "claude-code",
+		Description: "Claude Code: claude -p --output-format stream-json --verbose (CLI 2.0.0 to 2.1.333)",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed claude.schema.json
 var schemaJSON []byte

@@ -19,7 +19,6 @@
 package claudetranscript
 
 import (
-	"bufio"
 	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
@@ -36,27 +35,20 @@ func init() {
 }
 
 // Dialect is the dialect of Claude Code's session transcripts.
-type Dialect struct{}
-
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "claude-code" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "Claude Code session transcripts: <config>/projects/<cwd>/<session>.jsonl (CLI 1.0 to 2.1; read-only)"
+type Dialect struct {
+	dialect.DescribedReadOnly[Dialect]
 }
 
-// ReadOnly implements dialect.ReadOnly.
-func (Dialect) ReadOnly() string {
-	return "a transcript is Claude Code's own record of a session, which it resumes from: a line evtool wrote would pass for one Claude Code wrote"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "claude-code",
+		Description: "Claude Code session transcripts: <config>/projects/<cwd>/<session>.jsonl (CLI 1.0 to 2.1; read-only)",
+		ReadOnly:    "a transcript is Claude Code's own record of a session, which it resumes from: a line evtool wrote would pass for one Claude Code wrote",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed claude-transcript.schema.json
 var schemaJSON []byte
@@ -91,12 +83,6 @@ func (Dialect) Sniff(line []byte) bool {
 
 // NewDecoder implements dialect.Dialect.
 func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder { return newDecoder(opts) }
-
-// NewEncoder implements dialect.Dialect: evtool does not write
-// transcripts, and every Encode fails with dialect.ErrReadOnly.
-func (Dialect) NewEncoder(*bufio.Writer, dialect.EncodeOptions) dialect.Encoder {
-	return dialect.ReadOnlyEncoder(Name)
-}
 
 // NewChecker implements dialect.Dialect.
 func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }

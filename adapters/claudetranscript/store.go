@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/dialectstore"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/sessions"
 	"github.com/tidwall/gjson"
@@ -22,13 +23,7 @@ import (
 // the same project directory) and 2.1 (<session>/subagents/**/
 // agent-<id>.jsonl) as the session's parts. It opens files read-only and
 // writes nothing.
-type Store struct{}
-
-// Agent implements sessions.Store.
-func (Store) Agent() string { return "claude-code" }
-
-// Dialect implements sessions.Store.
-func (Store) Dialect() string { return Name }
+type Store struct{ dialectstore.Of[Dialect] }
 
 // Roots implements sessions.Store: the projects directory of each of
 // $CLAUDE_CONFIG_DIR's directories (a comma-separated list, as ccusage

@@ -1,18 +1,17 @@
 package claudetranscript_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/evtool/evtool/adapters/claudetranscript"
+	"github.com/evtool/evtool/adapters/internal/storetest"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/sessions"
 )
@@ -26,118 +25,13 @@ import (
 // one's lines. The 2.0 and 2.1 sessions are the streams
 // v2_0_agent_files.jsonl and v2_1_subagents.jsonl cut into their files.
 
-// tree is the state of every file under a directory: its bytes, mode and
-// modification time.
-type tree map[string]string
-
-func snapshot(t *testing.T, root string) tree {
-	t.Helper()
-	out := tree{}
-	err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		st, err := de.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		state := st.Mode().String() + " " + st.ModTime().UTC().Format(time.RFC3339Nano)
-		if !de.IsDir() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			state += " " + string(b)
-		}
-		out[rel] = state
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// copyTree copies the fixture into a temporary directory, giving every
-// file its own modification time (a day apart, in path order), so that
-// Modified can be checked.
-func copyTree(t *testing.T, src string) (string, map[string]time.Time) {
-	t.Helper()
-	dst := t.TempDir()
-	times := map[string]time.Time{}
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	i := 0
-	err := filepath.WalkDir(src, func(p string, de fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if de.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(target, b, 0o644); err != nil {
-			return err
-		}
-		i++
-		mt := base.Add(time.Duration(i) * 24 * time.Hour)
-		times[target] = mt
-		return os.Chtimes(target, mt, mt)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst, times
-}
-
-func scanAll(t *testing.T, s sessions.Store, root string) []sessions.Ref {
-	t.Helper()
-	var refs []sessions.Ref
-	if err := s.Scan(context.Background(), root, func(r sessions.Ref) error {
-		refs = append(refs, r)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return refs
-}
-
-func readAll(t *testing.T, s sessions.Store, ref sessions.Ref) []byte {
-	t.Helper()
-	rc, err := s.Open(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Read in small pieces, so that the seams between files are crossed
-	// inside a read.
-	var out bytes.Buffer
-	buf := make([]byte, 7)
-	for {
-		n, err := rc.Read(buf)
-		out.Write(buf[:n])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := rc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
 // TestStore scans and opens the 1.0, 2.0 and 2.1 layouts from
 // CLAUDE_CONFIG_DIR, and checks that nothing in the tree changed.
 func TestStore(t *testing.T) {
-	dir, times := copyTree(t, filepath.Join("testdata", "store"))
-	before := snapshot(t, dir)
+	dir := t.TempDir()
+	storetest.CopyTree(t, filepath.Join("testdata", "store"), dir, 0o644)
+	times := storetest.SpreadTimes(t, dir)
+	before := storetest.Take(t, dir)
 	a, b := filepath.Join(dir, "config-a"), filepath.Join(dir, "config-b")
 	t.Setenv("CLAUDE_CONFIG_DIR", a+", "+b+",")
 
@@ -154,7 +48,7 @@ func TestStore(t *testing.T) {
 
 	var refs []sessions.Ref
 	for _, root := range s.Roots() {
-		refs = append(refs, scanAll(t, s, root)...)
+		refs = append(refs, storetest.Scan(t, s, root)...)
 	}
 	shop := filepath.Join(a, "projects", "-home-dev-shop")
 	api := filepath.Join(b, "projects", "-home-dev-api")
@@ -206,19 +100,19 @@ func TestStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := readAll(t, s, c.ref); !bytes.Equal(got, wantBytes) {
+		if got := storetest.Open(t, s, c.ref); got != string(wantBytes) {
 			t.Errorf("Open(%s) is not %s:\n%s", c.ref.ID, c.stream, got)
 		}
 	}
-	got := readAll(t, s, refs[2])
+	got := storetest.Open(t, s, refs[2])
 	v21, err := os.ReadFile(filepath.Join("testdata", "v2_1_subagents.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(got, v21) {
+	if !strings.HasPrefix(got, string(v21)) {
 		t.Errorf("Open(2.1) does not begin with v2_1_subagents.jsonl, the session's and its subagent's lines")
 	}
-	evs := decodeAll(t, string(got))
+	evs := decodeAll(t, got)
 	var tasks []string
 	for _, ev := range evs {
 		if tu, ok := ev.Body.(*event.TaskUpdated); ok {
@@ -231,16 +125,16 @@ func TestStore(t *testing.T) {
 
 	// The other ways to name a root: a config directory, a project
 	// directory, one file; and a root that does not exist.
-	if n := len(scanAll(t, s, a)); n != 2 {
+	if n := len(storetest.Scan(t, s, a)); n != 2 {
 		t.Errorf("Scan(config dir) found %d sessions, want 2", n)
 	}
-	if n := len(scanAll(t, s, shop)); n != 1 {
+	if n := len(storetest.Scan(t, s, shop)); n != 1 {
 		t.Errorf("Scan(project dir) found %d sessions, want 1", n)
 	}
-	if r := scanAll(t, s, want[2].Path); len(r) != 1 || len(r[0].Parts) != 2 {
+	if r := storetest.Scan(t, s, want[2].Path); len(r) != 1 || len(r[0].Parts) != 2 {
 		t.Errorf("Scan(session file) = %+v", r)
 	}
-	if r := scanAll(t, s, filepath.Join(dir, "nowhere")); len(r) != 0 {
+	if r := storetest.Scan(t, s, filepath.Join(dir, "nowhere")); len(r) != 0 {
 		t.Errorf("Scan(missing root) = %+v", r)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -249,9 +143,7 @@ func TestStore(t *testing.T) {
 		t.Errorf("Scan with a cancelled context: %v", err)
 	}
 
-	if after := snapshot(t, dir); !mapsEqual(before, after) {
-		t.Errorf("the store changed the tree it read")
-	}
+	before.Unchanged(t, dir)
 }
 
 // TestRoots: without CLAUDE_CONFIG_DIR, ~/.claude and the XDG config
@@ -269,16 +161,4 @@ func TestRoots(t *testing.T) {
 	if got, want := s.Roots(), []string{filepath.Join(home, ".claude", "projects"), filepath.Join(home, "xdg", "claude", "projects")}; !slices.Equal(got, want) {
 		t.Errorf("Roots() = %q, want %q", got, want)
 	}
-}
-
-func mapsEqual(a, b tree) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -35,26 +35,21 @@ const Name = "codex"
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the codex dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
+
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "codex",
+		Description: "OpenAI Codex `codex exec --json` thread/turn/item events (CLI 0.44 and later; Rust exec_events.rs and SDK 0.163 types)",
+		Schema:      schemaJSON,
+	}
+}
 
 // DecodeError is a known codex field with a value the producer's types
 // refuse (an integer written as 1.0, say).
 type DecodeError = jsonobj.FieldError
-
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "codex" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "OpenAI Codex `codex exec --json` thread/turn/item events (CLI 0.44 and later; Rust exec_events.rs and SDK 0.163 types)"
-}
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 // DuplicateKeys implements dialect.DuplicateKeyer: Codex's Rust types
 // flatten a web search's own id next to the item's, so a web_search item

@@ -22,7 +22,6 @@
 package codexrollout
 
 import (
-	"bufio"
 	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
@@ -39,41 +38,26 @@ func init() {
 }
 
 // Dialect is the codex-rollout dialect.
-type Dialect struct{}
-
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "codex" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "OpenAI Codex session files (rollout-*.jsonl, .jsonl.zst): session_meta/turn_context/response_item/event_msg lines of CLI 0.3x and later, and the mid-2025 bare format (read only)"
+type Dialect struct {
+	dialect.DescribedReadOnly[Dialect]
 }
 
-// ReadOnly implements dialect.ReadOnly: a rollout is Codex's own record
-// of a session, which Codex resumes from; a line evtool wrote there would
-// pass for the agent's own.
-func (Dialect) ReadOnly() string {
-	return "a rollout is Codex's own record of a session, which it resumes from; evtool reads it and never writes one"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "codex",
+		Description: "OpenAI Codex session files (rollout-*.jsonl, .jsonl.zst): session_meta/turn_context/response_item/event_msg lines of CLI 0.3x and later, and the mid-2025 bare format (read only)",
+		ReadOnly:    "a rollout is Codex's own record of a session, which it resumes from; evtool reads it and never writes one",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed codex-rollout.schema.json
 var schemaJSON []byte
 
 // NewDecoder implements dialect.Dialect.
 func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder { return newDecoder(opts) }
-
-// NewEncoder implements dialect.Dialect: evtool does not write rollouts,
-// and every Encode fails with dialect.ErrReadOnly.
-func (Dialect) NewEncoder(*bufio.Writer, dialect.EncodeOptions) dialect.Encoder {
-	return dialect.ReadOnlyEncoder(Name)
-}
 
 // NewChecker implements dialect.Dialect.
 func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }

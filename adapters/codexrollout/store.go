@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/dialectstore"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/sessions"
 	"github.com/klauspost/compress/zstd"
@@ -27,13 +28,7 @@ import (
 // a rollout to rollout-….jsonl.zst; where both files exist the plain one
 // is the rollout (it is the one Codex appends to), as Codex's own reader
 // has it (codex-rs/rollout/src/compression.rs).
-type Store struct{}
-
-// Agent implements sessions.Store.
-func (Store) Agent() string { return "codex" }
-
-// Dialect implements sessions.Store.
-func (Store) Dialect() string { return Name }
+type Store struct{ dialectstore.Of[Dialect] }
 
 // Roots implements sessions.Store: $CODEX_HOME/sessions and
 // $CODEX_HOME/archived_sessions, with ~/.codex for an unset or empty

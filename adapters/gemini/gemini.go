@@ -30,22 +30,17 @@ const Name = "gemini"
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the Gemini CLI stream-json dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
 
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "gemini-cli" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "Gemini CLI gemini -p … --output-format stream-json (0.11–0.61; from the published types, no real capture)"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "gemini-cli",
+		Description: "Gemini CLI gemini -p … --output-format stream-json (0.11–0.61; from the published types, no real capture)",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed gemini.schema.json
 var schemaJSON []byte

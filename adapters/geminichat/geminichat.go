@@ -21,7 +21,6 @@
 package geminichat
 
 import (
-	"bufio"
 	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
@@ -39,27 +38,20 @@ func init() {
 }
 
 // Dialect is the dialect of Gemini CLI's on-disk chats.
-type Dialect struct{}
-
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "gemini-cli" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "Gemini CLI chats on disk, ~/.gemini/tmp/<project>/chats/ (JSONL of 0.39+, and session-*.json of 0.1–0.38 through evtool sessions); read-only"
+type Dialect struct {
+	dialect.DescribedReadOnly[Dialect]
 }
 
-// ReadOnly implements dialect.ReadOnly.
-func (Dialect) ReadOnly() string {
-	return "a Gemini CLI chat is the agent's own record of a conversation, which it reads back to resume it; evtool reads it and never writes one"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "gemini-cli",
+		Description: "Gemini CLI chats on disk, ~/.gemini/tmp/<project>/chats/ (JSONL of 0.39+, and session-*.json of 0.1–0.38 through evtool sessions); read-only",
+		ReadOnly:    "a Gemini CLI chat is the agent's own record of a conversation, which it reads back to resume it; evtool reads it and never writes one",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed gemini-chat.schema.json
 var schemaJSON []byte
@@ -102,12 +94,6 @@ var foreignKeys = map[string]bool{
 
 // NewDecoder implements dialect.Dialect.
 func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder { return newDecoder(opts) }
-
-// NewEncoder implements dialect.Dialect: the dialect is read-only, and
-// every Encode fails.
-func (Dialect) NewEncoder(*bufio.Writer, dialect.EncodeOptions) dialect.Encoder {
-	return dialect.ReadOnlyEncoder(Name)
-}
 
 // NewChecker implements dialect.Dialect.
 func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }

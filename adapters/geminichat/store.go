@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evtool/evtool/adapters/internal/dialectstore"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/sessions"
@@ -34,13 +35,7 @@ import (
 //	chats/<sessionId>/<agentId>.jsonl   its subagents' chats (.json before 0.39)
 //
 // It reads files, and never writes one.
-type Store struct{}
-
-// Agent implements sessions.Store.
-func (Store) Agent() string { return "gemini-cli" }
-
-// Dialect implements sessions.Store.
-func (Store) Dialect() string { return Name }
+type Store struct{ dialectstore.Of[Dialect] }
 
 // Roots implements sessions.Store: Gemini CLI's temporary directory,
 // <home>/.gemini/tmp, where <home> is $GEMINI_CLI_HOME if it is set (the
@@ -496,18 +491,28 @@ func sha256Hex(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// openDocument opens a legacy chat document to be read token by token,
+// its numbers as written.
+func openDocument(p string) (*os.File, *json.Decoder, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
+	dec.UseNumber()
+	return f, dec, nil
+}
+
 // writeLegacy writes a legacy chat document as lines: its metadata, then
 // its messages. It reads the file twice, token by token, so that it holds
 // one message at a time: the metadata line needs the members after the
 // messages too (summary and kind come after them).
 func writeLegacy(w *bufio.Writer, p string, main bool) error {
-	f, err := os.Open(p)
+	f, dec, err := openDocument(p)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	dec.UseNumber()
 	if err := expectDelim(dec, '{'); err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}
@@ -562,13 +567,11 @@ func writeLegacy(w *bufio.Writer, p string, main bool) error {
 
 // writeMessages writes the messages of a legacy chat document, one a line.
 func writeMessages(w *bufio.Writer, p string) error {
-	f, err := os.Open(p)
+	f, dec, err := openDocument(p)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	dec.UseNumber()
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}

@@ -26,17 +26,16 @@ const ProtocolVersion = 1
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the mermaid dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
 
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string { return "mermaid run --format ndjson (protocol 1)" }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Description: "mermaid run --format ndjson (protocol 1)",
+		Schema:      schemaJSON,
+	}
+}
 
 //go:embed mermaid.schema.json
 var schemaJSON []byte

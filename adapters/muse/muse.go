@@ -33,20 +33,19 @@ const Name = "muse"
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the muse dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
+
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Description: "muse exec --json journal records (schema_version 1)",
+		Schema:      schemaJSON,
+	}
+}
 
 // DecodeError is a muse value that cannot be read.
 type DecodeError = jsonobj.FieldError
-
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string { return "muse exec --json journal records (schema_version 1)" }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed muse.schema.json
 var schemaJSON []byte

@@ -36,22 +36,17 @@ const Name = "opencode"
 func init() { dialect.Register(Dialect{}) }
 
 // Dialect is the opencode dialect.
-type Dialect struct{}
+type Dialect struct{ dialect.Described[Dialect] }
 
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "opencode" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "opencode run --format json (1.x, through 1.18.33 and the done line of later sources); also the server's /event bus"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "opencode",
+		Description: "opencode run --format json (1.x, through 1.18.33 and the done line of later sources); also the server's /event bus",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed opencode.schema.json
 var schemaJSON []byte

@@ -24,7 +24,6 @@
 package opencodestorage
 
 import (
-	"bufio"
 	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
@@ -42,27 +41,20 @@ func init() {
 
 // Dialect is the dialect of opencode's stored sessions, as Store.Open
 // frames them.
-type Dialect struct{}
-
-// Name implements dialect.Dialect.
-func (Dialect) Name() string { return Name }
-
-// Agent implements dialect.Producer.
-func (Dialect) Agent() string { return "opencode" }
-
-// Description implements dialect.Dialect.
-func (Dialect) Description() string {
-	return "opencode's stored sessions: opencode.db (1.2 and later) or storage/*.json (to 1.1), one record a line (read-only)"
+type Dialect struct {
+	dialect.DescribedReadOnly[Dialect]
 }
 
-// ReadOnly implements dialect.ReadOnly.
-func (Dialect) ReadOnly() string {
-	return "the records are opencode's own store, which it resumes sessions from, and the line framing is evtool's: nothing evtool wrote would go back into opencode"
+// About implements dialect.Describer.
+func (Dialect) About() dialect.About {
+	return dialect.About{
+		Name:        Name,
+		Agent:       "opencode",
+		Description: "opencode's stored sessions: opencode.db (1.2 and later) or storage/*.json (to 1.1), one record a line (read-only)",
+		ReadOnly:    "the records are opencode's own store, which it resumes sessions from, and the line framing is evtool's: nothing evtool wrote would go back into opencode",
+		Schema:      schemaJSON,
+	}
 }
-
-// Schema implements dialect.Dialect: the published schema of one line,
-// embedded from this folder.
-func (Dialect) Schema() []byte { return schemaJSON }
 
 //go:embed opencode-storage.schema.json
 var schemaJSON []byte
@@ -78,12 +70,6 @@ func (Dialect) Sniff(line []byte) bool {
 
 // NewDecoder implements dialect.Dialect.
 func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder { return newDecoder(opts) }
-
-// NewEncoder implements dialect.Dialect: evtool does not write opencode's
-// storage, and every Encode fails with dialect.ErrReadOnly.
-func (Dialect) NewEncoder(*bufio.Writer, dialect.EncodeOptions) dialect.Encoder {
-	return dialect.ReadOnlyEncoder(Name)
-}
 
 // NewChecker implements dialect.Dialect.
 func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }

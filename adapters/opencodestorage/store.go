@@ -12,19 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evtool/evtool/adapters/internal/dialectstore"
 	"github.com/evtool/evtool/sessions"
 )
 
 // Store finds and opens opencode's stored sessions. It only reads: the
 // database is opened read-only without disturbing a running opencode
 // (see sqlite.go), the JSON files are only opened for reading.
-type Store struct{}
-
-// Agent implements sessions.Store.
-func (Store) Agent() string { return "opencode" }
-
-// Dialect implements sessions.Store.
-func (Store) Dialect() string { return Name }
+type Store struct{ dialectstore.Of[Dialect] }
 
 // Roots implements sessions.Store: opencode's data directory,
 // ${XDG_DATA_HOME:-~/.local/share}/opencode (on every platform: opencode

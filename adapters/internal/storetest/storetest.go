@@ -53,21 +53,52 @@ func Scan(t testing.TB, s sessions.Store, root string) []sessions.Ref {
 	return refs
 }
 
-// Open returns the lines s opens a session as, all read and closed.
+// Open returns the lines s opens a session as, all read and closed. It
+// reads in pieces of a few bytes, so that the seams between a session's
+// files are crossed inside a read.
 func Open(t testing.TB, s sessions.Store, ref sessions.Ref) string {
 	t.Helper()
 	rc, err := s.Open(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
+	var out []byte
+	buf := make([]byte, 7)
+	for {
+		n, err := rc.Read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := rc.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return string(out)
+}
+
+// SpreadTimes gives every file under root a modification time of its
+// own, a day apart in path order from the first day of 2026 on, so that a
+// store's Modified can be checked; it returns them by path.
+func SpreadTimes(t testing.TB, root string) map[string]time.Time {
+	t.Helper()
+	times := map[string]time.Time{}
+	mt := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		mt = mt.Add(24 * time.Hour)
+		times[p] = mt
+		return os.Chtimes(p, mt, mt)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return times
 }
 
 // A Snapshot is every file and directory under a root: what a store must
