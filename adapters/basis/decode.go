@@ -26,6 +26,7 @@ var (
 // Decoder reads basis lines into canonical events. It synthesises a
 // turn_started before each user_message, since basis has no turn events.
 type Decoder struct {
+	own   bool // the next line is a buffer of its own (UseOwn)
 	opts  dialect.DecodeOptions
 	turns int
 	turn  string
@@ -45,6 +46,11 @@ type Decoder struct {
 // then does not read the line's keys again.
 func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
 
+// UseOwn says whether the line the next Decode reads is a buffer of its
+// own that nothing writes again (package stream says so of a long line):
+// the decoder then reads it in place rather than copy it.
+func (d *Decoder) UseOwn(own bool) { d.own = own }
+
 // A DecodeError is a known basis field with a value canonical cannot hold.
 type DecodeError = jsonobj.FieldError
 
@@ -54,7 +60,12 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	// event's strings and raw values share rather than copying each.
 	// (append to nil: the runtime then leaves the copy's memory unzeroed
 	// before it writes it, which make does not.)
-	own := append([]byte(nil), line...)
+	// A line of its own (UseOwn) is read in place.
+	own := line
+	if !d.own {
+		own = append([]byte(nil), line...)
+	}
+	d.own = false
 	root := jsonobj.View(own)
 	o := &d.o
 	ms := d.ms
