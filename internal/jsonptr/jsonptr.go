@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -17,47 +18,157 @@ func Column(line []byte, ptr string) int {
 }
 
 // Offset returns the byte offset of the value ptr names; see Column.
+// It reads the line in place and skips the values it walks past without
+// reading them: a finding beside a 500 MB text would otherwise copy the
+// line and unescape the text to place its column.
 func Offset(line []byte, ptr string) int {
-	cur := gjson.ParseBytes(line)
-	off := cur.Index
+	if len(line) == 0 {
+		return 0
+	}
+	s := unsafe.String(&line[0], len(line)) // nothing of it is kept
+	off := skipWS(s, 0)
 	if ptr == "" {
 		return off
 	}
+tokens:
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		key := Unescape(tok)
-		var next gjson.Result
-		found := false
-		if cur.IsArray() {
+		next := -1
+		switch {
+		case off < len(s) && s[off] == '[':
 			want, err := strconv.Atoi(key)
 			if err != nil {
-				break
+				break tokens
 			}
 			i := 0
-			cur.ForEach(func(_, v gjson.Result) bool {
+			members(s, off, func(_ string, v int) bool {
 				if i == want {
-					next, found = v, true
+					next = v
 					return false
 				}
 				i++
 				return true
 			})
-		} else if cur.IsObject() {
-			cur.ForEach(func(k, v gjson.Result) bool {
-				if k.Str == key {
-					next, found = v, true // keep going: the last duplicate wins
+		case off < len(s) && s[off] == '{':
+			members(s, off, func(k string, v int) bool {
+				if k == key {
+					next = v // keep going: the last duplicate wins
 				}
 				return true
 			})
 		}
-		if !found {
+		if next < 0 {
 			break
 		}
-		// ForEach reports offsets relative to its receiver's Raw.
-		off += next.Index - cur.Index
-		cur = next
-		cur.Index = off
+		off = next
 	}
 	return off
+}
+
+// members calls f with the key (an array's elements: "") and the offset
+// of each value of the object or array at s[i], until f returns false or
+// the text is not JSON.
+func members(s string, i int, f func(key string, val int) bool) {
+	obj := s[i] == '{'
+	i = skipWS(s, i+1)
+	for i < len(s) && s[i] != '}' && s[i] != ']' {
+		var key string
+		if obj {
+			if s[i] != '"' {
+				return
+			}
+			end := skipString(s, i)
+			if end < 0 {
+				return
+			}
+			key = keyText(s[i:end])
+			i = skipWS(s, end)
+			if i >= len(s) || s[i] != ':' {
+				return
+			}
+			i = skipWS(s, i+1)
+			if i >= len(s) {
+				return
+			}
+		}
+		if !f(key, i) {
+			return
+		}
+		if i = skipValue(s, i); i < 0 {
+			return
+		}
+		i = skipWS(s, i)
+		if i < len(s) && s[i] == ',' {
+			i = skipWS(s, i+1)
+		}
+	}
+}
+
+// keyText is the text of a key's JSON string.
+func keyText(raw string) string {
+	if !strings.Contains(raw, `\`) {
+		return raw[1 : len(raw)-1]
+	}
+	return gjson.Parse(raw).Str
+}
+
+func skipWS(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset past the string at s[i], -1 if it does
+// not end.
+func skipString(s string, i int) int {
+	for j := i + 1; ; {
+		q := strings.IndexByte(s[j:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += j
+		bs := 0
+		for k := q - 1; k > i && s[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// skipValue returns the offset past the value at s[i], -1 if it does not
+// end.
+func skipValue(s string, i int) int {
+	switch s[i] {
+	case '"':
+		return skipString(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				if j = skipString(s, j); j < 0 {
+					return -1
+				}
+				j-- // the loop steps past the closing quote
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(",}] \t\r\n", rune(s[j])) {
+		j++
+	}
+	return j
 }
 
 // column turns a byte offset into a 1-based character column.
