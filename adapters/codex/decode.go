@@ -151,7 +151,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if d.proc != nil || procRes != nil {
 		evs = d.attachProcess(evs, procRes)
 	}
-	d.enc.commit(line)
+	d.enc.commitRoot(root)
 	for _, ev := range evs {
 		if d.opts.Provenance && !ev.Synthetic {
 			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}

@@ -357,10 +357,13 @@ func (e *Encoder) emit(line []byte) error {
 
 // commit takes a written (or read) line into the state, and forgets what
 // the line used up: the agent states waiting for it, a completed call.
-func (e *Encoder) commit(line []byte) {
-	e.st.commit(line)
+func (e *Encoder) commit(line []byte) { e.commitRoot(gjson.ParseBytes(line)) }
+
+// commitRoot is commit of a line already parsed (by the decoder, which
+// reads every line once rather than three times).
+func (e *Encoder) commitRoot(r gjson.Result) {
+	e.st.commitRoot(r)
 	e.tasks = e.tasks[:0]
-	r := gjson.ParseBytes(line)
 	if r.Get("type").Str == "item.completed" {
 		id, _, _ := itemID(r.Get("item"))
 		if e.native {

@@ -93,8 +93,10 @@ func itemID(item gjson.Result) (id, id2 string, hasID2 bool) {
 }
 
 // commit updates the state with a line that was read or written.
-func (st *state) commit(line []byte) {
-	r := gjson.ParseBytes(line)
+func (st *state) commit(line []byte) { st.commitRoot(gjson.ParseBytes(line)) }
+
+// commitRoot is commit of a line already parsed.
+func (st *state) commitRoot(r gjson.Result) {
 	t := r.Get("type").Str
 	// A line after the process's turn ended that is not a thread.started
 	// stays in that process (a stream Codex does not write); the line
