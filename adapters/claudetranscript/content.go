@@ -2,7 +2,6 @@ package claudetranscript
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
@@ -323,7 +322,7 @@ func (l *line) toolUse(b *fields) {
 		}
 		for _, k := range claudecode.TitleKeys {
 			if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
-				c.Title = firstLine(v.Str)
+				c.Title = claudecode.FirstLine(v.Str)
 				break
 			}
 		}
@@ -365,24 +364,4 @@ func (l *line) serverResult(b *fields) {
 		}
 	}
 	l.own(f)
-}
-
-// firstLine is a title: the first line of s, at most 200 bytes, cut at a
-// character boundary. It is not claudecode.FirstLine, which drops a whole
-// character that ends at the cut and keeps invalid bytes before it: each
-// dialect's titles stay as they have been written.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200]
-		for len(s) > 0 {
-			if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
-				break
-			}
-			s = s[:len(s)-1]
-		}
-	}
-	return s
 }

@@ -7,6 +7,7 @@ package claudecode
 import (
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/exact"
@@ -100,11 +101,13 @@ func FirstLine(s string) string {
 		s = s[:i]
 	}
 	if len(s) > 200 {
+		// Drop what the cut left of a character: a character that ends
+		// at the cut is whole and stays.
 		s = s[:200]
-		for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
-			s = s[:len(s)-1]
-		}
-		if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+		for len(s) > 0 {
+			if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
+				break
+			}
 			s = s[:len(s)-1]
 		}
 	}
