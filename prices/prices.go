@@ -547,12 +547,11 @@ func atoi(s string) int {
 	return n
 }
 
-// Decimal writes an exact rational whose denominator divides a power of
-// ten (a sum of decimal prices times counts) as a plain decimal: no
-// exponent, no trailing zeros ("0.0105", "12").
-func Decimal(r *big.Rat) string {
+// DecimalDigits is how many digits after the point r needs as a decimal;
+// ok is false when its denominator is not 2^a·5^b (r has no finite
+// decimal form, and digits is then what its factors of 2 and 5 ask).
+func DecimalDigits(r *big.Rat) (digits int, ok bool) {
 	den := new(big.Int).Set(r.Denom())
-	digits := 0
 	q, m := new(big.Int), new(big.Int)
 	for _, p := range []int64{2, 5} {
 		bp := big.NewInt(p)
@@ -567,6 +566,14 @@ func Decimal(r *big.Rat) string {
 		}
 		digits = max(digits, n)
 	}
+	return digits, den.Cmp(big.NewInt(1)) == 0
+}
+
+// Decimal writes an exact rational whose denominator divides a power of
+// ten (a sum of decimal prices times counts) as a plain decimal: no
+// exponent, no trailing zeros ("0.0105", "12").
+func Decimal(r *big.Rat) string {
+	digits, _ := DecimalDigits(r)
 	s := r.FloatString(digits) // exact: 10^digits is a multiple of the denominator
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")

@@ -48,19 +48,17 @@ func newFixedList(l *prices.List) *fixedList {
 		rats[k] = l.Price(prices.Kind(k), false)
 		rats[6+k] = l.Price(prices.Kind(k), true)
 	}
-	// The scale: the most digits after the point any price needs.
+	// The scale: the most digits after the point any price needs (a
+	// price has a handful; more than 36 is no price to take this way).
 	for _, r := range rats {
 		if r == nil {
 			continue
 		}
-		s, ok := decimalDigits(r)
-		if !ok || r.Sign() < 0 {
+		s, ok := prices.DecimalDigits(r)
+		if !ok || s > 36 || r.Sign() < 0 {
 			return f
 		}
 		f.scale = max(f.scale, s)
-	}
-	if f.scale > 36 {
-		return f
 	}
 	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(f.scale)), nil)
 	for i, r := range rats {
@@ -80,29 +78,6 @@ func newFixedList(l *prices.List) *fixedList {
 	}
 	f.ok = true
 	return f
-}
-
-// decimalDigits is how many digits after the point r needs, when its
-// denominator is 2^a·5^b; ok is false when it is not, or needs more than
-// 36 (a price has a handful).
-func decimalDigits(r *big.Rat) (int, bool) {
-	den := new(big.Int).Set(r.Denom())
-	q, m := new(big.Int), new(big.Int)
-	digits := 0
-	for _, p := range []int64{2, 5} {
-		bp := big.NewInt(p)
-		n := 0
-		for n <= 128 {
-			q.QuoRem(den, bp, m)
-			if m.Sign() != 0 {
-				break
-			}
-			den.Set(q)
-			n++
-		}
-		digits = max(digits, n)
-	}
-	return digits, den.Cmp(big.NewInt(1)) == 0 && digits <= 36
 }
 
 // u128 is an unsigned 128-bit sum.

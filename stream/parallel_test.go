@@ -21,6 +21,12 @@ import (
 // each line: number, bytes, verdict, diagnostics and events.
 func transcript(t *testing.T, in []byte, opts stream.Options) (string, bool) {
 	t.Helper()
+	return writeDown(t, in, opts, true)
+}
+
+// writeDown is transcript, with the events or without them.
+func writeDown(t *testing.T, in []byte, opts stream.Options, events bool) (string, bool) {
+	t.Helper()
 	rd := stream.NewReader(bytes.NewReader(in), "f", opts)
 	defer rd.Close()
 	var b strings.Builder
@@ -38,6 +44,9 @@ func transcript(t *testing.T, in []byte, opts stream.Options) (string, bool) {
 			fmt.Fprintf(&b, "  %s | %s | %s\n", d.String(), d.Keyword, d.SchemaLocation)
 		}
 		for _, ev := range l.Events {
+			if !events {
+				break // the verdict only
+			}
 			line, err := event.Append(nil, ev)
 			if err != nil {
 				t.Fatal(err)
@@ -46,6 +55,9 @@ func transcript(t *testing.T, in []byte, opts stream.Options) (string, bool) {
 		}
 	}
 	for _, ev := range rd.End() {
+		if !events {
+			break
+		}
 		line, _ := event.Append(nil, ev)
 		fmt.Fprintf(&b, "end > %s\n", line)
 	}
@@ -244,28 +256,12 @@ func TestKeepLines(t *testing.T) {
 	}
 }
 
-// verdicts reads a stream and writes down each line's number, bytes,
-// verdict and diagnostics, and no event.
+// verdicts is transcript without the events: each line's number,
+// bytes, verdict and diagnostics.
 func verdicts(t *testing.T, in []byte, opts stream.Options) string {
 	t.Helper()
-	rd := stream.NewReader(bytes.NewReader(in), "f", opts)
-	defer rd.Close()
-	var b strings.Builder
-	for {
-		l, err := rd.ReadLine()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			fmt.Fprintf(&b, "stop: %v\n", err)
-			break
-		}
-		fmt.Fprintf(&b, "%d %v %q\n", l.N, l.JSON, l.Raw)
-		for _, d := range l.Diags {
-			fmt.Fprintf(&b, "  %s | %s | %s\n", d.String(), d.Keyword, d.SchemaLocation)
-		}
-	}
-	return b.String()
+	out, _ := writeDown(t, in, opts, false)
+	return out
 }
 
 // TestVerdictsOnlySameVerdicts: with Options.VerdictsOnly (and with

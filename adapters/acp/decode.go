@@ -17,19 +17,19 @@ import (
 // permission_resolved; tool_call_update content, which replaces the
 // stored collection, becomes the new text as a tool_output chunk.
 type Decoder struct {
-	own     bool // the next line is a buffer of its own (UseOwn)
-	opts    dialect.DecodeOptions
-	started bool
-	pending []*event.Event // events read before the session id was known
-	session string
-	turns   int
-	turn    string
-	prompts map[string]string // JSON-RPC id of a session/prompt → turn id
-	asks    map[string]string // JSON-RPC id of a permission request → call id
-	content map[string]string // call id → text of its content so far
-	names   map[string]string
-	prompt  string // text of the turn's prompt, to drop its echo
-	open    bool   // a prompt awaits its response
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
+	started         bool
+	pending         []*event.Event // events read before the session id was known
+	session         string
+	turns           int
+	turn            string
+	prompts         map[string]string // JSON-RPC id of a session/prompt → turn id
+	asks            map[string]string // JSON-RPC id of a permission request → call id
+	content         map[string]string // call id → text of its content so far
+	names           map[string]string
+	prompt          string // text of the turn's prompt, to drop its echo
+	open            bool   // a prompt awaits its response
 	// meta is set once a message carried canonical events (--acp-meta):
 	// from then on those are the stream, and the messages themselves,
 	// which show them to a client, give nothing more.
@@ -42,8 +42,7 @@ func newDecoder(opts dialect.DecodeOptions) *Decoder {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	r := jsonobj.ParseLine(line, d.own)
-	d.own = false
+	r := d.ParseLine(line)
 	if !r.IsObject() {
 		return out, &DecodeError{Msg: "an ACP message must be a JSON object"}
 	}
@@ -317,8 +316,3 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 	}
 	return append(out, &event.Event{Synthetic: true, Body: &event.SessionFinished{Status: "ok"}})
 }
-
-// UseOwn says whether the line the next Decode reads is a buffer of its
-// own that nothing writes again (package stream says so of a long line):
-// the decoder then reads it in place rather than copy it.
-func (d *Decoder) UseOwn(own bool) { d.own = own }

@@ -26,12 +26,12 @@ var (
 // Decoder reads basis lines into canonical events. It synthesises a
 // turn_started before each user_message, since basis has no turn events.
 type Decoder struct {
-	own   bool // the next line is a buffer of its own (UseOwn)
-	opts  dialect.DecodeOptions
-	turns int
-	turn  string
-	o     jsonobj.Object
-	res   jsonobj.Residue // a line's residue, reused: what is kept is copied
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
+	turns           int
+	turn            string
+	o               jsonobj.Object
+	res             jsonobj.Residue // a line's residue, reused: what is kept is copied
 	// queued holds the tool call ids announced so far: by a tool_queued
 	// line, or by a tool_call synthesised for a call that was not. Digests
 	// only: a decoder's memory must not grow with the ids of a long run.
@@ -46,11 +46,6 @@ type Decoder struct {
 // then does not read the line's keys again.
 func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
 
-// UseOwn says whether the line the next Decode reads is a buffer of its
-// own that nothing writes again (package stream says so of a long line):
-// the decoder then reads it in place rather than copy it.
-func (d *Decoder) UseOwn(own bool) { d.own = own }
-
 // A DecodeError is a known basis field with a value canonical cannot hold.
 type DecodeError = jsonobj.FieldError
 
@@ -62,10 +57,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	// before it writes it, which make does not.)
 	// A line of its own (UseOwn) is read in place.
 	own := line
-	if !d.own {
+	if !d.Own() {
 		own = append([]byte(nil), line...)
 	}
-	d.own = false
 	root := jsonobj.View(own)
 	o := &d.o
 	ms := d.ms

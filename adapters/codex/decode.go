@@ -29,13 +29,13 @@ import (
 // difference to the real line as the residue, on the event that writes the
 // line.
 type Decoder struct {
-	own   bool // the next line is a buffer of its own (UseOwn)
-	opts  dialect.DecodeOptions
-	enc   *Encoder // derives lines, in step with the stream
-	begun bool
-	turns int
-	turn  string          // the open turn's id, "" between turns
-	calls map[string]bool // tool items announced and not completed
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
+	enc             *Encoder // derives lines, in step with the stream
+	begun           bool
+	turns           int
+	turn            string          // the open turn's id, "" between turns
+	calls           map[string]bool // tool items announced and not completed
 
 	ended  bool // the last turn ended
 	status event.Status
@@ -96,8 +96,7 @@ func (r *reader) optStr(v gjson.Result, ptr string) (string, bool) {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	root := jsonobj.ParseLine(line, d.own)
-	d.own = false
+	root := d.ParseLine(line)
 	if !root.IsObject() {
 		return out, &DecodeError{Msg: "a codex line must be a JSON object"}
 	}
@@ -676,8 +675,3 @@ func canonicalTime(s string) string {
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
 }
-
-// UseOwn says whether the line the next Decode reads is a buffer of its
-// own that nothing writes again (package stream says so of a long line):
-// the decoder then reads it in place rather than copy it.
-func (d *Decoder) UseOwn(own bool) { d.own = own }

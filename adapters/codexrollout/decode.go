@@ -34,10 +34,10 @@ type FieldError = jsonobj.FieldError
 // adds; a fork's copy of its parent's history is kept whole and counted
 // for nothing (see replay).
 type Decoder struct {
-	own    bool // the next line is a buffer of its own (UseOwn)
-	opts   dialect.DecodeOptions
-	begun  bool // session_started was emitted
-	legacy bool // the stream is of the mid-2025 format: messages are read from its items
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
+	begun           bool // session_started was emitted
+	legacy          bool // the stream is of the mid-2025 format: messages are read from its items
 
 	rp replay
 	m  meter
@@ -161,8 +161,7 @@ func (l *line) optInt(k string, t jsonobj.IntType) (int64, bool) {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
-	root := jsonobj.ParseLine(raw, d.own)
-	d.own = false
+	root := d.ParseLine(raw)
 	if !root.IsObject() {
 		return out, &FieldError{Msg: "got " + jsonobj.TypeName(root) + ", want an object"}
 	}
@@ -648,8 +647,3 @@ func plainContent(content gjson.Result, role string) bool {
 	})
 	return n == 1 && plain
 }
-
-// UseOwn says whether the line the next Decode reads is a buffer of its
-// own that nothing writes again (package stream says so of a long line):
-// the decoder then reads it in place rather than copy it.
-func (d *Decoder) UseOwn(own bool) { d.own = own }

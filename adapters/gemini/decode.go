@@ -32,8 +32,8 @@ type DecodeError = jsonobj.FieldError
 // followed by a synthesised message that assembles it, before any other
 // event, so that every writer sees the message next to its deltas.
 type Decoder struct {
-	own  bool // the next line is a buffer of its own (UseOwn)
-	opts dialect.DecodeOptions
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
 	// ms are the members of the line the next Decode reads (UseMembers).
 	ms  []ndjson.Member
 	o   jsonobj.Object
@@ -57,8 +57,7 @@ type Decoder struct {
 // method per line type (read), and only then placed in the stream
 // (place): a line that does not fit gives no events.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	root := jsonobj.ParseLine(line, d.own)
-	d.own = false
+	root := d.ParseLine(line)
 	o := &d.o
 	ms := d.ms
 	d.ms = nil
@@ -564,8 +563,3 @@ func uintAt(o *jsonobj.Object, ptr string, v gjson.Result) *uint64 {
 // Decode reads, found by the syntax check of the reading: the decoder
 // then does not read the line's keys again.
 func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
-
-// UseOwn says whether the line the next Decode reads is a buffer of its
-// own that nothing writes again (package stream says so of a long line):
-// the decoder then reads it in place rather than copy it.
-func (d *Decoder) UseOwn(own bool) { d.own = own }

@@ -35,8 +35,8 @@ type DecodeError = jsonobj.FieldError
 // that the tool_call carries the name and kind from the start; on a live
 // pipe the name comes with tool_finished.
 type Decoder struct {
-	own  bool // the next line is a buffer of its own (UseOwn)
-	opts dialect.DecodeOptions
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
 	// ms are the members of the line the next Decode reads (UseMembers).
 	ms      []ndjson.Member
 	o       jsonobj.Object
@@ -153,8 +153,7 @@ func (d *Decoder) hold(out []*event.Event, start, size int) []*event.Event {
 }
 
 func (d *Decoder) decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	root := jsonobj.ParseLine(line, d.own)
-	d.own = false
+	root := d.ParseLine(line)
 	ms := d.ms
 	d.ms = nil
 	typ, err := d.o.OpenMembers(root, ms, "a mermaid line")
@@ -478,8 +477,3 @@ func kindOf(name string) event.ToolKind {
 // Decode reads, found by the syntax check of the reading: the decoder
 // then does not read the line's keys again.
 func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
-
-// UseOwn says whether the line the next Decode reads is a buffer of its
-// own that nothing writes again (package stream says so of a long line):
-// the decoder then reads it in place rather than copy it.
-func (d *Decoder) UseOwn(own bool) { d.own = own }

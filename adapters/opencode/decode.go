@@ -58,8 +58,8 @@ const (
 // session_finished carry the sums of the steps' usage and cost. Any other
 // last line leaves the stream truncated.
 type Decoder struct {
-	own  bool // the next line is a buffer of its own (UseOwn)
-	opts dialect.DecodeOptions
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
 	// ms are the members of the line the next Decode reads (UseMembers).
 	ms      []ndjson.Member
 	o       jsonobj.Object
@@ -87,8 +87,7 @@ func newDecoder(opts dialect.DecodeOptions) *Decoder {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	root := jsonobj.ParseLine(line, d.own)
-	d.own = false
+	root := d.ParseLine(line)
 	ms := d.ms
 	d.ms = nil
 	typ, err := d.o.OpenMembers(root, ms, "an opencode line")
@@ -517,8 +516,3 @@ func (d *Decoder) finish() *event.Event {
 // Decode reads, found by the syntax check of the reading: the decoder
 // then does not read the line's keys again.
 func (d *Decoder) UseMembers(ms []ndjson.Member) { d.ms = ms }
-
-// UseOwn says whether the line the next Decode reads is a buffer of its
-// own that nothing writes again (package stream says so of a long line):
-// the decoder then reads it in place rather than copy it.
-func (d *Decoder) UseOwn(own bool) { d.own = own }

@@ -531,3 +531,23 @@ func ParseLine(line []byte, own bool) gjson.Result {
 	}
 	return gjson.ParseBytes(line)
 }
+
+// OwnLine is embedded by a decoder that reads a line of its own in place:
+// it implements UseOwn, which package stream calls before each Decode, and
+// the decoder then asks Own or ParseLine of the line it reads.
+type OwnLine struct{ own bool }
+
+// UseOwn says whether the line the next Decode reads is a buffer of its
+// own that nothing writes again (package stream says so of a long line).
+func (o *OwnLine) UseOwn(own bool) { o.own = own }
+
+// Own reports what UseOwn said of the line being read, and forgets it.
+func (o *OwnLine) Own() bool {
+	own := o.own
+	o.own = false
+	return own
+}
+
+// ParseLine parses the line being read: in place when it is its own (see
+// the function ParseLine), else a copy.
+func (o *OwnLine) ParseLine(line []byte) gjson.Result { return ParseLine(line, o.Own()) }

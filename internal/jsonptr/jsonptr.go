@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/evtool/evtool/internal/jsonenc"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -122,21 +124,10 @@ func skipWS(s string, i int) int {
 // skipString returns the offset past the string at s[i], -1 if it does
 // not end.
 func skipString(s string, i int) int {
-	for j := i + 1; ; {
-		q := strings.IndexByte(s[j:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += j
-		bs := 0
-		for k := q - 1; k > i && s[k] == '\\'; k-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
+	if end, _ := jsonenc.SkipQuoted(s, i); end <= len(s) {
+		return end
 	}
+	return -1
 }
 
 // skipValue returns the offset past the value at s[i], -1 if it does not
