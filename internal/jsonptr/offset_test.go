@@ -133,3 +133,21 @@ func TestOffsetIsGJSONs(t *testing.T) {
 	}
 	t.Logf("%d lines, %d pointers", len(lines), checked)
 }
+
+// FuzzOffset: on any valid JSON, Offset is gjson's for a pointer to every
+// value and to missing ones; on anything else it returns without a panic.
+func FuzzOffset(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"x\"y"}],"a":{"c":null}}`))
+	f.Add([]byte(` [ {"k\\":"v"} , "]" , {} ] `))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !gjson.ValidBytes(line) {
+			Offset(line, "/a/0/b")
+			return
+		}
+		for _, p := range pointers(gjson.ParseBytes(line), "", nil, 200) {
+			if got, want := Offset(line, p), gjsonOffset(line, p); got != want {
+				t.Fatalf("Offset(%q, %q) = %d, gjson's %d", line, p, got, want)
+			}
+		}
+	})
+}
