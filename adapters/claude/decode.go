@@ -68,6 +68,9 @@ type Decoder struct {
 	statuses map[string]event.TaskStatus
 	perms    map[string]permInfo
 	before   [][]byte
+	// verdicts: the caller reads no event (stream.Options.VerdictsOnly),
+	// so no residue is derived.
+	verdicts bool
 
 	// The start of a turn that no prompt line began (a rate_limit_event or
 	// a hook line comes first in CLI 2.1) is held back, with the events
@@ -279,6 +282,13 @@ func settles(kind string) bool {
 	return false
 }
 
+// VerdictsOnly makes the decoder derive no residue of its lines (what a
+// line holds beyond its events, found by deriving the line back and
+// comparing, a quarter of the decoder's time): for a caller that reads
+// the lines' verdicts and no event, as validate does. Errors are the
+// same: the residue has no error path. Call it before the first line.
+func (d *Decoder) VerdictsOnly() { d.verdicts = true }
+
 // finish gives the line's events their turn, agent and residue.
 func (d *Decoder) finish(l *line, raw []byte) []*event.Event {
 	all := slices.Concat(l.pre, l.group, l.post)
@@ -294,7 +304,7 @@ func (d *Decoder) finish(l *line, raw []byte) []*event.Event {
 			ev.Src = &event.Source{Dialect: Name, Line: l.n, Type: l.kind}
 		}
 	}
-	if _, unknown := l.group[0].Body.(*event.Unknown); !unknown {
+	if _, unknown := l.group[0].Body.(*event.Unknown); !unknown && !d.verdicts {
 		var x obj
 		if dk := defaultKind(l.group[0]); dk != l.kind {
 			x.set(keyKind, jsonStr(l.kind))
