@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -24,6 +25,91 @@ var envelopeKeys = map[string]bool{
 
 // Append appends the canonical JSON line of e to dst, without a newline.
 func Append(dst []byte, e *Event) ([]byte, error) {
+	return appendEvent(dst, e, nil)
+}
+
+// Write writes the canonical JSON line of e to w, with its newline, as
+// Append makes it. buf is room to make the line in, which Write returns
+// (emptied) for the next line. A long value (a text, a raw input or
+// output, of 256 KiB or more) is written straight to w, escaped a piece
+// at a time, rather than into buf: a line with a 512 MiB text needs the
+// text and 64 KiB more, not the text and the whole line again. w sees a
+// line in several writes; a buffered writer joins them.
+func Write(w io.Writer, buf []byte, e *Event) ([]byte, error) {
+	sp := &spill{w: w}
+	b, err := appendEvent(buf[:0], e, sp)
+	if err != nil {
+		return b[:0], err
+	}
+	b = append(b, '\n')
+	b = sp.flush(b)
+	return b, sp.err
+}
+
+// spillMin is the length from which Write writes a value straight to its
+// writer.
+const spillMin = jsonenc.LongValue
+
+// spill writes the long values of a line straight to w, before them the
+// part of the line made so far (Write). A nil *spill appends every value
+// (Append).
+type spill struct {
+	w   io.Writer
+	err error // the first error of w
+}
+
+// flush writes dst and returns it emptied.
+func (sp *spill) flush(dst []byte) []byte {
+	if len(dst) > 0 && sp.err == nil {
+		_, sp.err = sp.w.Write(dst)
+	}
+	return dst[:0]
+}
+
+// str appends s as a JSON string, or writes it.
+func (sp *spill) str(dst []byte, s string) []byte {
+	if sp == nil || len(s) < spillMin {
+		return jsonenc.String(dst, s)
+	}
+	dst = sp.flush(dst)
+	if sp.err != nil {
+		return dst
+	}
+	dst, sp.err = jsonenc.StringTo(sp.w, dst, s)
+	return dst
+}
+
+// raw appends raw compacted (appendRaw), or writes it: the runs between
+// white space are written from raw itself.
+func (sp *spill) raw(dst []byte, raw json.RawMessage) []byte {
+	if sp == nil || len(raw) < spillMin {
+		return appendRaw(dst, raw)
+	}
+	dst = sp.flush(dst)
+	eachRun(sp, raw, (*spill).write)
+	return dst
+}
+
+// write writes run, unless w failed before.
+func (sp *spill) write(run []byte) *spill {
+	if sp.err == nil {
+		_, sp.err = sp.w.Write(run)
+	}
+	return sp
+}
+
+// verbatim appends b as it is, or writes it.
+func (sp *spill) verbatim(dst, b []byte) []byte {
+	if sp == nil || len(b) < spillMin {
+		return append(dst, b...)
+	}
+	dst = sp.flush(dst)
+	sp.write(b)
+	return dst
+}
+
+// appendEvent appends e's line to dst, with sp's long values written.
+func appendEvent(dst []byte, e *Event, sp *spill) ([]byte, error) {
 	if e.Body == nil {
 		return dst, errors.New("event has no body")
 	}
@@ -49,7 +135,7 @@ func Append(dst []byte, e *Event) ([]byte, error) {
 		dst = jsonenc.Key(dst, &first, "synthetic")
 		dst = append(dst, "true"...)
 	}
-	if out, ok := appendBody(dst, e.Body, &first); ok {
+	if out, ok := appendBody(dst, e.Body, &first, sp); ok {
 		dst = out
 	} else {
 		// A Body type from outside the model: encoding/json's way.
@@ -59,7 +145,7 @@ func Append(dst []byte, e *Event) ([]byte, error) {
 		}
 		if len(body) > 2 { // not "{}"
 			dst = append(dst, ',')
-			dst = append(dst, body[1:len(body)-1]...)
+			dst = sp.verbatim(dst, body[1:len(body)-1])
 		}
 	}
 	if e.Src != nil {
@@ -78,22 +164,22 @@ func Append(dst []byte, e *Event) ([]byte, error) {
 	}
 	if len(e.Ext) > 0 {
 		dst = jsonenc.Key(dst, &first, "ext")
-		dst = appendExt(dst, e.Ext)
+		dst = appendExt(dst, e.Ext, sp)
 	}
 	for _, f := range e.Extra {
 		dst = jsonenc.Key(dst, &first, f.Key)
-		dst = append(dst, f.Value...)
+		dst = sp.verbatim(dst, f.Value)
 	}
 	return append(dst, '}'), nil
 }
 
 // appendExt writes ext, which Set keeps sorted by dialect.
-func appendExt(dst []byte, ext Ext) []byte {
+func appendExt(dst []byte, ext Ext, sp *spill) []byte {
 	first := true
 	dst = append(dst, '{')
 	for _, e := range ext {
 		dst = jsonenc.Key(dst, &first, e.Dialect)
-		dst = append(dst, e.Raw...)
+		dst = sp.verbatim(dst, e.Raw)
 	}
 	return append(dst, '}')
 }
@@ -179,13 +265,24 @@ func readArray(e gjson.Result, ptr string, make func(n int), read func(i int, a 
 // be JSON: it comes from a line the syntax check passed, or from an
 // encoder of evtool's.
 func appendRaw(dst []byte, raw json.RawMessage) []byte {
+	return eachRun(dst, raw, appendRun)
+}
+
+func appendRun(dst, run []byte) []byte { return append(dst, run...) }
+
+// eachRun passes each run of raw between white space outside its
+// strings, in order, to f with acc, and returns the last acc f returned:
+// f sees raw without that white space.
+func eachRun[T any](acc T, raw []byte, f func(acc T, run []byte) T) T {
 	start := 0
 	for i := 0; i < len(raw); {
 		switch c := raw[i]; c {
 		case '"':
 			i = jsonenc.SkipString(raw, i)
 		case ' ', '\t', '\n', '\r':
-			dst = append(dst, raw[start:i]...)
+			if i > start {
+				acc = f(acc, raw[start:i])
+			}
 			for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
 				i++
 			}
@@ -194,7 +291,10 @@ func appendRaw(dst []byte, raw json.RawMessage) []byte {
 			i++
 		}
 	}
-	return append(dst, raw[start:]...)
+	if start < len(raw) {
+		acc = f(acc, raw[start:])
+	}
+	return acc
 }
 
 // appendNumber appends a number as its text.

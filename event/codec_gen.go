@@ -10,68 +10,68 @@ import (
 
 // appendBody appends the fields of a known body; ok is false for a
 // Body type this file does not know.
-func appendBody(dst []byte, b Body, first *bool) (out []byte, ok bool) {
+func appendBody(dst []byte, b Body, first *bool, sp *spill) (out []byte, ok bool) {
 	switch v := b.(type) {
 	case *Branched:
-		return appendBranchedFields(dst, v, first), true
+		return appendBranchedFields(dst, v, first, sp), true
 	case *CompactionFinished:
-		return appendCompactionFinishedFields(dst, v, first), true
+		return appendCompactionFinishedFields(dst, v, first, sp), true
 	case *CompactionStarted:
-		return appendCompactionStartedFields(dst, v, first), true
+		return appendCompactionStartedFields(dst, v, first, sp), true
 	case *ContextElided:
-		return appendContextElidedFields(dst, v, first), true
+		return appendContextElidedFields(dst, v, first, sp), true
 	case *Error:
-		return appendErrorFields(dst, v, first), true
+		return appendErrorFields(dst, v, first, sp), true
 	case *MemoryUpdated:
-		return appendMemoryUpdatedFields(dst, v, first), true
+		return appendMemoryUpdatedFields(dst, v, first, sp), true
 	case *Message:
-		return appendMessageFields(dst, v, first), true
+		return appendMessageFields(dst, v, first, sp), true
 	case *MessageDelta:
-		return appendMessageDeltaFields(dst, v, first), true
+		return appendMessageDeltaFields(dst, v, first, sp), true
 	case *ModelConfigured:
-		return appendModelConfiguredFields(dst, v, first), true
+		return appendModelConfiguredFields(dst, v, first, sp), true
 	case *Notice:
-		return appendNoticeFields(dst, v, first), true
+		return appendNoticeFields(dst, v, first, sp), true
 	case *PermissionRequested:
-		return appendPermissionRequestedFields(dst, v, first), true
+		return appendPermissionRequestedFields(dst, v, first, sp), true
 	case *PermissionResolved:
-		return appendPermissionResolvedFields(dst, v, first), true
+		return appendPermissionResolvedFields(dst, v, first, sp), true
 	case *PlanUpdated:
-		return appendPlanUpdatedFields(dst, v, first), true
+		return appendPlanUpdatedFields(dst, v, first, sp), true
 	case *Reasoning:
-		return appendReasoningFields(dst, v, first), true
+		return appendReasoningFields(dst, v, first, sp), true
 	case *ReasoningDelta:
-		return appendReasoningDeltaFields(dst, v, first), true
+		return appendReasoningDeltaFields(dst, v, first, sp), true
 	case *Retry:
-		return appendRetryFields(dst, v, first), true
+		return appendRetryFields(dst, v, first, sp), true
 	case *RoundFinished:
-		return appendRoundFinishedFields(dst, v, first), true
+		return appendRoundFinishedFields(dst, v, first, sp), true
 	case *SessionFinished:
-		return appendSessionFinishedFields(dst, v, first), true
+		return appendSessionFinishedFields(dst, v, first, sp), true
 	case *SessionStarted:
-		return appendSessionStartedFields(dst, v, first), true
+		return appendSessionStartedFields(dst, v, first, sp), true
 	case *TaskUpdated:
-		return appendTaskUpdatedFields(dst, v, first), true
+		return appendTaskUpdatedFields(dst, v, first, sp), true
 	case *ToolCall:
-		return appendToolCallFields(dst, v, first), true
+		return appendToolCallFields(dst, v, first, sp), true
 	case *ToolFinished:
-		return appendToolFinishedFields(dst, v, first), true
+		return appendToolFinishedFields(dst, v, first, sp), true
 	case *ToolOutput:
-		return appendToolOutputFields(dst, v, first), true
+		return appendToolOutputFields(dst, v, first, sp), true
 	case *ToolProgress:
-		return appendToolProgressFields(dst, v, first), true
+		return appendToolProgressFields(dst, v, first, sp), true
 	case *ToolStarted:
-		return appendToolStartedFields(dst, v, first), true
+		return appendToolStartedFields(dst, v, first, sp), true
 	case *TurnFinished:
-		return appendTurnFinishedFields(dst, v, first), true
+		return appendTurnFinishedFields(dst, v, first, sp), true
 	case *TurnStarted:
-		return appendTurnStartedFields(dst, v, first), true
+		return appendTurnStartedFields(dst, v, first, sp), true
 	case *Unknown:
-		return appendUnknownFields(dst, v, first), true
+		return appendUnknownFields(dst, v, first, sp), true
 	case *Usage:
-		return appendUsageFields(dst, v, first), true
+		return appendUsageFields(dst, v, first, sp), true
 	case *UserMessage:
-		return appendUserMessageFields(dst, v, first), true
+		return appendUserMessageFields(dst, v, first, sp), true
 	}
 	return dst, false
 }
@@ -144,9 +144,9 @@ func parseBody(b Body, root gjson.Result) (err error, ok bool) {
 	return nil, false
 }
 
-func appendBranchedFields(dst []byte, v *Branched, first *bool) []byte {
+func appendBranchedFields(dst []byte, v *Branched, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "entry_id")
-	dst = jsonenc.String(dst, string(v.EntryID))
+	dst = sp.str(dst, string(v.EntryID))
 	if v.AbandonedEntries != nil {
 		dst = jsonenc.Key(dst, first, "abandoned_entries")
 		dst = jsonenc.Uint(dst, *v.AbandonedEntries)
@@ -175,7 +175,7 @@ func parseBranchedFields(v *Branched, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendCompactionFinishedFields(dst []byte, v *CompactionFinished, first *bool) []byte {
+func appendCompactionFinishedFields(dst []byte, v *CompactionFinished, first *bool, sp *spill) []byte {
 	if v.ReplacedItems != nil {
 		dst = jsonenc.Key(dst, first, "replaced_items")
 		dst = jsonenc.Uint(dst, *v.ReplacedItems)
@@ -194,7 +194,7 @@ func appendCompactionFinishedFields(dst []byte, v *CompactionFinished, first *bo
 	}
 	if v.SummaryPreview != nil {
 		dst = jsonenc.Key(dst, first, "summary_preview")
-		dst = jsonenc.String(dst, *v.SummaryPreview)
+		dst = sp.str(dst, *v.SummaryPreview)
 	}
 	return dst
 }
@@ -222,7 +222,7 @@ func parseCompactionFinishedFields(v *CompactionFinished, o gjson.Result, ptr st
 	return err
 }
 
-func appendCompactionStartedFields(dst []byte, v *CompactionStarted, first *bool) []byte {
+func appendCompactionStartedFields(dst []byte, v *CompactionStarted, first *bool, sp *spill) []byte {
 	return dst
 }
 
@@ -239,10 +239,10 @@ func parseCompactionStartedFields(v *CompactionStarted, o gjson.Result, ptr stri
 	return err
 }
 
-func appendContextElidedFields(dst []byte, v *ContextElided, first *bool) []byte {
+func appendContextElidedFields(dst []byte, v *ContextElided, first *bool, sp *spill) []byte {
 	if len(v.Policy) > 0 {
 		dst = jsonenc.Key(dst, first, "policy")
-		dst = appendRaw(dst, v.Policy)
+		dst = sp.raw(dst, v.Policy)
 	}
 	if v.OriginalBytes != nil {
 		dst = jsonenc.Key(dst, first, "original_bytes")
@@ -262,7 +262,7 @@ func appendContextElidedFields(dst []byte, v *ContextElided, first *bool) []byte
 			dst = append(dst, '{')
 			{
 				f := true
-				dst = appendElidedResultFields(dst, &v.Results[i], &f)
+				dst = appendElidedResultFields(dst, &v.Results[i], &f, sp)
 			}
 			dst = append(dst, '}')
 		}
@@ -294,9 +294,9 @@ func parseContextElidedFields(v *ContextElided, o gjson.Result, ptr string) erro
 	return err
 }
 
-func appendErrorFields(dst []byte, v *Error, first *bool) []byte {
+func appendErrorFields(dst []byte, v *Error, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "message")
-	dst = jsonenc.String(dst, string(v.Message))
+	dst = sp.str(dst, string(v.Message))
 	if v.Recoverable != nil {
 		dst = jsonenc.Key(dst, first, "recoverable")
 		dst = jsonenc.Bool(dst, *v.Recoverable)
@@ -321,7 +321,7 @@ func parseErrorFields(v *Error, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendMemoryUpdatedFields(dst []byte, v *MemoryUpdated, first *bool) []byte {
+func appendMemoryUpdatedFields(dst []byte, v *MemoryUpdated, first *bool, sp *spill) []byte {
 	if v.StoredRecords != nil {
 		dst = jsonenc.Key(dst, first, "stored_records")
 		dst = jsonenc.Uint(dst, *v.StoredRecords)
@@ -344,12 +344,12 @@ func parseMemoryUpdatedFields(v *MemoryUpdated, o gjson.Result, ptr string) erro
 	return err
 }
 
-func appendMessageFields(dst []byte, v *Message, first *bool) []byte {
+func appendMessageFields(dst []byte, v *Message, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = jsonenc.String(dst, string(v.Text))
+	dst = sp.str(dst, string(v.Text))
 	if v.MessageID != "" {
 		dst = jsonenc.Key(dst, first, "message_id")
-		dst = jsonenc.String(dst, string(v.MessageID))
+		dst = sp.str(dst, string(v.MessageID))
 	}
 	return dst
 }
@@ -371,12 +371,12 @@ func parseMessageFields(v *Message, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendMessageDeltaFields(dst []byte, v *MessageDelta, first *bool) []byte {
+func appendMessageDeltaFields(dst []byte, v *MessageDelta, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = jsonenc.String(dst, string(v.Text))
+	dst = sp.str(dst, string(v.Text))
 	if v.MessageID != "" {
 		dst = jsonenc.Key(dst, first, "message_id")
-		dst = jsonenc.String(dst, string(v.MessageID))
+		dst = sp.str(dst, string(v.MessageID))
 	}
 	return dst
 }
@@ -398,24 +398,24 @@ func parseMessageDeltaFields(v *MessageDelta, o gjson.Result, ptr string) error 
 	return err
 }
 
-func appendModelConfiguredFields(dst []byte, v *ModelConfigured, first *bool) []byte {
+func appendModelConfiguredFields(dst []byte, v *ModelConfigured, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "model")
-	dst = jsonenc.String(dst, string(v.Model))
+	dst = sp.str(dst, string(v.Model))
 	if v.Provider != "" {
 		dst = jsonenc.Key(dst, first, "provider")
-		dst = jsonenc.String(dst, string(v.Provider))
+		dst = sp.str(dst, string(v.Provider))
 	}
 	if v.Profile != "" {
 		dst = jsonenc.Key(dst, first, "profile")
-		dst = jsonenc.String(dst, string(v.Profile))
+		dst = sp.str(dst, string(v.Profile))
 	}
 	if v.Label != "" {
 		dst = jsonenc.Key(dst, first, "label")
-		dst = jsonenc.String(dst, string(v.Label))
+		dst = sp.str(dst, string(v.Label))
 	}
 	if v.Source != "" {
 		dst = jsonenc.Key(dst, first, "source")
-		dst = jsonenc.String(dst, string(v.Source))
+		dst = sp.str(dst, string(v.Source))
 	}
 	return dst
 }
@@ -443,13 +443,13 @@ func parseModelConfiguredFields(v *ModelConfigured, o gjson.Result, ptr string) 
 	return err
 }
 
-func appendNoticeFields(dst []byte, v *Notice, first *bool) []byte {
+func appendNoticeFields(dst []byte, v *Notice, first *bool, sp *spill) []byte {
 	if v.Severity != "" {
 		dst = jsonenc.Key(dst, first, "severity")
-		dst = jsonenc.String(dst, string(v.Severity))
+		dst = sp.str(dst, string(v.Severity))
 	}
 	dst = jsonenc.Key(dst, first, "message")
-	dst = jsonenc.String(dst, string(v.Message))
+	dst = sp.str(dst, string(v.Message))
 	return dst
 }
 
@@ -470,30 +470,30 @@ func parseNoticeFields(v *Notice, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendPermissionRequestedFields(dst []byte, v *PermissionRequested, first *bool) []byte {
+func appendPermissionRequestedFields(dst []byte, v *PermissionRequested, first *bool, sp *spill) []byte {
 	if v.RequestID != "" {
 		dst = jsonenc.Key(dst, first, "request_id")
-		dst = jsonenc.String(dst, string(v.RequestID))
+		dst = sp.str(dst, string(v.RequestID))
 	}
 	if v.CallID != "" {
 		dst = jsonenc.Key(dst, first, "call_id")
-		dst = jsonenc.String(dst, string(v.CallID))
+		dst = sp.str(dst, string(v.CallID))
 	}
 	if v.Tool != "" {
 		dst = jsonenc.Key(dst, first, "tool")
-		dst = jsonenc.String(dst, string(v.Tool))
+		dst = sp.str(dst, string(v.Tool))
 	}
 	if v.Description != "" {
 		dst = jsonenc.Key(dst, first, "description")
-		dst = jsonenc.String(dst, string(v.Description))
+		dst = sp.str(dst, string(v.Description))
 	}
 	if v.Risk != "" {
 		dst = jsonenc.Key(dst, first, "risk")
-		dst = jsonenc.String(dst, string(v.Risk))
+		dst = sp.str(dst, string(v.Risk))
 	}
 	if len(v.Preview) > 0 {
 		dst = jsonenc.Key(dst, first, "preview")
-		dst = appendRaw(dst, v.Preview)
+		dst = sp.raw(dst, v.Preview)
 	}
 	return dst
 }
@@ -523,24 +523,24 @@ func parsePermissionRequestedFields(v *PermissionRequested, o gjson.Result, ptr 
 	return err
 }
 
-func appendPermissionResolvedFields(dst []byte, v *PermissionResolved, first *bool) []byte {
+func appendPermissionResolvedFields(dst []byte, v *PermissionResolved, first *bool, sp *spill) []byte {
 	if v.RequestID != "" {
 		dst = jsonenc.Key(dst, first, "request_id")
-		dst = jsonenc.String(dst, string(v.RequestID))
+		dst = sp.str(dst, string(v.RequestID))
 	}
 	if v.CallID != "" {
 		dst = jsonenc.Key(dst, first, "call_id")
-		dst = jsonenc.String(dst, string(v.CallID))
+		dst = sp.str(dst, string(v.CallID))
 	}
 	if v.Tool != "" {
 		dst = jsonenc.Key(dst, first, "tool")
-		dst = jsonenc.String(dst, string(v.Tool))
+		dst = sp.str(dst, string(v.Tool))
 	}
 	dst = jsonenc.Key(dst, first, "outcome")
-	dst = jsonenc.String(dst, string(v.Outcome))
+	dst = sp.str(dst, string(v.Outcome))
 	if v.Scope != "" {
 		dst = jsonenc.Key(dst, first, "scope")
-		dst = jsonenc.String(dst, string(v.Scope))
+		dst = sp.str(dst, string(v.Scope))
 	}
 	return dst
 }
@@ -568,7 +568,7 @@ func parsePermissionResolvedFields(v *PermissionResolved, o gjson.Result, ptr st
 	return err
 }
 
-func appendPlanUpdatedFields(dst []byte, v *PlanUpdated, first *bool) []byte {
+func appendPlanUpdatedFields(dst []byte, v *PlanUpdated, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "entries")
 	if v.Entries == nil {
 		dst = append(dst, "null"...)
@@ -581,7 +581,7 @@ func appendPlanUpdatedFields(dst []byte, v *PlanUpdated, first *bool) []byte {
 			dst = append(dst, '{')
 			{
 				f := true
-				dst = appendPlanEntryFields(dst, &v.Entries[i], &f)
+				dst = appendPlanEntryFields(dst, &v.Entries[i], &f, sp)
 			}
 			dst = append(dst, '}')
 		}
@@ -619,9 +619,9 @@ func parsePlanUpdatedFields(v *PlanUpdated, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendReasoningFields(dst []byte, v *Reasoning, first *bool) []byte {
+func appendReasoningFields(dst []byte, v *Reasoning, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = jsonenc.String(dst, string(v.Text))
+	dst = sp.str(dst, string(v.Text))
 	return dst
 }
 
@@ -640,9 +640,9 @@ func parseReasoningFields(v *Reasoning, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendReasoningDeltaFields(dst []byte, v *ReasoningDelta, first *bool) []byte {
+func appendReasoningDeltaFields(dst []byte, v *ReasoningDelta, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = jsonenc.String(dst, string(v.Text))
+	dst = sp.str(dst, string(v.Text))
 	return dst
 }
 
@@ -661,10 +661,10 @@ func parseReasoningDeltaFields(v *ReasoningDelta, o gjson.Result, ptr string) er
 	return err
 }
 
-func appendRetryFields(dst []byte, v *Retry, first *bool) []byte {
+func appendRetryFields(dst []byte, v *Retry, first *bool, sp *spill) []byte {
 	if v.Error != "" {
 		dst = jsonenc.Key(dst, first, "error")
-		dst = jsonenc.String(dst, string(v.Error))
+		dst = sp.str(dst, string(v.Error))
 	}
 	if v.Attempt != nil {
 		dst = jsonenc.Key(dst, first, "attempt")
@@ -702,17 +702,17 @@ func parseRetryFields(v *Retry, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendRoundFinishedFields(dst []byte, v *RoundFinished, first *bool) []byte {
+func appendRoundFinishedFields(dst []byte, v *RoundFinished, first *bool, sp *spill) []byte {
 	if v.StopReason != "" {
 		dst = jsonenc.Key(dst, first, "stop_reason")
-		dst = jsonenc.String(dst, string(v.StopReason))
+		dst = sp.str(dst, string(v.StopReason))
 	}
 	if v.Usage != nil {
 		dst = jsonenc.Key(dst, first, "usage")
 		dst = append(dst, '{')
 		{
 			f := true
-			dst = appendUsageFields(dst, v.Usage, &f)
+			dst = appendUsageFields(dst, v.Usage, &f, sp)
 		}
 		dst = append(dst, '}')
 	}
@@ -740,33 +740,33 @@ func parseRoundFinishedFields(v *RoundFinished, o gjson.Result, ptr string) erro
 	return err
 }
 
-func appendSessionFinishedFields(dst []byte, v *SessionFinished, first *bool) []byte {
+func appendSessionFinishedFields(dst []byte, v *SessionFinished, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "status")
-	dst = jsonenc.String(dst, string(v.Status))
+	dst = sp.str(dst, string(v.Status))
 	if v.Message != "" {
 		dst = jsonenc.Key(dst, first, "message")
-		dst = jsonenc.String(dst, string(v.Message))
+		dst = sp.str(dst, string(v.Message))
 	}
 	if v.StoppedBy != "" {
 		dst = jsonenc.Key(dst, first, "stopped_by")
-		dst = jsonenc.String(dst, string(v.StoppedBy))
+		dst = sp.str(dst, string(v.StoppedBy))
 	}
 	if v.Usage != nil {
 		dst = jsonenc.Key(dst, first, "usage")
 		dst = append(dst, '{')
 		{
 			f := true
-			dst = appendUsageFields(dst, v.Usage, &f)
+			dst = appendUsageFields(dst, v.Usage, &f, sp)
 		}
 		dst = append(dst, '}')
 	}
 	if v.Text != nil {
 		dst = jsonenc.Key(dst, first, "text")
-		dst = jsonenc.String(dst, *v.Text)
+		dst = sp.str(dst, *v.Text)
 	}
 	if v.Reasoning != nil {
 		dst = jsonenc.Key(dst, first, "reasoning")
-		dst = jsonenc.String(dst, *v.Reasoning)
+		dst = sp.str(dst, *v.Reasoning)
 	}
 	if v.Errors != nil {
 		dst = jsonenc.Key(dst, first, "errors")
@@ -775,13 +775,13 @@ func appendSessionFinishedFields(dst []byte, v *SessionFinished, first *bool) []
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonenc.String(dst, string((*v.Errors)[i]))
+			dst = sp.str(dst, string((*v.Errors)[i]))
 		}
 		dst = append(dst, ']')
 	}
 	if len(v.StructuredOutput) > 0 {
 		dst = jsonenc.Key(dst, first, "structured_output")
-		dst = appendRaw(dst, v.StructuredOutput)
+		dst = sp.raw(dst, v.StructuredOutput)
 	}
 	return dst
 }
@@ -823,14 +823,14 @@ func parseSessionFinishedFields(v *SessionFinished, o gjson.Result, ptr string) 
 	return err
 }
 
-func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []byte {
+func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "schema")
 	dst = jsonenc.Uint(dst, v.Schema)
 	dst = jsonenc.Key(dst, first, "source")
 	dst = append(dst, '{')
 	{
 		f := true
-		dst = appendSourceInfoFields(dst, &v.Source, &f)
+		dst = appendSourceInfoFields(dst, &v.Source, &f, sp)
 	}
 	dst = append(dst, '}')
 	if v.Agent != nil {
@@ -838,29 +838,29 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 		dst = append(dst, '{')
 		{
 			f := true
-			dst = appendAgentFields(dst, v.Agent, &f)
+			dst = appendAgentFields(dst, v.Agent, &f, sp)
 		}
 		dst = append(dst, '}')
 	}
 	if v.SessionID != "" {
 		dst = jsonenc.Key(dst, first, "session_id")
-		dst = jsonenc.String(dst, string(v.SessionID))
+		dst = sp.str(dst, string(v.SessionID))
 	}
 	if v.TaskID != "" {
 		dst = jsonenc.Key(dst, first, "task_id")
-		dst = jsonenc.String(dst, string(v.TaskID))
+		dst = sp.str(dst, string(v.TaskID))
 	}
 	if v.Workspace != "" {
 		dst = jsonenc.Key(dst, first, "workspace")
-		dst = jsonenc.String(dst, string(v.Workspace))
+		dst = sp.str(dst, string(v.Workspace))
 	}
 	if v.Model != "" {
 		dst = jsonenc.Key(dst, first, "model")
-		dst = jsonenc.String(dst, string(v.Model))
+		dst = sp.str(dst, string(v.Model))
 	}
 	if v.Provider != "" {
 		dst = jsonenc.Key(dst, first, "provider")
-		dst = jsonenc.String(dst, string(v.Provider))
+		dst = sp.str(dst, string(v.Provider))
 	}
 	if v.ContextFiles != nil {
 		dst = jsonenc.Key(dst, first, "context_files")
@@ -872,7 +872,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			dst = append(dst, '{')
 			{
 				f := true
-				dst = appendContextFileFields(dst, &(*v.ContextFiles)[i], &f)
+				dst = appendContextFileFields(dst, &(*v.ContextFiles)[i], &f, sp)
 			}
 			dst = append(dst, '}')
 		}
@@ -885,7 +885,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonenc.String(dst, string(v.SkillsDirs[i]))
+			dst = sp.str(dst, string(v.SkillsDirs[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -899,7 +899,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			dst = append(dst, '{')
 			{
 				f := true
-				dst = appendSkillFields(dst, &v.Skills[i], &f)
+				dst = appendSkillFields(dst, &v.Skills[i], &f, sp)
 			}
 			dst = append(dst, '}')
 		}
@@ -912,7 +912,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonenc.String(dst, string(v.CommandsDirs[i]))
+			dst = sp.str(dst, string(v.CommandsDirs[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -926,7 +926,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			dst = append(dst, '{')
 			{
 				f := true
-				dst = appendCommandFields(dst, &v.Commands[i], &f)
+				dst = appendCommandFields(dst, &v.Commands[i], &f, sp)
 			}
 			dst = append(dst, '}')
 		}
@@ -942,7 +942,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			dst = append(dst, '{')
 			{
 				f := true
-				dst = appendContextFileFields(dst, &v.MCPFiles[i], &f)
+				dst = appendContextFileFields(dst, &v.MCPFiles[i], &f, sp)
 			}
 			dst = append(dst, '}')
 		}
@@ -955,7 +955,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonenc.String(dst, string(v.MCPServers[i]))
+			dst = sp.str(dst, string(v.MCPServers[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -969,7 +969,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			dst = append(dst, '{')
 			{
 				f := true
-				dst = appendContextFileFields(dst, &v.A2AFiles[i], &f)
+				dst = appendContextFileFields(dst, &v.A2AFiles[i], &f, sp)
 			}
 			dst = append(dst, '}')
 		}
@@ -982,7 +982,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool) []by
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsonenc.String(dst, string(v.A2AAgents[i]))
+			dst = sp.str(dst, string(v.A2AAgents[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -1054,30 +1054,30 @@ func parseSessionStartedFields(v *SessionStarted, o gjson.Result, ptr string) er
 	return err
 }
 
-func appendTaskUpdatedFields(dst []byte, v *TaskUpdated, first *bool) []byte {
+func appendTaskUpdatedFields(dst []byte, v *TaskUpdated, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "task_id")
-	dst = jsonenc.String(dst, string(v.TaskID))
+	dst = sp.str(dst, string(v.TaskID))
 	if v.Kind != "" {
 		dst = jsonenc.Key(dst, first, "kind")
-		dst = jsonenc.String(dst, string(v.Kind))
+		dst = sp.str(dst, string(v.Kind))
 	}
 	dst = jsonenc.Key(dst, first, "status")
-	dst = jsonenc.String(dst, string(v.Status))
+	dst = sp.str(dst, string(v.Status))
 	if v.Title != "" {
 		dst = jsonenc.Key(dst, first, "title")
-		dst = jsonenc.String(dst, string(v.Title))
+		dst = sp.str(dst, string(v.Title))
 	}
 	if v.Detail != "" {
 		dst = jsonenc.Key(dst, first, "detail")
-		dst = jsonenc.String(dst, string(v.Detail))
+		dst = sp.str(dst, string(v.Detail))
 	}
 	if v.Reason != "" {
 		dst = jsonenc.Key(dst, first, "reason")
-		dst = jsonenc.String(dst, string(v.Reason))
+		dst = sp.str(dst, string(v.Reason))
 	}
 	if v.ParentTaskID != "" {
 		dst = jsonenc.Key(dst, first, "parent_task_id")
-		dst = jsonenc.String(dst, string(v.ParentTaskID))
+		dst = sp.str(dst, string(v.ParentTaskID))
 	}
 	return dst
 }
@@ -1109,26 +1109,26 @@ func parseTaskUpdatedFields(v *TaskUpdated, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendToolCallFields(dst []byte, v *ToolCall, first *bool) []byte {
+func appendToolCallFields(dst []byte, v *ToolCall, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = jsonenc.String(dst, string(v.CallID))
+	dst = sp.str(dst, string(v.CallID))
 	dst = jsonenc.Key(dst, first, "name")
-	dst = jsonenc.String(dst, string(v.Name))
+	dst = sp.str(dst, string(v.Name))
 	if v.Title != "" {
 		dst = jsonenc.Key(dst, first, "title")
-		dst = jsonenc.String(dst, string(v.Title))
+		dst = sp.str(dst, string(v.Title))
 	}
 	if v.Kind != "" {
 		dst = jsonenc.Key(dst, first, "kind")
-		dst = jsonenc.String(dst, string(v.Kind))
+		dst = sp.str(dst, string(v.Kind))
 	}
 	if v.Mutability != "" {
 		dst = jsonenc.Key(dst, first, "mutability")
-		dst = jsonenc.String(dst, string(v.Mutability))
+		dst = sp.str(dst, string(v.Mutability))
 	}
 	if len(v.Input) > 0 {
 		dst = jsonenc.Key(dst, first, "input")
-		dst = appendRaw(dst, v.Input)
+		dst = sp.raw(dst, v.Input)
 	}
 	return dst
 }
@@ -1158,30 +1158,30 @@ func parseToolCallFields(v *ToolCall, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendToolFinishedFields(dst []byte, v *ToolFinished, first *bool) []byte {
+func appendToolFinishedFields(dst []byte, v *ToolFinished, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = jsonenc.String(dst, string(v.CallID))
+	dst = sp.str(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = jsonenc.String(dst, string(v.Name))
+		dst = sp.str(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "status")
-	dst = jsonenc.String(dst, string(v.Status))
+	dst = sp.str(dst, string(v.Status))
 	if v.Kind != "" {
 		dst = jsonenc.Key(dst, first, "kind")
-		dst = jsonenc.String(dst, string(v.Kind))
+		dst = sp.str(dst, string(v.Kind))
 	}
 	if v.Summary != nil {
 		dst = jsonenc.Key(dst, first, "summary")
-		dst = jsonenc.String(dst, *v.Summary)
+		dst = sp.str(dst, *v.Summary)
 	}
 	if v.Error != "" {
 		dst = jsonenc.Key(dst, first, "error")
-		dst = jsonenc.String(dst, string(v.Error))
+		dst = sp.str(dst, string(v.Error))
 	}
 	if v.Output != nil {
 		dst = jsonenc.Key(dst, first, "output")
-		dst = jsonenc.String(dst, *v.Output)
+		dst = sp.str(dst, *v.Output)
 	}
 	if v.ExitCode != nil {
 		dst = jsonenc.Key(dst, first, "exit_code")
@@ -1189,15 +1189,15 @@ func appendToolFinishedFields(dst []byte, v *ToolFinished, first *bool) []byte {
 	}
 	if v.Command != "" {
 		dst = jsonenc.Key(dst, first, "command")
-		dst = jsonenc.String(dst, string(v.Command))
+		dst = sp.str(dst, string(v.Command))
 	}
 	if len(v.Edit) > 0 {
 		dst = jsonenc.Key(dst, first, "edit")
-		dst = appendRaw(dst, v.Edit)
+		dst = sp.raw(dst, v.Edit)
 	}
 	if len(v.Web) > 0 {
 		dst = jsonenc.Key(dst, first, "web")
-		dst = appendRaw(dst, v.Web)
+		dst = sp.raw(dst, v.Web)
 	}
 	return dst
 }
@@ -1237,15 +1237,15 @@ func parseToolFinishedFields(v *ToolFinished, o gjson.Result, ptr string) error 
 	return err
 }
 
-func appendToolOutputFields(dst []byte, v *ToolOutput, first *bool) []byte {
+func appendToolOutputFields(dst []byte, v *ToolOutput, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = jsonenc.String(dst, string(v.CallID))
+	dst = sp.str(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = jsonenc.String(dst, string(v.Name))
+		dst = sp.str(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "chunk")
-	dst = jsonenc.String(dst, string(v.Chunk))
+	dst = sp.str(dst, string(v.Chunk))
 	return dst
 }
 
@@ -1268,15 +1268,15 @@ func parseToolOutputFields(v *ToolOutput, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendToolProgressFields(dst []byte, v *ToolProgress, first *bool) []byte {
+func appendToolProgressFields(dst []byte, v *ToolProgress, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = jsonenc.String(dst, string(v.CallID))
+	dst = sp.str(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = jsonenc.String(dst, string(v.Name))
+		dst = sp.str(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "message")
-	dst = jsonenc.String(dst, string(v.Message))
+	dst = sp.str(dst, string(v.Message))
 	return dst
 }
 
@@ -1299,12 +1299,12 @@ func parseToolProgressFields(v *ToolProgress, o gjson.Result, ptr string) error 
 	return err
 }
 
-func appendToolStartedFields(dst []byte, v *ToolStarted, first *bool) []byte {
+func appendToolStartedFields(dst []byte, v *ToolStarted, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = jsonenc.String(dst, string(v.CallID))
+	dst = sp.str(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = jsonenc.String(dst, string(v.Name))
+		dst = sp.str(dst, string(v.Name))
 	}
 	return dst
 }
@@ -1326,27 +1326,27 @@ func parseToolStartedFields(v *ToolStarted, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendTurnFinishedFields(dst []byte, v *TurnFinished, first *bool) []byte {
+func appendTurnFinishedFields(dst []byte, v *TurnFinished, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "status")
-	dst = jsonenc.String(dst, string(v.Status))
+	dst = sp.str(dst, string(v.Status))
 	if v.StopReason != "" {
 		dst = jsonenc.Key(dst, first, "stop_reason")
-		dst = jsonenc.String(dst, string(v.StopReason))
+		dst = sp.str(dst, string(v.StopReason))
 	}
 	if v.Reason != "" {
 		dst = jsonenc.Key(dst, first, "reason")
-		dst = jsonenc.String(dst, string(v.Reason))
+		dst = sp.str(dst, string(v.Reason))
 	}
 	if v.Text != nil {
 		dst = jsonenc.Key(dst, first, "text")
-		dst = jsonenc.String(dst, *v.Text)
+		dst = sp.str(dst, *v.Text)
 	}
 	if v.Usage != nil {
 		dst = jsonenc.Key(dst, first, "usage")
 		dst = append(dst, '{')
 		{
 			f := true
-			dst = appendUsageFields(dst, v.Usage, &f)
+			dst = appendUsageFields(dst, v.Usage, &f, sp)
 		}
 		dst = append(dst, '}')
 	}
@@ -1380,14 +1380,14 @@ func parseTurnFinishedFields(v *TurnFinished, o gjson.Result, ptr string) error 
 	return err
 }
 
-func appendTurnStartedFields(dst []byte, v *TurnStarted, first *bool) []byte {
+func appendTurnStartedFields(dst []byte, v *TurnStarted, first *bool, sp *spill) []byte {
 	if v.Prompt != nil {
 		dst = jsonenc.Key(dst, first, "prompt")
-		dst = jsonenc.String(dst, *v.Prompt)
+		dst = sp.str(dst, *v.Prompt)
 	}
 	if v.CommandID != "" {
 		dst = jsonenc.Key(dst, first, "command_id")
-		dst = jsonenc.String(dst, string(v.CommandID))
+		dst = sp.str(dst, string(v.CommandID))
 	}
 	return dst
 }
@@ -1409,13 +1409,13 @@ func parseTurnStartedFields(v *TurnStarted, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendUnknownFields(dst []byte, v *Unknown, first *bool) []byte {
+func appendUnknownFields(dst []byte, v *Unknown, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "dialect")
-	dst = jsonenc.String(dst, string(v.Dialect))
+	dst = sp.str(dst, string(v.Dialect))
 	dst = jsonenc.Key(dst, first, "source_type")
-	dst = jsonenc.String(dst, string(v.SourceType))
+	dst = sp.str(dst, string(v.SourceType))
 	dst = jsonenc.Key(dst, first, "raw")
-	dst = appendRaw(dst, v.Raw)
+	dst = sp.raw(dst, v.Raw)
 	return dst
 }
 
@@ -1438,7 +1438,7 @@ func parseUnknownFields(v *Unknown, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendUsageFields(dst []byte, v *Usage, first *bool) []byte {
+func appendUsageFields(dst []byte, v *Usage, first *bool, sp *spill) []byte {
 	if v.InputTokens != nil {
 		dst = jsonenc.Key(dst, first, "input_tokens")
 		dst = jsonenc.Uint(dst, *v.InputTokens)
@@ -1513,9 +1513,9 @@ func parseUsageFields(v *Usage, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendUserMessageFields(dst []byte, v *UserMessage, first *bool) []byte {
+func appendUserMessageFields(dst []byte, v *UserMessage, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = jsonenc.String(dst, string(v.Text))
+	dst = sp.str(dst, string(v.Text))
 	if v.ImageCount != nil {
 		dst = jsonenc.Key(dst, first, "image_count")
 		dst = jsonenc.Uint(dst, *v.ImageCount)
@@ -1540,19 +1540,19 @@ func parseUserMessageFields(v *UserMessage, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendElidedResultFields(dst []byte, v *ElidedResult, first *bool) []byte {
+func appendElidedResultFields(dst []byte, v *ElidedResult, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = jsonenc.String(dst, string(v.CallID))
+	dst = sp.str(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = jsonenc.String(dst, string(v.Name))
+		dst = sp.str(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "is_error")
 	dst = jsonenc.Bool(dst, v.IsError)
 	dst = jsonenc.Key(dst, first, "content_kind")
-	dst = jsonenc.String(dst, string(v.ContentKind))
+	dst = sp.str(dst, string(v.ContentKind))
 	dst = jsonenc.Key(dst, first, "action")
-	dst = jsonenc.String(dst, string(v.Action))
+	dst = sp.str(dst, string(v.Action))
 	dst = jsonenc.Key(dst, first, "original_bytes")
 	dst = jsonenc.Uint(dst, v.OriginalBytes)
 	dst = jsonenc.Key(dst, first, "projected_bytes")
@@ -1587,26 +1587,26 @@ func parseElidedResultFields(v *ElidedResult, o gjson.Result, ptr string) error 
 	return err
 }
 
-func appendPlanEntryFields(dst []byte, v *PlanEntry, first *bool) []byte {
+func appendPlanEntryFields(dst []byte, v *PlanEntry, first *bool, sp *spill) []byte {
 	if v.ID != "" {
 		dst = jsonenc.Key(dst, first, "id")
-		dst = jsonenc.String(dst, string(v.ID))
+		dst = sp.str(dst, string(v.ID))
 	}
 	dst = jsonenc.Key(dst, first, "content")
-	dst = jsonenc.String(dst, string(v.Content))
+	dst = sp.str(dst, string(v.Content))
 	dst = jsonenc.Key(dst, first, "status")
-	dst = jsonenc.String(dst, string(v.Status))
+	dst = sp.str(dst, string(v.Status))
 	if v.ActiveForm != "" {
 		dst = jsonenc.Key(dst, first, "active_form")
-		dst = jsonenc.String(dst, string(v.ActiveForm))
+		dst = sp.str(dst, string(v.ActiveForm))
 	}
 	if v.Priority != "" {
 		dst = jsonenc.Key(dst, first, "priority")
-		dst = jsonenc.String(dst, string(v.Priority))
+		dst = sp.str(dst, string(v.Priority))
 	}
 	if v.Origin != "" {
 		dst = jsonenc.Key(dst, first, "origin")
-		dst = jsonenc.String(dst, string(v.Origin))
+		dst = sp.str(dst, string(v.Origin))
 	}
 	if v.ElapsedSecs != nil {
 		dst = jsonenc.Key(dst, first, "elapsed_secs")
@@ -1648,9 +1648,9 @@ func parsePlanEntryFields(v *PlanEntry, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendSourceInfoFields(dst []byte, v *SourceInfo, first *bool) []byte {
+func appendSourceInfoFields(dst []byte, v *SourceInfo, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "dialect")
-	dst = jsonenc.String(dst, string(v.Dialect))
+	dst = sp.str(dst, string(v.Dialect))
 	if v.Version != nil {
 		dst = jsonenc.Key(dst, first, "version")
 		dst = jsonenc.Uint(dst, *v.Version)
@@ -1675,14 +1675,14 @@ func parseSourceInfoFields(v *SourceInfo, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendAgentFields(dst []byte, v *Agent, first *bool) []byte {
+func appendAgentFields(dst []byte, v *Agent, first *bool, sp *spill) []byte {
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = jsonenc.String(dst, string(v.Name))
+		dst = sp.str(dst, string(v.Name))
 	}
 	if v.Version != "" {
 		dst = jsonenc.Key(dst, first, "version")
-		dst = jsonenc.String(dst, string(v.Version))
+		dst = sp.str(dst, string(v.Version))
 	}
 	return dst
 }
@@ -1704,11 +1704,11 @@ func parseAgentFields(v *Agent, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendContextFileFields(dst []byte, v *ContextFile, first *bool) []byte {
+func appendContextFileFields(dst []byte, v *ContextFile, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "path")
-	dst = jsonenc.String(dst, string(v.Path))
+	dst = sp.str(dst, string(v.Path))
 	dst = jsonenc.Key(dst, first, "scope")
-	dst = jsonenc.String(dst, string(v.Scope))
+	dst = sp.str(dst, string(v.Scope))
 	return dst
 }
 
@@ -1729,11 +1729,11 @@ func parseContextFileFields(v *ContextFile, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendSkillFields(dst []byte, v *Skill, first *bool) []byte {
+func appendSkillFields(dst []byte, v *Skill, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "name")
-	dst = jsonenc.String(dst, string(v.Name))
+	dst = sp.str(dst, string(v.Name))
 	dst = jsonenc.Key(dst, first, "description")
-	dst = jsonenc.String(dst, string(v.Description))
+	dst = sp.str(dst, string(v.Description))
 	return dst
 }
 
@@ -1754,14 +1754,14 @@ func parseSkillFields(v *Skill, o gjson.Result, ptr string) error {
 	return err
 }
 
-func appendCommandFields(dst []byte, v *Command, first *bool) []byte {
+func appendCommandFields(dst []byte, v *Command, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "name")
-	dst = jsonenc.String(dst, string(v.Name))
+	dst = sp.str(dst, string(v.Name))
 	dst = jsonenc.Key(dst, first, "description")
-	dst = jsonenc.String(dst, string(v.Description))
+	dst = sp.str(dst, string(v.Description))
 	if v.Hint != "" {
 		dst = jsonenc.Key(dst, first, "hint")
-		dst = jsonenc.String(dst, string(v.Hint))
+		dst = sp.str(dst, string(v.Hint))
 	}
 	return dst
 }

@@ -78,15 +78,23 @@ type Encoder struct {
 // Encode implements dialect.Encoder.
 func (e *Encoder) Encode(ev *event.Event) error {
 	ev.Seq = e.seq
-	b, err := event.Append(e.buf[:0], ev)
+	// A long text goes straight to the output (event.Write), so a line
+	// is in memory once, in the event, not again in buf.
+	b, err := event.Write(e.w, e.buf, ev)
+	if cap(b) <= maxKeptBuf {
+		e.buf = b
+	} else {
+		e.buf = nil // a line's worth of escapes: not kept for the next
+	}
 	if err != nil {
 		return err
 	}
 	e.seq++
-	e.buf = append(b, '\n')
-	_, err = e.w.Write(e.buf)
-	return err
+	return nil
 }
+
+// maxKeptBuf is the largest line buffer an Encoder keeps for the next.
+const maxKeptBuf = 1 << 20
 
 // Close implements dialect.Encoder.
 func (e *Encoder) Close() error { return nil }

@@ -8,6 +8,7 @@ package jsonenc
 
 import (
 	"encoding/binary"
+	"io"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -115,6 +116,12 @@ func escapeASCII(dst []byte, c byte) []byte {
 // stringSlow is String for text with invalid UTF-8, rune by rune.
 func stringSlow(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	dst = textSlow(dst, s)
+	return append(dst, '"')
+}
+
+// textSlow appends text with invalid UTF-8, escaped, rune by rune.
+func textSlow(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		for i+8 <= len(s) && Plain8(LoadString8(s, i)) {
@@ -145,8 +152,60 @@ func stringSlow(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// LongValue is the length from which a writer of lines writes a value
+// straight to its output (StringTo) rather than into the line's buffer:
+// the length from which package stream reads a line in place.
+const LongValue = 256 << 10
+
+// pieceLen is how much of a text StringTo escapes at a time.
+const pieceLen = 64 << 10
+
+// StringTo writes s to w as a JSON string, as String appends it, in
+// pieces of about 64 KiB escaped into buf (which it returns, emptied, for
+// the caller to reuse): a text of hundreds of megabytes is written
+// without a copy of itself. A piece ends where a character begins, so the
+// pieces escape as the whole does (an invalid byte is replaced alone, and
+// a valid character is never cut).
+func StringTo(w io.Writer, buf []byte, s string) ([]byte, error) {
+	buf = append(buf[:0], '"')
+	for len(s) > 0 {
+		n := min(len(s), pieceLen)
+		if n < len(s) {
+			n = cut(s, n)
+		}
+		piece := s[:n]
+		if simdutf8.Valid(unsafe.Slice(unsafe.StringData(piece), len(piece))) {
+			buf = appendText(buf, piece)
+		} else {
+			buf = textSlow(buf, piece)
+		}
+		s = s[n:]
+		if len(s) == 0 {
+			break
+		}
+		if _, err := w.Write(buf); err != nil {
+			return buf[:0], err
+		}
+		buf = buf[:0]
+	}
+	buf = append(buf, '"')
+	_, err := w.Write(buf)
+	return buf[:0], err
+}
+
+// cut returns n, or the start of the character that byte n of s is in
+// when it is a continuation byte of one (up to three bytes back: a longer
+// run of continuation bytes is invalid, each byte on its own).
+func cut(s string, n int) int {
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
 }
 
 // Key appends a comma unless the object is still empty, the key, and a colon.

@@ -1,7 +1,10 @@
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -155,3 +158,63 @@ func TestEscapedLen(t *testing.T) {
 		}
 	}
 }
+
+// TestStringToPieces holds StringTo to String on texts whose pieces end
+// inside characters of every length, in runs of invalid bytes and beside
+// escapes, and checks that no piece it escapes is much larger than
+// pieceLen.
+func TestStringToPieces(t *testing.T) {
+	alphabet := []string{"a", "é", "€", "😀", "\n", "\"", "\\", "\x01", "\xff", "\x80", "\xe2\x82", "\xf0\x9f\x98", "\u2028"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var cases []string
+	for _, c := range alphabet {
+		for off := 1; off <= 4; off++ {
+			// c straddles the first piece's end, off bytes before it.
+			cases = append(cases, strings.Repeat("x", pieceLen-off)+strings.Repeat(c, 3)+strings.Repeat("y", pieceLen))
+		}
+	}
+	for range 20 {
+		var b strings.Builder
+		for b.Len() < 3*pieceLen+rng.IntN(pieceLen) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		cases = append(cases, b.String())
+	}
+	cases = append(cases, "", "short", strings.Repeat("\x01", 2*pieceLen))
+	for i, s := range cases {
+		var w maxWriter
+		buf, err := StringTo(&w, nil, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := String(nil, s); !bytes.Equal(w.out, want) {
+			t.Fatalf("case %d (%d bytes): StringTo differs from String", i, len(s))
+		}
+		if len(buf) != 0 || cap(buf) > 8*pieceLen || w.max > 6*pieceLen+8 {
+			t.Errorf("case %d: a buffer of %d, a write of %d bytes: want pieces of a few times %d", i, cap(buf), w.max, pieceLen)
+		}
+	}
+}
+
+// maxWriter keeps what is written and the largest write.
+type maxWriter struct {
+	out []byte
+	max int
+}
+
+func (w *maxWriter) Write(p []byte) (int, error) {
+	w.out = append(w.out, p...)
+	w.max = max(w.max, len(p))
+	return len(p), nil
+}
+
+// TestStringToError returns the writer's error.
+func TestStringToError(t *testing.T) {
+	if _, err := StringTo(failWriter{}, nil, strings.Repeat("a", 3*pieceLen)); err != io.ErrShortWrite {
+		t.Errorf("got %v, want the writer's error", err)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
