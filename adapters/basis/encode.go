@@ -141,13 +141,23 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		e.opts.Losses.AddDetail(lossSynthesizedLine, typ)
 	}
 	l := &e.l
+	seps := linesep.FromResidue(ev.Ext.Get(Name))
+	// A long text goes straight to the output, unless the whole line is
+	// to be respelled.
+	l.Spill = nil
+	if seps == "" {
+		l.Spill = e.w
+	}
 	l.Begin(ev.Ext.Get(Name))
 	l.Uint("seq", e.nextSeq(l))
 	l.Str("type", typ)
 	write(e, l, ev)
 	out := l.End()
-	if seps := linesep.FromResidue(ev.Ext.Get(Name)); seps != "" {
+	if seps != "" {
 		out, _ = linesep.Respell(out, seps)
+	}
+	if err := l.SpillErr(); err != nil {
+		return err
 	}
 	_, err := e.w.Write(out)
 	return err

@@ -266,6 +266,10 @@ func (e *Encoder) synth(typ string, fill func(l *jsonobj.Writer)) error {
 	l.Uint("seq", e.nextSeq(l))
 	l.Str("type", typ)
 	fill(l)
-	_, err := e.w.Write(l.End())
+	out := l.End()
+	if err := l.SpillErr(); err != nil {
+		return err
+	}
+	_, err := e.w.Write(out)
 	return err
 }

@@ -653,6 +653,9 @@ func (e *Encoder) result(b *event.SessionFinished, ev *event.Event) error {
 }
 
 func (e *Encoder) write(b []byte) error {
+	if err := e.l.SpillErr(); err != nil {
+		return err
+	}
 	_, err := e.w.Write(b)
 	return err
 }
