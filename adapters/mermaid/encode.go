@@ -10,9 +10,11 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/linesep"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/evtool/evtool/internal/wireint"
 )
 
@@ -29,8 +31,6 @@ type Encoder struct {
 	native    bool // the source is mermaid: trust its own result fields
 	session   string
 	header    bool // session_started was written
-	names     map[string]string
-	started   map[string]bool
 	text      strings.Builder
 	reasoning strings.Builder
 	errors    []string
@@ -39,12 +39,18 @@ type Encoder struct {
 	satToks   bool // that sum saturated
 	inDelta   bool // message deltas since the last assembled message
 	inThought bool
-	ended     bool            // result was written
-	finished  map[string]bool // calls whose tool_finished was written
-	order     []string        // call ids in the order they were started
-	real      map[string]bool // calls started by a tool_started of the source
-	approved  []string        // call ids of the approval_required lines written
-	rounds    bool            // the current turn had round_finished events
+	ended     bool // result was written
+	// The state of the calls, kept compactly and only while a call is
+	// open, so that a run of millions of calls costs what its open calls
+	// do (packages openset and idset): a Go map of every id ever seen
+	// held 400 MB, most of it the lines its keys were cut from, on a
+	// 300 MB stream.
+	calls    openset.Set // calls named by a tool_call and not finished: their names
+	started  openset.Set // calls started and not finished, in the order started (flagReal)
+	approved openset.Set // calls asked about and not finished, in order
+	everOn   idset.Set   // calls whose tool_started was written
+	finished idset.Set   // calls whose tool_finished was written
+	rounds   bool        // the current turn had round_finished events
 	// seps is how the source line of the event being written spelled its
 	// U+2028 and U+2029 when it escaped any (see linesep.Key), else "".
 	seps string
@@ -55,9 +61,6 @@ type Encoder struct {
 // first, then ev's lines, by one method per type or group of types.
 func (e *Encoder) Encode(ev *event.Event) error {
 	loss := e.opts.Losses
-	if e.finished == nil {
-		e.finished, e.real = map[string]bool{}, map[string]bool{}
-	}
 	if !e.native && e.header {
 		if skip, err := e.repair(ev); skip || err != nil {
 			return err
@@ -65,6 +68,12 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 	loss.Foreign(ev.Ext, Name)
 	e.seps = linesep.FromResidue(ev.Ext.Get(Name))
+	// A long text goes straight to the output, unless the event's line is
+	// to be respelled whole.
+	e.l.Spill = nil
+	if e.seps == "" {
+		e.l.Spill = e.w
+	}
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {
 			return err
@@ -161,9 +170,14 @@ func (e *Encoder) assistant(ev *event.Event) error {
 }
 
 func (e *Encoder) delta(typ, text string, ev *event.Event) error {
-	if typ == "text" {
+	// A mermaid source states its answer and reasoning in its result,
+	// which result writes as they were: only another dialect's are
+	// gathered (a run's whole answer, which grows with the stream).
+	switch {
+	case e.native:
+	case typ == "text":
 		e.text.WriteString(text)
-	} else {
+	default:
 		e.reasoning.WriteString(text)
 	}
 	l := &e.l
@@ -197,7 +211,13 @@ func (e *Encoder) dropped(ev *event.Event) {
 // toolCall learns a call's name: mermaid names a tool only when it
 // finishes, and has no line for the call itself.
 func (e *Encoder) toolCall(b *event.ToolCall) {
-	e.names[b.CallID] = b.Name
+	if !e.finished.Has(b.CallID) {
+		if !e.calls.Add(b.CallID, 0, b.Name) {
+			// A call named again: the last name is the one written.
+			e.calls.Delete(b.CallID)
+			e.calls.Add(b.CallID, 0, b.Name)
+		}
+	}
 	if b.Title != "" || b.Mutability != "" {
 		e.opts.Losses.Add(lossToolTitleMutability)
 	}
@@ -209,23 +229,44 @@ func (e *Encoder) toolCall(b *event.ToolCall) {
 // toolStart writes the tool_started of a call, once: another dialect may
 // start a call more than once.
 func (e *Encoder) toolStart(b *event.ToolStarted, ev *event.Event) error {
-	if !e.native && e.real[b.CallID] {
+	if c, ok := e.started.Get(b.CallID); ok && c.Flags&flagReal != 0 && !e.native {
 		e.opts.Losses.Add(lossRepeatedToolStart)
 		return nil
 	}
-	e.real[b.CallID] = true
-	return e.toolStarted(b.CallID, ev.Ext.Get(Name), false)
+	err := e.toolStarted(b.CallID, ev.Ext.Get(Name), false)
+	e.started.SetFlags(b.CallID, flagReal)
+	return err
+}
+
+// flagReal marks a call of Encoder.started started by a tool_started of
+// the source, not synthesised.
+const flagReal = 1
+
+// name returns the name a tool_call gave an open call.
+func (e *Encoder) name(id string) string {
+	c, _ := e.calls.Get(id)
+	return c.Name
+}
+
+// finish forgets a call's open state: its tool_finished is written.
+func (e *Encoder) finish(id string) {
+	e.finished.Add(id, 0)
+	e.calls.Delete(id)
+	e.started.Delete(id)
+	e.approved.Delete(id)
 }
 
 // toolStarted writes a tool_started for a call that has none yet. mermaid
 // pairs every tool_finished with one, so a call that finished without
 // starting (a denied call) gets one synthesised.
 func (e *Encoder) toolStarted(id string, residue json.RawMessage, synthetic bool) error {
-	if e.started[id] {
+	if e.everOn.Has(id) {
 		return nil
 	}
-	e.started[id] = true
-	e.order = append(e.order, id)
+	e.everOn.Add(id, 0)
+	if !e.finished.Has(id) {
+		e.started.Add(id, 0, "")
+	}
 	if synthetic {
 		e.opts.Losses.Add(lossSynthesizedToolStarted)
 	}
@@ -250,7 +291,7 @@ func (e *Encoder) toolFinished(b *event.ToolFinished, ev *event.Event) error {
 	l.Str("call_id", b.CallID)
 	name := b.Name
 	if name == "" {
-		name = e.names[b.CallID]
+		name = e.name(b.CallID)
 	}
 	if name == "" && !e.native {
 		name = "tool" // mermaid's own name for a tool without metadata
@@ -266,7 +307,7 @@ func (e *Encoder) toolFinished(b *event.ToolFinished, ev *event.Event) error {
 	l.OptRaw("plan", nil)
 	l.OptRaw("web", b.Web)
 	l.OptRaw("fuzzy", nil)
-	e.finished[b.CallID] = true
+	e.finish(b.CallID)
 	if b.Output != nil || b.ExitCode != nil || b.Command != "" {
 		e.opts.Losses.Add(lossToolOutput)
 	}
@@ -301,14 +342,16 @@ func (e *Encoder) approvalRequired(b *event.PermissionRequested, ev *event.Event
 	}
 	// mermaid's approval names a call that has a tool_started, before
 	// or after it; closeOpen starts a call that never does.
-	e.approved = append(e.approved, b.CallID)
+	if !e.finished.Has(b.CallID) {
+		e.approved.Add(b.CallID, 0, "")
+	}
 	l := &e.l
 	l.Begin(ev.Ext.Get(Name))
 	l.Str("type", "approval_required")
 	l.Str("call_id", b.CallID)
 	tool := b.Tool
 	if tool == "" {
-		tool = e.names[b.CallID]
+		tool = e.name(b.CallID)
 	}
 	l.Str("tool", tool)
 	risk := b.Risk
@@ -634,6 +677,9 @@ func (e *Encoder) total(u *event.Usage) uint64 {
 }
 
 func (e *Encoder) write(b []byte) error {
+	if err := e.l.SpillErr(); err != nil {
+		return err
+	}
 	if e.seps != "" {
 		// The event's own line is the one with the source's separators.
 		if r, ok := linesep.Respell(b, e.seps); ok {

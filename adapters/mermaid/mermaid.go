@@ -59,7 +59,7 @@ func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder {
 
 // NewEncoder implements dialect.Dialect.
 func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
-	return &Encoder{w: w, opts: opts, names: map[string]string{}, started: map[string]bool{}}
+	return &Encoder{w: w, opts: opts}
 }
 
 // NewChecker implements dialect.Dialect.

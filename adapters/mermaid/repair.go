@@ -3,6 +3,7 @@ package mermaid
 import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/openset"
 )
 
 // repair keeps a stream built from another dialect within mermaid's rules:
@@ -35,7 +36,7 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 	case *event.SessionFinished:
 		return false, e.closeOpen()
 	}
-	if afterFinish != nil && e.finished[call] {
+	if afterFinish != nil && e.finished.Has(call) {
 		loss.Add(afterFinish)
 		return true, nil
 	}
@@ -46,20 +47,15 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 // end ends them. A call that was asked about but never started is started
 // first, since mermaid's approval names a started call.
 func (e *Encoder) closeOpen() error {
-	for _, id := range e.approved {
-		if !e.finished[id] {
-			if err := e.toolStarted(id, nil, true); err != nil {
-				return err
-			}
+	for _, id := range ids(&e.approved) {
+		if err := e.toolStarted(id, nil, true); err != nil {
+			return err
 		}
 	}
-	for _, id := range e.order {
-		if e.finished[id] {
-			continue
-		}
-		e.finished[id] = true
+	for _, id := range ids(&e.started) {
+		name := e.name(id)
+		e.finish(id)
 		e.opts.Losses.Add(lossSynthesizedToolFinished)
-		name := e.names[id]
 		if name == "" {
 			name = "tool"
 		}
@@ -76,4 +72,13 @@ func (e *Encoder) closeOpen() error {
 		}
 	}
 	return nil
+}
+
+// ids returns the ids of a set, in order.
+func ids(s *openset.Set) []string {
+	var out []string
+	for id := range s.All {
+		out = append(out, id)
+	}
+	return out
 }
