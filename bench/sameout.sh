@@ -29,7 +29,11 @@ mapfile -t STREAMS < <(
 		[ -d ../shared ] && find ../shared/corpus ../shared/dialects-next/captures -name '*.jsonl'
 	} 2>/dev/null | sort
 )
-mapfile -t TARGETS < <("$NEW" dialects 2>/dev/null | awk 'NF {print $1}')
+if [ -n "${TARGETS:-}" ]; then
+	read -r -a TARGETS <<<"$TARGETS"
+else
+	mapfile -t TARGETS < <("$NEW" dialects 2>/dev/null | awk 'NF {print $1}')
+fi
 [ ${#TARGETS[@]} -gt 0 ] || { echo "bench/sameout.sh: $NEW dialects lists none" >&2; exit 2; }
 
 # run BIN OUT ARGS… keeps stdout, stderr and the exit status of one run.
@@ -45,7 +49,10 @@ run() {
 differ=0
 runs=0
 for s in "${STREAMS[@]}"; do
-	cmds=("validate|validate $s" "validate-json|validate --format json $s")
+	cmds=()
+	if [ "${VALIDATE:-1}" != 0 ]; then
+		cmds=("validate|validate $s" "validate-json|validate --format json $s")
+	fi
 	for t in "${TARGETS[@]}"; do
 		cmds+=("to-$t|convert --to $t $s")
 	done
