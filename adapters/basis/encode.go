@@ -9,9 +9,11 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/linesep"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/evtool/evtool/internal/wireint"
 	"github.com/tidwall/gjson"
 )
@@ -26,16 +28,22 @@ type Encoder struct {
 	opts    dialect.EncodeOptions
 	l       jsonobj.Writer
 	seq     uint64
-	started bool                // a line was written, so seq holds the last one
-	names   map[string]string   // call id → tool name, for lines that lack it
-	texts   bool                // assistant text was written
-	thought bool                // reasoning was written
-	errors  []string            // error messages written
-	header  bool                // run_started was written
-	ended   bool                // run_finished was written
-	calls   map[string]*call    // tool calls by id
-	order   []string            // tool call ids in queue order
-	reqs    map[string]bool     // permission request ids written → resolved
+	started bool     // a line was written, so seq holds the last one
+	texts   bool     // assistant text was written
+	thought bool     // reasoning was written
+	errors  []string // error messages written
+	header  bool     // run_started was written
+	ended   bool     // run_finished was written
+	// The calls and requests are kept compactly and only while open
+	// (packages openset and idset), so that a run of millions of calls
+	// costs what its open calls do: Go maps of every id ever seen, keyed
+	// by strings cut from the decoder's lines, held 300 MB on a 300 MB
+	// stream.
+	calls   openset.Set         // open calls, in queue order: the name they were queued with; flagStarted
+	names   openset.Set         // open calls → the last tool name given, for lines that lack it
+	done    idset.Set           // completed calls
+	reqs    map[string]struct{} // open permission requests
+	granted idset.Set           // resolved permission requests
 	pending map[string][]string // call id → the requests written for it without an id of their own
 	tasks   map[string]*task    // tasks by id, for the ones the run leaves open
 	taskIDs []string
@@ -46,6 +54,10 @@ type call struct {
 	name               string
 	started, completed bool
 }
+
+// flagStarted marks an open call of Encoder.calls whose tool_started was
+// written.
+const flagStarted = 1
 
 // task is the last state the encoder wrote of one task.
 type task struct {
@@ -158,6 +170,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 	if err := l.SpillErr(); err != nil {
 		return err
+	}
+	if f, ok := ev.Body.(*event.ToolFinished); ok {
+		e.complete(f.CallID)
 	}
 	_, err := e.w.Write(out)
 	return err
@@ -325,7 +340,9 @@ func (e *Encoder) permissionRequested(l *jsonobj.Writer, ev *event.Event) {
 		id = e.requestID(b.CallID)
 		e.opts.Losses.Add(lossPermissionRequestId)
 	}
-	e.reqs[id] = false
+	if !e.granted.Has(id) {
+		e.reqs[strings.Clone(id)] = struct{}{}
+	}
 	l.Str("request_id", id)
 	l.Str("tool_call_id", b.CallID)
 	l.Str("tool_name", e.toolName(b.CallID, b.Tool))
@@ -339,7 +356,7 @@ func (e *Encoder) permissionResolved(l *jsonobj.Writer, ev *event.Event) {
 	if id == "" && !native(ev) {
 		id = e.oldestPending(b.CallID)
 	}
-	e.reqs[id] = true
+	e.resolve(b.CallID, id)
 	l.Str("request_id", id)
 	l.Str("tool_call_id", b.CallID)
 	l.Str("tool_name", e.toolName(b.CallID, b.Tool))
@@ -548,14 +565,17 @@ func onlyTotal(u *event.Usage) bool {
 // toolName returns the name to write for a call: the event's own, else the
 // one learned from an earlier event of the call.
 func (e *Encoder) toolName(id, name string) string {
-	if e.names == nil {
-		e.names = map[string]string{}
-	}
 	if name != "" {
-		e.names[id] = name
+		if n, ok := e.names.Get(id); !ok || n.Name != name {
+			if !e.done.Has(id) {
+				e.names.Delete(id)
+				e.names.Add(id, 0, name)
+			}
+		}
 		return name
 	}
-	return e.names[id]
+	n, _ := e.names.Get(id)
+	return n.Name
 }
 
 // nextSeq returns the source's own seq when the residue has one, so a

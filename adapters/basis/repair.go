@@ -2,6 +2,7 @@ package basis
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
@@ -18,8 +19,8 @@ import (
 // it breaks those rules itself.
 
 func (e *Encoder) init() {
-	if e.calls == nil {
-		e.calls, e.reqs, e.pending, e.tasks = map[string]*call{}, map[string]bool{}, map[string][]string{}, map[string]*task{}
+	if e.reqs == nil {
+		e.reqs, e.pending, e.tasks = map[string]struct{}{}, map[string][]string{}, map[string]*task{}
 	}
 }
 
@@ -38,7 +39,7 @@ func impliedCall(ev *event.Event) bool {
 func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 	loss := e.opts.Losses
 	if impliedCall(ev) {
-		e.callState(ev.Body.(*event.ToolCall).CallID, ev.Body.(*event.ToolCall).Name)
+		e.queue(ev.Body.(*event.ToolCall).CallID, ev.Body.(*event.ToolCall).Name)
 		return true, nil
 	}
 	if native(ev) {
@@ -62,7 +63,7 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 	}
 	switch b := ev.Body.(type) {
 	case *event.ToolCall:
-		if e.calls[b.CallID] != nil {
+		if _, known := e.call(b.CallID); known {
 			loss.Add(lossRepeatedToolCall)
 			return true, nil
 		}
@@ -74,7 +75,7 @@ func (e *Encoder) repair(ev *event.Event) (skip bool, err error) {
 		return e.afterQueued(b.CallID, b.Name, lossRepeatedToolFinish)
 	case *event.PermissionRequested:
 		if b.RequestID != "" {
-			if _, dup := e.reqs[b.RequestID]; dup {
+			if e.asked(b.RequestID) {
 				loss.Add(lossRepeatedPermissionRequest)
 				return true, nil
 			}
@@ -127,16 +128,15 @@ func (e *Encoder) repairOutcome(b *event.PermissionResolved) (skip bool, err err
 	if id == "" {
 		id = e.oldestPending(b.CallID)
 	}
-	resolved, asked := e.reqs[id]
 	switch {
-	case !asked:
+	case !e.asked(id):
 		loss.Add(lossPermissionOutcomeUnasked)
 		return true, nil
-	case resolved:
+	case e.granted.Has(id):
 		loss.Add(lossRepeatedPermissionOutcome)
 		return true, nil
 	}
-	if c := e.calls[b.CallID]; c == nil || c.completed {
+	if c, known := e.call(b.CallID); !known || c.completed {
 		loss.Add(lossAfterToolCompleted)
 		return true, nil
 	}
@@ -151,30 +151,72 @@ func (e *Encoder) track(ev *event.Event) {
 	case *event.SessionFinished:
 		e.ended = true
 	case *event.ToolCall:
-		e.callState(b.CallID, b.Name)
+		e.queue(b.CallID, b.Name)
 	case *event.ToolStarted:
-		e.callState(b.CallID, b.Name).started = true
+		e.queue(b.CallID, b.Name)
+		e.calls.SetFlags(b.CallID, flagStarted)
 	case *event.ToolFinished:
-		e.callState(b.CallID, b.Name).completed = true
+		// Completed once its line is written (Encode): the line's
+		// tool_name may be the one the call was named with.
+		e.queue(b.CallID, b.Name)
 	}
 }
 
-func (e *Encoder) callState(id, name string) *call {
-	c := e.calls[id]
-	if c == nil {
-		c = &call{name: e.toolName(id, name)}
-		e.calls[id] = c
-		e.order = append(e.order, id)
+// call returns what the encoder wrote of a call, and whether it knows
+// the call at all.
+func (e *Encoder) call(id string) (call, bool) {
+	if c, ok := e.calls.Get(id); ok {
+		return call{name: c.Name, started: c.Flags&flagStarted != 0}, true
+	}
+	if e.done.Has(id) {
+		return call{completed: true}, true
+	}
+	return call{}, false
+}
+
+// queue records a call the encoder did not know, as open, with the name
+// it is queued with, and returns what it wrote of it.
+func (e *Encoder) queue(id, name string) call {
+	c, known := e.call(id)
+	if !known {
+		c.name = e.toolName(id, name)
+		e.calls.Add(id, 0, c.name)
 	}
 	return c
 }
 
+// complete forgets an open call: its tool_completed is written.
+func (e *Encoder) complete(id string) {
+	e.calls.Delete(id)
+	e.names.Delete(id)
+	delete(e.pending, id)
+	e.done.Add(id, 0)
+}
+
+// asked reports whether a permission request with this id was written.
+func (e *Encoder) asked(id string) bool {
+	_, open := e.reqs[id]
+	return open || e.granted.Has(id)
+}
+
+// resolve records the answer to a request of a call.
+func (e *Encoder) resolve(callID, id string) {
+	delete(e.reqs, id)
+	e.granted.Add(id, 0)
+	if p := e.pending[callID]; len(p) > 0 && p[0] == id {
+		// Requests are answered oldest first, as a rule.
+		if e.pending[callID] = p[1:]; len(p) == 1 {
+			delete(e.pending, callID)
+		}
+	}
+}
+
 // ensureQueued writes a tool_queued for a call no line announced yet.
-func (e *Encoder) ensureQueued(id, name string) (*call, error) {
-	if c := e.calls[id]; c != nil {
+func (e *Encoder) ensureQueued(id, name string) (call, error) {
+	if c, known := e.call(id); known {
 		return c, nil
 	}
-	c := e.callState(id, name)
+	c := e.queue(id, name)
 	e.opts.Losses.Add(lossSynthesizedToolQueued)
 	return c, e.synth("tool_queued", func(l *jsonobj.Writer) {
 		l.Str("tool_call_id", id)
@@ -188,12 +230,14 @@ func (e *Encoder) ensureQueued(id, name string) (*call, error) {
 // closeOpen completes the calls and finishes the tasks a run leaves open:
 // the run's end ends them.
 func (e *Encoder) closeOpen() error {
-	for _, id := range e.order {
-		c := e.calls[id]
-		if c.completed {
-			continue
-		}
-		c.completed = true
+	type open struct{ id, name string }
+	var calls []open
+	for id, c := range e.calls.All {
+		calls = append(calls, open{id, c.Name})
+	}
+	for _, c := range calls {
+		id := c.id
+		e.complete(id)
 		e.opts.Losses.Add(lossSynthesizedToolCompleted)
 		if err := e.synth("tool_completed", func(l *jsonobj.Writer) {
 			l.Str("tool_call_id", id)
@@ -239,12 +283,16 @@ func (e *Encoder) noteTask(id, kind, status, title string) {
 func (e *Encoder) requestID(callID string) string {
 	id := "approval-" + callID
 	for n := 2; ; n++ {
-		if _, used := e.reqs[id]; !used {
+		if !e.asked(id) {
 			break
 		}
 		id = fmt.Sprintf("approval-%s-%d", callID, n)
 	}
-	e.pending[callID] = append(e.pending[callID], id)
+	if p, ok := e.pending[callID]; ok {
+		e.pending[callID] = append(p, id)
+	} else {
+		e.pending[strings.Clone(callID)] = []string{id}
+	}
 	return id
 }
 
@@ -252,7 +300,7 @@ func (e *Encoder) requestID(callID string) string {
 // id of its own for a call, or "".
 func (e *Encoder) oldestPending(callID string) string {
 	for _, id := range e.pending[callID] {
-		if !e.reqs[id] {
+		if !e.granted.Has(id) {
 			return id
 		}
 	}
