@@ -249,7 +249,7 @@ func (e *Encoder) finish(b *event.SessionFinished) error {
 	if err := e.runErrors(b); err != nil {
 		return err
 	}
-	if b.Text != nil && *b.Text != "" && *b.Text != f.lastMsg && *b.Text != f.said.String() {
+	if b.Text != nil && *b.Text != "" && *b.Text != f.lastMsg && !f.said.is(*b.Text) {
 		// The run's answer, unless the messages written already say it.
 		if e.st.turn {
 			if err := e.message(*b.Text); err != nil {
