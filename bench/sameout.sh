@@ -29,12 +29,13 @@ mapfile -t STREAMS < <(
 		[ -d ../shared ] && find ../shared/corpus ../shared/dialects-next/captures -name '*.jsonl'
 	} 2>/dev/null | sort
 )
-if [ -n "${TARGETS:-}" ]; then
+if [ -n "${TARGETS+set}" ]; then
+	TARGETS_SET=1 # "" or " ": no conversions, validate alone
 	read -r -a TARGETS <<<"$TARGETS"
 else
 	mapfile -t TARGETS < <("$NEW" dialects 2>/dev/null | awk 'NF {print $1}')
 fi
-[ ${#TARGETS[@]} -gt 0 ] || { echo "bench/sameout.sh: $NEW dialects lists none" >&2; exit 2; }
+[ ${#TARGETS[@]} -gt 0 ] || [ -n "${TARGETS_SET:-}" ] || { echo "bench/sameout.sh: $NEW dialects lists none" >&2; exit 2; }
 
 # run BIN OUT ARGS… keeps stdout, stderr and the exit status of one run.
 run() {
