@@ -221,7 +221,10 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 	} else {
 		evs = d.finish(l, raw)
 	}
-	d.st.observe(raw)
+	if !d.verdicts {
+		// The state the residue and a result's own cost are derived with.
+		d.st.observe(raw)
+	}
 	start := len(out)
 	out = d.flow(out, l, evs, carried)
 	if d.waiting != nil {
@@ -284,9 +287,10 @@ func settles(kind string) bool {
 
 // VerdictsOnly makes the decoder derive no residue of its lines (what a
 // line holds beyond its events, found by deriving the line back and
-// comparing, a quarter of the decoder's time): for a caller that reads
-// the lines' verdicts and no event, as validate does. Errors are the
-// same: the residue has no error path. Call it before the first line.
+// comparing, a quarter of the decoder's time), nor keep the state it is
+// derived with: for a caller that reads the lines' verdicts and no
+// event, as validate does. Errors are the same: neither has an error
+// path. Call it before the first line.
 func (d *Decoder) VerdictsOnly() { d.verdicts = true }
 
 // finish gives the line's events their turn, agent and residue.

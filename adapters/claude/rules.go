@@ -121,18 +121,33 @@ func (c *checker) place(kind string, r gjson.Result, n int, rep dialect.Reporter
 		rep.Reportf(ruleInitFirst, "/type", "%s before system/init: the stream does not start with its run's init", kind)
 		c.init = -1 // once
 	}
-	if sid := r.Get("session_id"); sid.Type == gjson.String && c.session != "" && sid.Str != c.session && kind != "system/init" {
+	// Both keys end the line, after its message: found in one walk.
+	var sid, p gjson.Result
+	jsonobj.ForEachRaw(r, func(k, v gjson.Result) bool {
+		switch jsonobj.Text(k) {
+		case "session_id":
+			if !sid.Exists() { // the first, as Get finds it
+				sid = jsonobj.Full(v)
+			}
+		case "parent_tool_use_id":
+			if !p.Exists() {
+				p = jsonobj.Full(v)
+			}
+		}
+		return !sid.Exists() || !p.Exists()
+	})
+	if sid.Type == gjson.String && c.session != "" && sid.Str != c.session && kind != "system/init" {
 		rep.Reportf(ruleSessionID, "/session_id", "session_id %q is not the session's %q", sid.Str, c.session)
 	}
 	if kind == "conversation_reset" {
 		c.session = ""
 	} else if kind == "system/init" {
-		c.session = strings.Clone(r.Get("session_id").Str)
+		c.session = strings.Clone(sid.Str)
 	}
 	if opensTurn(kind) && kind != "result" {
 		c.activity = n
 	}
-	if p := r.Get("parent_tool_use_id"); p.Type == gjson.String {
+	if p.Type == gjson.String {
 		if !c.calls.Known(p.Str) {
 			rep.Reportf(ruleSubagentUnknown, "/parent_tool_use_id", "parent_tool_use_id %q names no tool_use seen before", p.Str)
 		}
