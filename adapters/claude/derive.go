@@ -2,6 +2,7 @@ package claude
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/evtool/evtool/event"
@@ -37,42 +38,55 @@ func newWireState() *wireState {
 	return &wireState{threads: map[string]*thread{}, tasks: map[string]taskInfo{}}
 }
 
-// observe learns from a line as written.
+// observe learns from a line as written. What it keeps is cloned: a
+// string cut from the line would keep the whole line alive, a task's for
+// the rest of the run.
 func (st *wireState) observe(line []byte) {
 	st.lines++
 	r := gjson.ParseBytes(line)
 	if sid := r.Get("session_id"); sid.Type == gjson.String && st.session == "" {
-		st.session = sid.Str
+		st.session = strings.Clone(sid.Str)
 	}
 	switch kind, _ := kindOf(r); kind {
 	case "system/init":
 		if sid := r.Get("session_id"); sid.Type == gjson.String {
-			st.session = sid.Str
+			st.session = strings.Clone(sid.Str)
 		}
-		st.model = r.Get("model").Str
+		st.model = strings.Clone(r.Get("model").Str)
 	case "assistant":
 		agent := r.Get("parent_tool_use_id").Str
 		th := st.threads[agent]
 		if th == nil {
 			th = &thread{}
-			st.threads[agent] = th
+			st.threads[strings.Clone(agent)] = th
 		}
 		m := r.Get("message")
 		id := m.Get("id").Str
 		if agent == "" && id != th.msgID {
 			st.rounds++
 		}
-		th.model, th.msgID, th.reqID = m.Get("model").Str, id, r.Get("request_id").Str
+		keep(&th.model, m.Get("model").Str)
+		keep(&th.msgID, id)
+		keep(&th.reqID, r.Get("request_id").Str)
 		th.usage = []byte(m.Get("usage").Raw)
 	case "system/task_started":
 		if id := r.Get("tool_use_id").Str; id != "" {
-			st.tasks[id] = taskInfo{subagentType: r.Get("subagent_type").Str, description: r.Get("description").Str}
+			st.tasks[strings.Clone(id)] = taskInfo{subagentType: strings.Clone(r.Get("subagent_type").Str),
+				description: strings.Clone(r.Get("description").Str)}
 		}
 	case "result":
 		st.rounds = 0
 		if c := r.Get("total_cost_usd"); c.Type == gjson.Number {
-			st.cost = c.Raw
+			st.cost = strings.Clone(c.Raw)
 		}
+	}
+}
+
+// keep sets *dst to a copy of s, unless it holds s already (most
+// assistant lines repeat their thread's model and message id).
+func keep(dst *string, s string) {
+	if *dst != s {
+		*dst = strings.Clone(s)
 	}
 }
 

@@ -2,12 +2,15 @@ package claude
 
 import (
 	"bufio"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -43,8 +46,7 @@ type Encoder struct {
 	text, thought block // assembled from deltas
 	msgs          int
 	msgID         map[string]string // agent → the id of the message being written
-	calls         map[string]*ecall
-	activity      bool // turn lines since the last result
+	activity      bool              // turn lines since the last result
 	results       int
 	turnUsage     event.Usage // summed round usage of the turn
 	haveUsage     bool
@@ -53,20 +55,24 @@ type Encoder struct {
 	requests      int
 	lastStatus    event.Status // the last result's status and reason
 	lastReason    string
-	asked         []asked // permission requests written and not yet answered, in order
-}
 
-type asked struct{ request, call string }
-
-type ecall struct {
-	name     string
-	finished bool
-	output   strings.Builder
-	chunks   bool
+	// The state of the calls and permission requests, kept only while
+	// they are open, so that a run of millions of calls costs what its
+	// open calls do: a Go map of every call ever seen, whose keys were
+	// cut from the decoder's copies of the lines and kept those alive,
+	// held 94 MB on a 300 MB stream, and a list of the requests never
+	// answered, scanned at each new one, made the run quadratic. Map keys
+	// and values are cloned for the same reason.
+	open     openset.Set                 // calls whose tool_use is written and whose tool_result is not
+	outputs  map[string]*strings.Builder // the output chunks of open calls
+	finished idset.Set                   // calls whose tool_result is written
+	asked    map[string]string           // permission requests written and not yet answered: their calls
+	askedFor map[string][]string         // the requests of asked of each call, in order
 }
 
 func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
-	return &Encoder{w: w, opts: opts, loss: opts.Losses, st: newWireState(), msgID: map[string]string{}, calls: map[string]*ecall{}}
+	return &Encoder{w: w, opts: opts, loss: opts.Losses, st: newWireState(), msgID: map[string]string{},
+		outputs: map[string]*strings.Builder{}, asked: map[string]string{}, askedFor: map[string][]string{}}
 }
 
 // writeLine writes one line and lets the state learn from it.
@@ -276,13 +282,13 @@ func (e *Encoder) foreignRun(ev *event.Event) error {
 func (e *Encoder) foreignTool(ev *event.Event) error {
 	switch b := ev.Body.(type) {
 	case *event.ToolCall:
-		if c := e.calls[b.CallID]; c != nil {
+		if e.known(b.CallID) {
 			e.loss.Add(lossRepeatedToolCall)
 			return nil
 		}
 		return e.toolUse(ev, b)
 	case *event.ToolStarted:
-		if e.calls[b.CallID] == nil {
+		if !e.known(b.CallID) {
 			return e.toolUse(&event.Event{AgentID: ev.AgentID, Time: ev.Time}, &event.ToolCall{CallID: b.CallID, Name: b.Name})
 		}
 	case *event.ToolProgress:
@@ -359,7 +365,7 @@ func (e *Encoder) message(ev *event.Event, b *event.Message) error {
 	if err := e.flushIf(e.thought.open); err != nil {
 		return err
 	}
-	e.text.open = false // an assembled message repeats its deltas
+	e.text.take() // an assembled message repeats its deltas
 	t := b.Text
 	e.lastText = &t
 	return e.assistant(ev, &event.Message{Text: b.Text, MessageID: b.MessageID})
@@ -380,7 +386,7 @@ func (e *Encoder) reasoning(ev *event.Event, b *event.Reasoning) error {
 	if err := e.flushIf(e.text.open); err != nil {
 		return err
 	}
-	e.thought.open = false
+	e.thought.take()
 	return e.assistant(ev, b)
 }
 
@@ -427,7 +433,7 @@ func (e *Encoder) toolProgress(ev *event.Event, b *event.ToolProgress) error {
 	if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
 		return err
 	}
-	if e.calls[b.CallID].finished {
+	if e.finished.Has(b.CallID) {
 		e.loss.Add(lossProgressAfterResult)
 		return nil
 	}
@@ -442,10 +448,17 @@ func (e *Encoder) toolOutput(ev *event.Event, b *event.ToolOutput) error {
 	if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
 		return err
 	}
-	c := e.calls[b.CallID]
-	c.output.WriteString(b.Chunk)
-	c.chunks = true
 	e.loss.Add(lossToolOutputChunk)
+	if !e.open.Has(b.CallID) {
+		return nil // its tool_result is written
+	}
+	out := e.outputs[b.CallID]
+	if out == nil {
+		out = &strings.Builder{}
+		e.outputs[strings.Clone(b.CallID)] = out
+	}
+	// Kept whole until the tool_result, which is then itself this long.
+	out.WriteString(b.Chunk)
 	return nil
 }
 
@@ -454,11 +467,9 @@ func (e *Encoder) toolOutput(ev *event.Event, b *event.ToolOutput) error {
 func (e *Encoder) permissionRequested(ev *event.Event, b *event.PermissionRequested) error {
 	loss := e.loss
 	c := *b
-	for _, a := range e.asked {
-		if c.RequestID != "" && a.request == c.RequestID {
-			loss.Add(lossRepeatedPermissionRequest)
-			return nil
-		}
+	if _, ok := e.asked[c.RequestID]; ok && c.RequestID != "" {
+		loss.Add(lossRepeatedPermissionRequest)
+		return nil
 	}
 	if c.RequestID == "" {
 		e.requests++
@@ -468,7 +479,7 @@ func (e *Encoder) permissionRequested(ev *event.Event, b *event.PermissionReques
 	if c.Description != "" || c.Risk != "" {
 		loss.Add(lossPermissionDescriptionRisk)
 	}
-	e.asked = append(e.asked, asked{c.RequestID, c.CallID})
+	e.ask(c.RequestID, c.CallID)
 	if len(c.Preview) > 0 && !gjson.ParseBytes(c.Preview).IsObject() {
 		loss.Add(lossPermissionPreview)
 	}
@@ -483,13 +494,13 @@ func (e *Encoder) permissionResolved(ev *event.Event, b *event.PermissionResolve
 		loss.Add(lossPermissionScope)
 	}
 	// An answer goes to its request, or to the call's latest open one.
-	i := -1
-	for j, a := range e.asked {
-		if (b.RequestID != "" && a.request == b.RequestID) || (b.RequestID == "" && a.call == b.CallID) {
-			i = j
+	request := b.RequestID
+	if request == "" {
+		if rs := e.askedFor[b.CallID]; len(rs) > 0 {
+			request = rs[len(rs)-1]
 		}
 	}
-	if i < 0 {
+	if _, ok := e.asked[request]; !ok || request == "" {
 		if b.RequestID == "" && b.Outcome == event.Denied {
 			return e.line("system/permission_denied", ev)
 		}
@@ -497,9 +508,36 @@ func (e *Encoder) permissionResolved(ev *event.Event, b *event.PermissionResolve
 		return nil
 	}
 	c := *b
-	c.RequestID = e.asked[i].request
-	e.asked = append(e.asked[:i], e.asked[i+1:]...)
+	c.RequestID = request
+	e.answer(request)
 	return e.line("control_response", &event.Event{Time: ev.Time, Body: &c})
+}
+
+// ask opens a permission request of a call. A request open already (an
+// id evtool made up that the source used too) is asked anew.
+func (e *Encoder) ask(request, call string) {
+	e.answer(request)
+	request, call = strings.Clone(request), strings.Clone(call)
+	e.asked[request] = call
+	e.askedFor[call] = append(e.askedFor[call], request)
+}
+
+// answer closes a permission request.
+func (e *Encoder) answer(request string) {
+	call, ok := e.asked[request]
+	if !ok {
+		return
+	}
+	delete(e.asked, request)
+	rs := e.askedFor[call]
+	if i := slices.Index(rs, request); i >= 0 {
+		rs = slices.Delete(rs, i, i+1)
+	}
+	if len(rs) == 0 {
+		delete(e.askedFor, call)
+	} else {
+		e.askedFor[call] = rs
+	}
 }
 
 // errorText writes an error as the assistant text Claude Code shows.
@@ -533,9 +571,10 @@ func (e *Encoder) line(kind string, g ...*event.Event) error {
 
 // assistant writes one block of an assistant message.
 func (e *Encoder) assistant(ev *event.Event, body event.Body) error {
-	agent := ev.AgentID
+	// Cloned: the map outlives the lines these strings were cut from.
+	agent := strings.Clone(ev.AgentID)
 	if m, ok := body.(*event.Message); ok && m.MessageID != "" {
-		e.msgID[agent] = m.MessageID
+		e.msgID[agent] = strings.Clone(m.MessageID)
 	}
 	if e.msgID[agent] == "" {
 		e.msgs++
@@ -564,14 +603,13 @@ func (e *Encoder) flushIf(cond bool) error {
 
 func (e *Encoder) flush() error {
 	if e.text.open {
-		e.text.open = false
-		t := e.text.buf.String()
+		ev, t := e.text.take()
 		e.lastText = &t
-		return e.assistant(e.text.ev, &event.Message{Text: t})
+		return e.assistant(ev, &event.Message{Text: t})
 	}
 	if e.thought.open {
-		e.thought.open = false
-		return e.assistant(e.thought.ev, &event.Reasoning{Text: e.thought.buf.String()})
+		ev, t := e.thought.take()
+		return e.assistant(ev, &event.Reasoning{Text: t})
 	}
 	return nil
 }
@@ -593,8 +631,38 @@ func (b *block) add(ev *event.Event, text string) {
 	b.buf.WriteString(text)
 }
 
+// take closes the block and returns its first delta and its text. The
+// block lets go of both: a long text is not kept until the next block.
+func (b *block) take() (*event.Event, string) {
+	ev, t := b.ev, b.buf.String()
+	b.open, b.ev = false, nil
+	b.buf.Reset()
+	return ev, t
+}
+
+// known reports whether a call's tool_use is written.
+func (e *Encoder) known(id string) bool {
+	return e.open.Has(id) || e.finished.Has(id)
+}
+
+// finish forgets an open call, whose tool_result is being written, and the
+// permission requests asked about it and not answered: an answer after the
+// result comes too late to be written.
+func (e *Encoder) finish(id string) {
+	e.open.Delete(id)
+	delete(e.outputs, id)
+	e.finished.Add(id, 0)
+	if id == "" {
+		return // the requests of no call stay open
+	}
+	for _, r := range e.askedFor[id] {
+		delete(e.asked, r)
+	}
+	delete(e.askedFor, id)
+}
+
 func (e *Encoder) toolUse(ev *event.Event, b *event.ToolCall) error {
-	e.calls[b.CallID] = &ecall{name: b.Name}
+	e.open.Add(b.CallID, 0, "")
 	if b.Title != "" || b.Mutability != "" {
 		e.loss.Add(lossToolTitleMutability)
 	}
@@ -611,7 +679,7 @@ func (e *Encoder) toolUse(ev *event.Event, b *event.ToolCall) error {
 
 // ensureCall writes the tool_use of a call the stream has not shown yet.
 func (e *Encoder) ensureCall(ev *event.Event, id, name string) error {
-	if e.calls[id] != nil {
+	if e.known(id) {
 		return nil
 	}
 	e.loss.Add(lossSynthesizedToolUse)
@@ -623,24 +691,24 @@ func (e *Encoder) toolResult(ev *event.Event, b *event.ToolFinished) error {
 	if err := e.ensureCall(ev, b.CallID, b.Name); err != nil {
 		return err
 	}
-	c := e.calls[b.CallID]
-	if c.finished {
+	if e.finished.Has(b.CallID) {
 		loss.Add(lossRepeatedToolResult)
 		return nil
 	}
-	c.finished = true
+	chunks := e.outputs[b.CallID]
+	e.finish(b.CallID)
 	var out string
 	switch {
 	case b.Output != nil:
 		out = *b.Output
-		if c.chunks {
+		if chunks != nil {
 			loss.Add(lossStreamedToolOutput)
 		}
 		if b.Summary != nil && *b.Summary != "" {
 			loss.Add(lossToolSummary)
 		}
-	case c.chunks:
-		out = c.output.String()
+	case chunks != nil:
+		out = chunks.String()
 		if b.Summary != nil && *b.Summary != "" {
 			loss.Add(lossToolSummary)
 		}
