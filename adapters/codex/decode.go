@@ -150,7 +150,11 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if d.proc != nil || procRes != nil {
 		evs = d.attachProcess(evs, procRes)
 	}
-	d.enc.commitRoot(root)
+	if !d.verdicts {
+		// The state lines are derived with (the residue) and events'
+		// ids and usage are found with; no error comes of it.
+		d.enc.commitRoot(root)
+	}
 	for _, ev := range evs {
 		if d.opts.Provenance && !ev.Synthetic {
 			ev.Src = &event.Source{Dialect: Name, Line: n, Type: typ}
