@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,7 +18,8 @@ const FirstID = "018f0000-0000-7000-8000-00000000c350"
 
 // state is what both the decoder and the encoder know when a record is
 // derived. Both update it from the same record bytes, so a derivation made
-// while decoding is repeated exactly while encoding.
+// while decoding is repeated exactly while encoding (an encoder's state
+// forgets what it can no longer need: see enc).
 type state struct {
 	session   string
 	lastID    string
@@ -29,11 +31,46 @@ type state struct {
 	callID    map[string]string // task id → provider call id ("tool:" idempotency key)
 	taskKind  map[string]string // task id → task_kind
 	taskOf    map[string]string // provider call id → task id
+
+	// enc marks an encoder's state (newEncoderState). An encoder derives
+	// records and reads none back, so it keeps only what its derivations
+	// read, and only while they can read it: on a run of 540,000 calls,
+	// tables of every id ever seen held most of the memory, and the
+	// collector most of the time. It keeps no taskKind or taskOf (only
+	// the decoder's reading of a record consults them); a turn's prompt
+	// until its run.terminal (muse journals nothing of a run after it);
+	// a task's callID until the encoder is done with the task
+	// (forgetTask); and the last sequence of each cause in seqs, not
+	// seq. seqs is bounded (idset.Generation): a cause whose records
+	// resume after more than 196,608 other causes starts its sequence
+	// again.
+	enc  bool
+	seqs idset.Set
 }
 
 func newState() *state {
 	return &state{seq: map[string]uint64{}, prompt: map[string]string{}, callID: map[string]string{}, taskKind: map[string]string{}, taskOf: map[string]string{}}
 }
+
+// newEncoderState returns the state of an encoder (see state.enc).
+func newEncoderState() *state {
+	return &state{enc: true, prompt: map[string]string{}, callID: map[string]string{}}
+}
+
+// lastSeq returns the last sequence of causation id cause, 0 before its
+// first record.
+func (s *state) lastSeq(cause string) uint64 {
+	if s.enc {
+		v, _ := s.seqs.Get(cause)
+		return v
+	}
+	return s.seq[cause]
+}
+
+// forgetTask drops what an encoder's state keeps of a task the encoder
+// will derive no more records of that read it: its tool.result is
+// written, or it ended without one.
+func (s *state) forgetTask(task string) { delete(s.callID, task) }
 
 // update records what a written or read record tells later derivations.
 func (s *state) update(r record) {
@@ -58,19 +95,28 @@ func (s *state) update(r record) {
 	}
 	s.lastCause = cause
 	if v, ok := r.env.get("sequence"); ok {
-		s.seq[cause], _ = strconv.ParseUint(v, 10, 64)
+		n, _ := strconv.ParseUint(v, 10, 64)
+		if s.enc {
+			s.seqs.Add(cause, n)
+		} else {
+			s.seq[cause] = n
+		}
 	}
 	pt, _ := r.env.get("payload_type")
-	if gjson.Parse(pt).Str == "turn.input.user" {
+	ptS := gjson.Parse(pt).Str
+	switch {
+	case ptS == "turn.input.user":
 		if v, ok := r.payload.get("prompt"); ok {
 			s.prompt[cause] = strings.Clone(gjson.Parse(v).Str)
 		}
+	case s.enc && strings.HasPrefix(ptS, "run.terminal."):
+		delete(s.prompt, cause)
 	}
-	if ev, ok := r.payload.get("event"); ok && strings.HasPrefix(gjson.Parse(pt).Str, "task.lifecycle.") {
+	if ev, ok := r.payload.get("event"); ok && strings.HasPrefix(ptS, "task.lifecycle.") {
 		// Only a lifecycle event of a known shape says anything.
 		if e, typed := liftEvent(gjson.Parse(ev)); typed {
 			task := strings.Clone(e.TaskID)
-			if e.Kind == "proposed" {
+			if e.Kind == "proposed" && !s.enc {
 				if _, known := s.taskKind[task]; !known {
 					s.taskKind[task] = strings.Clone(e.TaskKind)
 				}
@@ -78,7 +124,9 @@ func (s *state) update(r record) {
 			if id, ok := strings.CutPrefix(e.IdempotencyKey, "tool:"); ok {
 				id = strings.Clone(id)
 				s.callID[task] = id
-				s.taskOf[id] = task
+				if !s.enc {
+					s.taskOf[id] = task
+				}
 			}
 		}
 	}
@@ -153,7 +201,7 @@ func (s *state) deriveEnv(pt, cause, t string, sorted bool) kvs {
 		{"schema_version", "1"},
 		{"id", str(s.nextID())},
 		{"stream", streamRef(sorted, "session", s.session)},
-		{"sequence", strconv.FormatUint(s.seq[cause]+1, 10)},
+		{"sequence", strconv.FormatUint(s.lastSeq(cause)+1, 10)},
 		{"recorded_at", strconv.FormatUint(at, 10)},
 		{"record_type", str(rt)},
 		{"durability", str(du)},

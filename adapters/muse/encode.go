@@ -37,6 +37,7 @@ type Encoder struct {
 	opts dialect.EncodeOptions
 	st   *state
 	buf  []byte
+	tbuf []byte   // emitText's
 	f    *foreign // state for events from other dialects
 	// decided is set once the first event has said whether the stream
 	// comes from muse.
@@ -44,7 +45,7 @@ type Encoder struct {
 }
 
 func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
-	return &Encoder{w: w, opts: opts, st: newState()}
+	return &Encoder{w: w, opts: opts, st: newEncoderState()}
 }
 
 // museExt is ext.muse of a canonical event.
@@ -76,6 +77,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	}
 	if e.f != nil {
 		return e.f.encode(ev)
+	}
+	if b, ok := ev.Body.(*event.ToolFinished); ok {
+		// The decoder finishes a call once (a synthetic finish too), so
+		// no later record derives its provider call id.
+		defer e.st.forgetTask(b.CallID)
 	}
 	if err := e.carried(ev); err != nil {
 		return err
@@ -144,11 +150,38 @@ func (e *Encoder) carried(ev *event.Event) error {
 
 // emit writes one record and lets the state learn from it.
 func (e *Encoder) emit(line []byte) error {
+	e.learn(line)
+	if _, err := e.w.Write(line); err != nil {
+		return err
+	}
+	return e.w.WriteByte('\n')
+}
+
+// learn lets the state learn from a record.
+func (e *Encoder) learn(line []byte) {
 	compact, _ := compactLine(line)
 	if r, _, ok := parseRecord(compact); ok {
 		e.st.update(r)
 	}
-	if _, err := e.w.Write(line); err != nil {
+}
+
+// emitText writes a record whose bytes [at, at+n) of line are a JSON
+// string standing for text (in pieces), which is written in their place
+// straight to the output. The state learns from line: what it keeps of a
+// record does not come from such a text (a run.terminal's).
+func (e *Encoder) emitText(line []byte, at, n int, text *answer) error {
+	e.learn(line)
+	if _, err := e.w.Write(line[:at]); err != nil {
+		return err
+	}
+	var err, rerr error
+	if e.tbuf, err = writeText(e.w, e.tbuf, text.pieces(&rerr)); err != nil {
+		return err
+	}
+	if rerr != nil {
+		return rerr
+	}
+	if _, err := e.w.Write(line[at+n:]); err != nil {
 		return err
 	}
 	return e.w.WriteByte('\n')

@@ -1,12 +1,15 @@
 package muse
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonenc"
 )
 
 // foreign writes muse records for a stream read from another dialect. It
@@ -15,13 +18,22 @@ import (
 // run.lifecycle.started, task.stream.linked, accepted, scheduled, a turn's
 // run.terminal), counting each in the loss report.
 type foreign struct {
-	e       *Encoder
-	turn    string // current turn id; "" between turns
-	ended   bool   // the current turn has its run.terminal
-	text    strings.Builder
+	e     *Encoder
+	turn  string // current turn id; "" between turns
+	ended bool   // the current turn has its run.terminal
+	// text is the answer of the current turn, for a run.terminal that
+	// states none, which carries it whole: it is as long as a line the
+	// encoder writes. (A source whose end states its answer makes it
+	// unneeded, but that is known only at the end.)
+	text    answer
 	inDelta bool
-	tasks   map[string]*ftask
-	reopen  int // turns opened again after their end, for fresh ids
+	// The tasks and tool calls: those open, by id (cloned, as a key cut
+	// from a source line would keep the line), and the ids of those that
+	// ended, which is all that is kept of them (bounded: idset), so that
+	// a run of millions of calls costs what its open calls do.
+	tasks  map[string]*ftask
+	done   idset.Set
+	reopen int // turns opened again after their end, for fresh ids
 
 	// The clock. Every record written for a source event, its own and the
 	// bookkeeping records muse needs around it, is stamped with that
@@ -44,6 +56,32 @@ type ftask struct {
 }
 
 func newForeign(e *Encoder) *foreign { return &foreign{e: e, tasks: map[string]*ftask{}} }
+
+// lookup returns the task of id: open, ended, or nil when id names none.
+func (f *foreign) lookup(id string) *ftask {
+	if t := f.tasks[id]; t != nil {
+		return t
+	}
+	if f.done.Has(id) {
+		// Any end will do: no step is legal from one, so nothing is
+		// written for it, and nothing reads the rest.
+		return &ftask{state: "completed"}
+	}
+	return nil
+}
+
+// open makes t the open task of id.
+func (f *foreign) open(id string, t *ftask) {
+	t.name = strings.Clone(t.name)
+	f.tasks[strings.Clone(id)] = t
+}
+
+// end forgets an open task whose end is written, but for its id.
+func (f *foreign) end(id string) {
+	delete(f.tasks, id)
+	f.done.Add(id, 0)
+	f.e.st.forgetTask(id)
+}
 
 // loss counts one fact of a kind of the muse loss catalogue.
 func (f *foreign) loss(k *dialect.LossKind) { f.e.opts.Losses.Add(k) }
@@ -112,7 +150,9 @@ func (f *foreign) beginTurn(id string, ev *event.Event) error {
 		id = "turn-0"
 	}
 	f.turn, f.ended = id, false
-	f.text.Reset()
+	if err := f.text.Reset(); err != nil {
+		return err
+	}
 	if ev == nil {
 		ev = &event.Event{Body: &event.TurnStarted{}}
 		f.loss(lossSynthesizedCommandAccepted)
@@ -132,16 +172,50 @@ func (f *foreign) endTurn(fin *event.Event) error {
 	}
 	f.ended = true
 	if fin == nil {
-		text := f.text.String()
-		fin = &event.Event{Body: &event.TurnFinished{Status: "ok", Text: &text}}
 		f.loss(lossSynthesizedRunTerminal)
-	} else if b := fin.Body.(*event.TurnFinished); b.Text == nil {
-		c := *b
-		text := f.text.String()
-		c.Text = &text
-		fin = &event.Event{Time: fin.Time, Body: &c}
+		return f.terminal(&event.Event{Body: &event.TurnFinished{Status: "ok"}}, &f.text)
 	}
-	return f.record(f.at(fin), residue{})
+	if b := fin.Body.(*event.TurnFinished); b.Text != nil {
+		return f.terminal(fin, stated(*b.Text))
+	}
+	return f.terminal(fin, &f.text)
+}
+
+// stated is the answer a source states.
+func stated(s string) *answer { return &answer{blocks: []string{s}, n: len(s)} }
+
+// textMark stands for the text of a run.terminal in the record that
+// terminal writes it in place of.
+const textMark = "\x00muse:text\x00"
+
+var textMarkJSON = []byte(str(textMark))
+
+// terminal writes the run.terminal of fin (a turn_finished) with text as
+// its text. A long text is written straight to the output, in place of a
+// mark in the record: made whole, escaped, rendered and read back, a 60 MB
+// answer took four copies of itself at once.
+func (f *foreign) terminal(fin *event.Event, text *answer) error {
+	b := *fin.Body.(*event.TurnFinished)
+	whole := func() error {
+		s, err := text.String()
+		if err != nil {
+			return err
+		}
+		b.Text = &s
+		return f.record(f.at(&event.Event{Time: fin.Time, Body: &b}), residue{})
+	}
+	if text.Len() < jsonenc.LongValue {
+		return whole()
+	}
+	mark := textMark
+	b.Text = &mark
+	line := f.e.st.render(f.at(&event.Event{Time: fin.Time, Body: &b}), residue{}, f.clock(), f.e.buf[:0])
+	f.e.buf = line
+	at := bytes.Index(line, textMarkJSON)
+	if at < 0 || bytes.Contains(line[at+len(textMarkJSON):], textMarkJSON) {
+		return whole() // the mark is in another value too
+	}
+	return f.e.emitText(line, at, len(textMarkJSON), text)
 }
 
 func (f *foreign) ensureTurn(ev *event.Event) error {
@@ -314,7 +388,9 @@ func (f *foreign) message(ev *event.Event, text string) error {
 	if err := f.ensureTurn(ev); err != nil {
 		return err
 	}
-	f.text.WriteString(text)
+	if err := f.text.WriteString(text); err != nil {
+		return err
+	}
 	return f.record(f.at(&event.Event{Time: ev.Time, Body: &event.MessageDelta{Text: text}}), residue{})
 }
 
@@ -344,14 +420,14 @@ func (f *foreign) sessionFinished(ev *event.Event, b *event.SessionFinished) err
 		}
 	}
 	if f.turn != "" && !f.ended {
-		text := f.text.String()
+		text := &f.text
 		if b.Text != nil {
-			text = *b.Text
+			text = stated(*b.Text)
 		}
-		fin := &event.Event{Time: ev.Time, Body: &event.TurnFinished{Status: b.Status, Text: &text, Reason: b.Message}}
+		fin := &event.Event{Time: ev.Time, Body: &event.TurnFinished{Status: b.Status, Reason: b.Message}}
 		f.loss(lossSynthesizedRunTerminal)
 		f.ended = true
-		if err := f.record(f.at(fin), residue{}); err != nil {
+		if err := f.terminal(fin, text); err != nil {
 			return err
 		}
 	}
@@ -367,7 +443,7 @@ func (f *foreign) toolCall(ev *event.Event, b *event.ToolCall) error {
 		return err
 	}
 	t := &ftask{tool: true, name: b.Name, state: "proposed"}
-	f.tasks[b.CallID] = t
+	f.open(b.CallID, t)
 	f.loss(lossSynthesizedStreamLinked)
 	if err := f.bare("task.stream.linked", b.CallID, nil); err != nil {
 		return err
@@ -403,7 +479,7 @@ func (f *foreign) permissionResolved(ev *event.Event, b *event.PermissionResolve
 // it counts the event as unknown (with detail, for a kind that takes one)
 // and returns nil: muse journals events of known tasks only.
 func (f *foreign) callTask(id string, unknown *dialect.LossKind, detail string) *ftask {
-	t := f.tasks[id]
+	t := f.lookup(id)
 	if t == nil || f.turn == "" {
 		f.lossDetail(unknown, detail)
 		return nil
@@ -442,6 +518,7 @@ func (f *foreign) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 	if err != nil || !ok {
 		return err
 	}
+	defer f.end(b.CallID) // once its tool.result, if any, is written
 	reason := b.Error
 	if reason == "" && kind != "completed" {
 		reason = string(b.Status)
@@ -496,13 +573,13 @@ func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 	if err := f.ensureTurn(ev); err != nil {
 		return err
 	}
-	t := f.tasks[b.TaskID]
+	t := f.lookup(b.TaskID)
 	if t != nil && kind == "started" && isRunning(t.state) {
 		kind = "status" // a running task's news
 	}
 	if t == nil {
 		t = &ftask{}
-		f.tasks[b.TaskID] = t
+		f.open(b.TaskID, t)
 		f.loss(lossSynthesizedStreamLinked)
 		if err := f.bare("task.stream.linked", b.TaskID, nil); err != nil {
 			return err
@@ -526,6 +603,9 @@ func (f *foreign) task(ev *event.Event, b *event.TaskUpdated) error {
 	if err != nil || !ok {
 		return err
 	}
+	if terminalKind(kind) {
+		defer f.end(b.TaskID)
+	}
 	return f.writeTask(ev, b, kind)
 }
 
@@ -546,4 +626,5 @@ func (f *foreign) writeTask(ev *event.Event, b *event.TaskUpdated, kind string) 
 	return f.record(f.at(&event.Event{Time: ev.Time, Body: &c}), res)
 }
 
-func (f *foreign) close() error { return nil }
+// close removes what is left of the last turn's answer.
+func (f *foreign) close() error { return f.text.Reset() }
