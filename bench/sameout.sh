@@ -16,7 +16,7 @@ set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: bench/sameout.sh OLD NEW (two evtool binaries)" >&2; exit 2; }
 OLD=$(realpath "$1")
 NEW=$(realpath "$2")
-[ -x "$OLD" ] && [ -x "$NEW" ] || { echo "bench/sameout.sh: $1 and $2 must be executable" >&2; exit 2; }
+[ -f "$OLD" ] && [ -x "$OLD" ] && [ -f "$NEW" ] && [ -x "$NEW" ] || { echo "bench/sameout.sh: $1 and $2 must be executable files" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
