@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test test-beam check bench compare instructions sameout fuzz fmt vet acp-measure bench-view bench-sessions screenshots types
+.PHONY: all build test test-beam check bench compare compare-targets instructions sameout fuzz fmt vet acp-measure bench-view bench-sessions screenshots types
 
 all: build
 
@@ -91,6 +91,11 @@ bench:
 # defaults it takes hours on two cores (docs/performance.md).
 compare:
 	bench/compare.sh
+
+# Peak memory of convert from every dialect to every dialect against the
+# allowance of 64 MiB + 2x the longest line (bench/targets.sh).
+compare-targets:
+	bench/targets.sh
 
 # Instructions executed by validate and convert on a generated 10 MB basis
 # stream, counted by valgrind (bench/instructions.sh): a measure of work
