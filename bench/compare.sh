@@ -82,7 +82,10 @@ if [[ ! -d bench/node_modules/ajv ]]; then
 	npm ci --prefix bench --no-audit --no-fund --silent
 fi
 # One binary of each for the whole run: the tree may change meanwhile.
-REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$([[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]] && echo ' (working tree has changes)')"
+REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
+if [[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]]; then
+	REV+=" (working tree has changes)"
+fi
 if [[ -n ${EVTOOL:-} ]]; then
 	REV="$EVTOOL (EVTOOL); the tree was at $REV"
 else
