@@ -122,11 +122,12 @@ type Options struct {
 	Summary bool
 	// VerdictsOnly says the caller reads the lines' verdicts and
 	// diagnostics and no event (as package validate does). It implies
-	// Summary, and a decoder that can (claude's, codex's and muse's) also leaves
-	// out the residues of its lines: what a line holds beyond its events,
-	// found by writing the events back and comparing, a third of those
-	// decoders' time. Every line is checked and judged as without it;
-	// the events are not to be read.
+	// Summary, and a decoder that can (claude's, codex's, muse's and
+	// opencode's) also leaves out the residues of its lines: what a line
+	// holds beyond its events, found by writing the events back and
+	// comparing, a sixth to a third of those decoders' time. Every line
+	// is checked and judged as without it; the events are not to be
+	// read.
 	VerdictsOnly bool
 }
 

@@ -159,7 +159,9 @@ func (d *Decoder) busPart(props gjson.Result, carried []string, pres *jsonobj.Re
 	if len(evs) == 0 {
 		return nil, carried
 	}
-	keyOrder(p, partFields[pt], &partRes)
+	if !d.verdicts {
+		keyOrder(p, partFields[pt], &partRes)
+	}
 	if !partRes.Empty() {
 		pres.Add("part", partRes.Bytes())
 	}
