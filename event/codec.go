@@ -36,75 +36,30 @@ func Append(dst []byte, e *Event) ([]byte, error) {
 // text and 64 KiB more, not the text and the whole line again. w sees a
 // line in several writes; a buffered writer joins them.
 func Write(w io.Writer, buf []byte, e *Event) ([]byte, error) {
-	sp := &spill{w: w}
+	sp := &spill{W: w}
 	b, err := appendEvent(buf[:0], e, sp)
 	if err != nil {
 		return b[:0], err
 	}
-	b = append(b, '\n')
-	b = sp.flush(b)
-	return b, sp.err
+	b = sp.Flush(append(b, '\n'))
+	return b, sp.Err
 }
 
-// spillMin is the length from which Write writes a value straight to its
-// writer.
-const spillMin = jsonenc.LongValue
+// spill writes the long values of a line straight to its writer (Write);
+// a nil *spill appends every value (Append).
+type spill = jsonenc.Spill
 
-// spill writes the long values of a line straight to w, before them the
-// part of the line made so far (Write). A nil *spill appends every value
-// (Append).
-type spill struct {
-	w   io.Writer
-	err error // the first error of w
-}
-
-// flush writes dst and returns it emptied.
-func (sp *spill) flush(dst []byte) []byte {
-	if len(dst) > 0 && sp.err == nil {
-		_, sp.err = sp.w.Write(dst)
-	}
-	return dst[:0]
-}
-
-// str appends s as a JSON string, or writes it.
-func (sp *spill) str(dst []byte, s string) []byte {
-	if sp == nil || len(s) < spillMin {
-		return jsonenc.String(dst, s)
-	}
-	dst = sp.flush(dst)
-	if sp.err != nil {
-		return dst
-	}
-	dst, sp.err = jsonenc.StringTo(sp.w, dst, s)
-	return dst
-}
-
-// raw appends raw compacted (appendRaw), or writes it: the runs between
-// white space are written from raw itself.
-func (sp *spill) raw(dst []byte, raw json.RawMessage) []byte {
-	if sp == nil || len(raw) < spillMin {
+// spillRaw appends raw compacted (appendRaw), or writes it: the runs
+// between white space are written from raw itself.
+func spillRaw(sp *spill, dst []byte, raw json.RawMessage) []byte {
+	if sp == nil || len(raw) < jsonenc.LongValue {
 		return appendRaw(dst, raw)
 	}
-	dst = sp.flush(dst)
-	eachRun(sp, raw, (*spill).write)
-	return dst
-}
-
-// write writes run, unless w failed before.
-func (sp *spill) write(run []byte) *spill {
-	if sp.err == nil {
-		_, sp.err = sp.w.Write(run)
-	}
-	return sp
-}
-
-// verbatim appends b as it is, or writes it.
-func (sp *spill) verbatim(dst, b []byte) []byte {
-	if sp == nil || len(b) < spillMin {
-		return append(dst, b...)
-	}
-	dst = sp.flush(dst)
-	sp.write(b)
+	dst = sp.Flush(dst)
+	eachRun(sp, raw, func(sp *spill, run []byte) *spill {
+		sp.Write(run)
+		return sp
+	})
 	return dst
 }
 
@@ -145,7 +100,7 @@ func appendEvent(dst []byte, e *Event, sp *spill) ([]byte, error) {
 		}
 		if len(body) > 2 { // not "{}"
 			dst = append(dst, ',')
-			dst = sp.verbatim(dst, body[1:len(body)-1])
+			dst = sp.Verbatim(dst, body[1:len(body)-1])
 		}
 	}
 	if e.Src != nil {
@@ -168,7 +123,7 @@ func appendEvent(dst []byte, e *Event, sp *spill) ([]byte, error) {
 	}
 	for _, f := range e.Extra {
 		dst = jsonenc.Key(dst, &first, f.Key)
-		dst = sp.verbatim(dst, f.Value)
+		dst = sp.Verbatim(dst, f.Value)
 	}
 	return append(dst, '}'), nil
 }
@@ -179,7 +134,7 @@ func appendExt(dst []byte, ext Ext, sp *spill) []byte {
 	dst = append(dst, '{')
 	for _, e := range ext {
 		dst = jsonenc.Key(dst, &first, e.Dialect)
-		dst = sp.verbatim(dst, e.Raw)
+		dst = sp.Verbatim(dst, e.Raw)
 	}
 	return append(dst, '}')
 }

@@ -146,7 +146,7 @@ func parseBody(b Body, root gjson.Result) (err error, ok bool) {
 
 func appendBranchedFields(dst []byte, v *Branched, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "entry_id")
-	dst = sp.str(dst, string(v.EntryID))
+	dst = sp.String(dst, string(v.EntryID))
 	if v.AbandonedEntries != nil {
 		dst = jsonenc.Key(dst, first, "abandoned_entries")
 		dst = jsonenc.Uint(dst, *v.AbandonedEntries)
@@ -194,7 +194,7 @@ func appendCompactionFinishedFields(dst []byte, v *CompactionFinished, first *bo
 	}
 	if v.SummaryPreview != nil {
 		dst = jsonenc.Key(dst, first, "summary_preview")
-		dst = sp.str(dst, *v.SummaryPreview)
+		dst = sp.String(dst, *v.SummaryPreview)
 	}
 	return dst
 }
@@ -242,7 +242,7 @@ func parseCompactionStartedFields(v *CompactionStarted, o gjson.Result, ptr stri
 func appendContextElidedFields(dst []byte, v *ContextElided, first *bool, sp *spill) []byte {
 	if len(v.Policy) > 0 {
 		dst = jsonenc.Key(dst, first, "policy")
-		dst = sp.raw(dst, v.Policy)
+		dst = spillRaw(sp, dst, v.Policy)
 	}
 	if v.OriginalBytes != nil {
 		dst = jsonenc.Key(dst, first, "original_bytes")
@@ -296,7 +296,7 @@ func parseContextElidedFields(v *ContextElided, o gjson.Result, ptr string) erro
 
 func appendErrorFields(dst []byte, v *Error, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "message")
-	dst = sp.str(dst, string(v.Message))
+	dst = sp.String(dst, string(v.Message))
 	if v.Recoverable != nil {
 		dst = jsonenc.Key(dst, first, "recoverable")
 		dst = jsonenc.Bool(dst, *v.Recoverable)
@@ -346,10 +346,10 @@ func parseMemoryUpdatedFields(v *MemoryUpdated, o gjson.Result, ptr string) erro
 
 func appendMessageFields(dst []byte, v *Message, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = sp.str(dst, string(v.Text))
+	dst = sp.String(dst, string(v.Text))
 	if v.MessageID != "" {
 		dst = jsonenc.Key(dst, first, "message_id")
-		dst = sp.str(dst, string(v.MessageID))
+		dst = sp.String(dst, string(v.MessageID))
 	}
 	return dst
 }
@@ -373,10 +373,10 @@ func parseMessageFields(v *Message, o gjson.Result, ptr string) error {
 
 func appendMessageDeltaFields(dst []byte, v *MessageDelta, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = sp.str(dst, string(v.Text))
+	dst = sp.String(dst, string(v.Text))
 	if v.MessageID != "" {
 		dst = jsonenc.Key(dst, first, "message_id")
-		dst = sp.str(dst, string(v.MessageID))
+		dst = sp.String(dst, string(v.MessageID))
 	}
 	return dst
 }
@@ -400,22 +400,22 @@ func parseMessageDeltaFields(v *MessageDelta, o gjson.Result, ptr string) error 
 
 func appendModelConfiguredFields(dst []byte, v *ModelConfigured, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "model")
-	dst = sp.str(dst, string(v.Model))
+	dst = sp.String(dst, string(v.Model))
 	if v.Provider != "" {
 		dst = jsonenc.Key(dst, first, "provider")
-		dst = sp.str(dst, string(v.Provider))
+		dst = sp.String(dst, string(v.Provider))
 	}
 	if v.Profile != "" {
 		dst = jsonenc.Key(dst, first, "profile")
-		dst = sp.str(dst, string(v.Profile))
+		dst = sp.String(dst, string(v.Profile))
 	}
 	if v.Label != "" {
 		dst = jsonenc.Key(dst, first, "label")
-		dst = sp.str(dst, string(v.Label))
+		dst = sp.String(dst, string(v.Label))
 	}
 	if v.Source != "" {
 		dst = jsonenc.Key(dst, first, "source")
-		dst = sp.str(dst, string(v.Source))
+		dst = sp.String(dst, string(v.Source))
 	}
 	return dst
 }
@@ -446,10 +446,10 @@ func parseModelConfiguredFields(v *ModelConfigured, o gjson.Result, ptr string) 
 func appendNoticeFields(dst []byte, v *Notice, first *bool, sp *spill) []byte {
 	if v.Severity != "" {
 		dst = jsonenc.Key(dst, first, "severity")
-		dst = sp.str(dst, string(v.Severity))
+		dst = sp.String(dst, string(v.Severity))
 	}
 	dst = jsonenc.Key(dst, first, "message")
-	dst = sp.str(dst, string(v.Message))
+	dst = sp.String(dst, string(v.Message))
 	return dst
 }
 
@@ -473,27 +473,27 @@ func parseNoticeFields(v *Notice, o gjson.Result, ptr string) error {
 func appendPermissionRequestedFields(dst []byte, v *PermissionRequested, first *bool, sp *spill) []byte {
 	if v.RequestID != "" {
 		dst = jsonenc.Key(dst, first, "request_id")
-		dst = sp.str(dst, string(v.RequestID))
+		dst = sp.String(dst, string(v.RequestID))
 	}
 	if v.CallID != "" {
 		dst = jsonenc.Key(dst, first, "call_id")
-		dst = sp.str(dst, string(v.CallID))
+		dst = sp.String(dst, string(v.CallID))
 	}
 	if v.Tool != "" {
 		dst = jsonenc.Key(dst, first, "tool")
-		dst = sp.str(dst, string(v.Tool))
+		dst = sp.String(dst, string(v.Tool))
 	}
 	if v.Description != "" {
 		dst = jsonenc.Key(dst, first, "description")
-		dst = sp.str(dst, string(v.Description))
+		dst = sp.String(dst, string(v.Description))
 	}
 	if v.Risk != "" {
 		dst = jsonenc.Key(dst, first, "risk")
-		dst = sp.str(dst, string(v.Risk))
+		dst = sp.String(dst, string(v.Risk))
 	}
 	if len(v.Preview) > 0 {
 		dst = jsonenc.Key(dst, first, "preview")
-		dst = sp.raw(dst, v.Preview)
+		dst = spillRaw(sp, dst, v.Preview)
 	}
 	return dst
 }
@@ -526,21 +526,21 @@ func parsePermissionRequestedFields(v *PermissionRequested, o gjson.Result, ptr 
 func appendPermissionResolvedFields(dst []byte, v *PermissionResolved, first *bool, sp *spill) []byte {
 	if v.RequestID != "" {
 		dst = jsonenc.Key(dst, first, "request_id")
-		dst = sp.str(dst, string(v.RequestID))
+		dst = sp.String(dst, string(v.RequestID))
 	}
 	if v.CallID != "" {
 		dst = jsonenc.Key(dst, first, "call_id")
-		dst = sp.str(dst, string(v.CallID))
+		dst = sp.String(dst, string(v.CallID))
 	}
 	if v.Tool != "" {
 		dst = jsonenc.Key(dst, first, "tool")
-		dst = sp.str(dst, string(v.Tool))
+		dst = sp.String(dst, string(v.Tool))
 	}
 	dst = jsonenc.Key(dst, first, "outcome")
-	dst = sp.str(dst, string(v.Outcome))
+	dst = sp.String(dst, string(v.Outcome))
 	if v.Scope != "" {
 		dst = jsonenc.Key(dst, first, "scope")
-		dst = sp.str(dst, string(v.Scope))
+		dst = sp.String(dst, string(v.Scope))
 	}
 	return dst
 }
@@ -621,7 +621,7 @@ func parsePlanUpdatedFields(v *PlanUpdated, o gjson.Result, ptr string) error {
 
 func appendReasoningFields(dst []byte, v *Reasoning, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = sp.str(dst, string(v.Text))
+	dst = sp.String(dst, string(v.Text))
 	return dst
 }
 
@@ -642,7 +642,7 @@ func parseReasoningFields(v *Reasoning, o gjson.Result, ptr string) error {
 
 func appendReasoningDeltaFields(dst []byte, v *ReasoningDelta, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = sp.str(dst, string(v.Text))
+	dst = sp.String(dst, string(v.Text))
 	return dst
 }
 
@@ -664,7 +664,7 @@ func parseReasoningDeltaFields(v *ReasoningDelta, o gjson.Result, ptr string) er
 func appendRetryFields(dst []byte, v *Retry, first *bool, sp *spill) []byte {
 	if v.Error != "" {
 		dst = jsonenc.Key(dst, first, "error")
-		dst = sp.str(dst, string(v.Error))
+		dst = sp.String(dst, string(v.Error))
 	}
 	if v.Attempt != nil {
 		dst = jsonenc.Key(dst, first, "attempt")
@@ -705,7 +705,7 @@ func parseRetryFields(v *Retry, o gjson.Result, ptr string) error {
 func appendRoundFinishedFields(dst []byte, v *RoundFinished, first *bool, sp *spill) []byte {
 	if v.StopReason != "" {
 		dst = jsonenc.Key(dst, first, "stop_reason")
-		dst = sp.str(dst, string(v.StopReason))
+		dst = sp.String(dst, string(v.StopReason))
 	}
 	if v.Usage != nil {
 		dst = jsonenc.Key(dst, first, "usage")
@@ -742,14 +742,14 @@ func parseRoundFinishedFields(v *RoundFinished, o gjson.Result, ptr string) erro
 
 func appendSessionFinishedFields(dst []byte, v *SessionFinished, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "status")
-	dst = sp.str(dst, string(v.Status))
+	dst = sp.String(dst, string(v.Status))
 	if v.Message != "" {
 		dst = jsonenc.Key(dst, first, "message")
-		dst = sp.str(dst, string(v.Message))
+		dst = sp.String(dst, string(v.Message))
 	}
 	if v.StoppedBy != "" {
 		dst = jsonenc.Key(dst, first, "stopped_by")
-		dst = sp.str(dst, string(v.StoppedBy))
+		dst = sp.String(dst, string(v.StoppedBy))
 	}
 	if v.Usage != nil {
 		dst = jsonenc.Key(dst, first, "usage")
@@ -762,11 +762,11 @@ func appendSessionFinishedFields(dst []byte, v *SessionFinished, first *bool, sp
 	}
 	if v.Text != nil {
 		dst = jsonenc.Key(dst, first, "text")
-		dst = sp.str(dst, *v.Text)
+		dst = sp.String(dst, *v.Text)
 	}
 	if v.Reasoning != nil {
 		dst = jsonenc.Key(dst, first, "reasoning")
-		dst = sp.str(dst, *v.Reasoning)
+		dst = sp.String(dst, *v.Reasoning)
 	}
 	if v.Errors != nil {
 		dst = jsonenc.Key(dst, first, "errors")
@@ -775,13 +775,13 @@ func appendSessionFinishedFields(dst []byte, v *SessionFinished, first *bool, sp
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = sp.str(dst, string((*v.Errors)[i]))
+			dst = sp.String(dst, string((*v.Errors)[i]))
 		}
 		dst = append(dst, ']')
 	}
 	if len(v.StructuredOutput) > 0 {
 		dst = jsonenc.Key(dst, first, "structured_output")
-		dst = sp.raw(dst, v.StructuredOutput)
+		dst = spillRaw(sp, dst, v.StructuredOutput)
 	}
 	return dst
 }
@@ -844,23 +844,23 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool, sp *
 	}
 	if v.SessionID != "" {
 		dst = jsonenc.Key(dst, first, "session_id")
-		dst = sp.str(dst, string(v.SessionID))
+		dst = sp.String(dst, string(v.SessionID))
 	}
 	if v.TaskID != "" {
 		dst = jsonenc.Key(dst, first, "task_id")
-		dst = sp.str(dst, string(v.TaskID))
+		dst = sp.String(dst, string(v.TaskID))
 	}
 	if v.Workspace != "" {
 		dst = jsonenc.Key(dst, first, "workspace")
-		dst = sp.str(dst, string(v.Workspace))
+		dst = sp.String(dst, string(v.Workspace))
 	}
 	if v.Model != "" {
 		dst = jsonenc.Key(dst, first, "model")
-		dst = sp.str(dst, string(v.Model))
+		dst = sp.String(dst, string(v.Model))
 	}
 	if v.Provider != "" {
 		dst = jsonenc.Key(dst, first, "provider")
-		dst = sp.str(dst, string(v.Provider))
+		dst = sp.String(dst, string(v.Provider))
 	}
 	if v.ContextFiles != nil {
 		dst = jsonenc.Key(dst, first, "context_files")
@@ -885,7 +885,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool, sp *
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = sp.str(dst, string(v.SkillsDirs[i]))
+			dst = sp.String(dst, string(v.SkillsDirs[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -912,7 +912,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool, sp *
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = sp.str(dst, string(v.CommandsDirs[i]))
+			dst = sp.String(dst, string(v.CommandsDirs[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -955,7 +955,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool, sp *
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = sp.str(dst, string(v.MCPServers[i]))
+			dst = sp.String(dst, string(v.MCPServers[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -982,7 +982,7 @@ func appendSessionStartedFields(dst []byte, v *SessionStarted, first *bool, sp *
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = sp.str(dst, string(v.A2AAgents[i]))
+			dst = sp.String(dst, string(v.A2AAgents[i]))
 		}
 		dst = append(dst, ']')
 	}
@@ -1056,28 +1056,28 @@ func parseSessionStartedFields(v *SessionStarted, o gjson.Result, ptr string) er
 
 func appendTaskUpdatedFields(dst []byte, v *TaskUpdated, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "task_id")
-	dst = sp.str(dst, string(v.TaskID))
+	dst = sp.String(dst, string(v.TaskID))
 	if v.Kind != "" {
 		dst = jsonenc.Key(dst, first, "kind")
-		dst = sp.str(dst, string(v.Kind))
+		dst = sp.String(dst, string(v.Kind))
 	}
 	dst = jsonenc.Key(dst, first, "status")
-	dst = sp.str(dst, string(v.Status))
+	dst = sp.String(dst, string(v.Status))
 	if v.Title != "" {
 		dst = jsonenc.Key(dst, first, "title")
-		dst = sp.str(dst, string(v.Title))
+		dst = sp.String(dst, string(v.Title))
 	}
 	if v.Detail != "" {
 		dst = jsonenc.Key(dst, first, "detail")
-		dst = sp.str(dst, string(v.Detail))
+		dst = sp.String(dst, string(v.Detail))
 	}
 	if v.Reason != "" {
 		dst = jsonenc.Key(dst, first, "reason")
-		dst = sp.str(dst, string(v.Reason))
+		dst = sp.String(dst, string(v.Reason))
 	}
 	if v.ParentTaskID != "" {
 		dst = jsonenc.Key(dst, first, "parent_task_id")
-		dst = sp.str(dst, string(v.ParentTaskID))
+		dst = sp.String(dst, string(v.ParentTaskID))
 	}
 	return dst
 }
@@ -1111,24 +1111,24 @@ func parseTaskUpdatedFields(v *TaskUpdated, o gjson.Result, ptr string) error {
 
 func appendToolCallFields(dst []byte, v *ToolCall, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = sp.str(dst, string(v.CallID))
+	dst = sp.String(dst, string(v.CallID))
 	dst = jsonenc.Key(dst, first, "name")
-	dst = sp.str(dst, string(v.Name))
+	dst = sp.String(dst, string(v.Name))
 	if v.Title != "" {
 		dst = jsonenc.Key(dst, first, "title")
-		dst = sp.str(dst, string(v.Title))
+		dst = sp.String(dst, string(v.Title))
 	}
 	if v.Kind != "" {
 		dst = jsonenc.Key(dst, first, "kind")
-		dst = sp.str(dst, string(v.Kind))
+		dst = sp.String(dst, string(v.Kind))
 	}
 	if v.Mutability != "" {
 		dst = jsonenc.Key(dst, first, "mutability")
-		dst = sp.str(dst, string(v.Mutability))
+		dst = sp.String(dst, string(v.Mutability))
 	}
 	if len(v.Input) > 0 {
 		dst = jsonenc.Key(dst, first, "input")
-		dst = sp.raw(dst, v.Input)
+		dst = spillRaw(sp, dst, v.Input)
 	}
 	return dst
 }
@@ -1160,28 +1160,28 @@ func parseToolCallFields(v *ToolCall, o gjson.Result, ptr string) error {
 
 func appendToolFinishedFields(dst []byte, v *ToolFinished, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = sp.str(dst, string(v.CallID))
+	dst = sp.String(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = sp.str(dst, string(v.Name))
+		dst = sp.String(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "status")
-	dst = sp.str(dst, string(v.Status))
+	dst = sp.String(dst, string(v.Status))
 	if v.Kind != "" {
 		dst = jsonenc.Key(dst, first, "kind")
-		dst = sp.str(dst, string(v.Kind))
+		dst = sp.String(dst, string(v.Kind))
 	}
 	if v.Summary != nil {
 		dst = jsonenc.Key(dst, first, "summary")
-		dst = sp.str(dst, *v.Summary)
+		dst = sp.String(dst, *v.Summary)
 	}
 	if v.Error != "" {
 		dst = jsonenc.Key(dst, first, "error")
-		dst = sp.str(dst, string(v.Error))
+		dst = sp.String(dst, string(v.Error))
 	}
 	if v.Output != nil {
 		dst = jsonenc.Key(dst, first, "output")
-		dst = sp.str(dst, *v.Output)
+		dst = sp.String(dst, *v.Output)
 	}
 	if v.ExitCode != nil {
 		dst = jsonenc.Key(dst, first, "exit_code")
@@ -1189,15 +1189,15 @@ func appendToolFinishedFields(dst []byte, v *ToolFinished, first *bool, sp *spil
 	}
 	if v.Command != "" {
 		dst = jsonenc.Key(dst, first, "command")
-		dst = sp.str(dst, string(v.Command))
+		dst = sp.String(dst, string(v.Command))
 	}
 	if len(v.Edit) > 0 {
 		dst = jsonenc.Key(dst, first, "edit")
-		dst = sp.raw(dst, v.Edit)
+		dst = spillRaw(sp, dst, v.Edit)
 	}
 	if len(v.Web) > 0 {
 		dst = jsonenc.Key(dst, first, "web")
-		dst = sp.raw(dst, v.Web)
+		dst = spillRaw(sp, dst, v.Web)
 	}
 	return dst
 }
@@ -1239,13 +1239,13 @@ func parseToolFinishedFields(v *ToolFinished, o gjson.Result, ptr string) error 
 
 func appendToolOutputFields(dst []byte, v *ToolOutput, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = sp.str(dst, string(v.CallID))
+	dst = sp.String(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = sp.str(dst, string(v.Name))
+		dst = sp.String(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "chunk")
-	dst = sp.str(dst, string(v.Chunk))
+	dst = sp.String(dst, string(v.Chunk))
 	return dst
 }
 
@@ -1270,13 +1270,13 @@ func parseToolOutputFields(v *ToolOutput, o gjson.Result, ptr string) error {
 
 func appendToolProgressFields(dst []byte, v *ToolProgress, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = sp.str(dst, string(v.CallID))
+	dst = sp.String(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = sp.str(dst, string(v.Name))
+		dst = sp.String(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "message")
-	dst = sp.str(dst, string(v.Message))
+	dst = sp.String(dst, string(v.Message))
 	return dst
 }
 
@@ -1301,10 +1301,10 @@ func parseToolProgressFields(v *ToolProgress, o gjson.Result, ptr string) error 
 
 func appendToolStartedFields(dst []byte, v *ToolStarted, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = sp.str(dst, string(v.CallID))
+	dst = sp.String(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = sp.str(dst, string(v.Name))
+		dst = sp.String(dst, string(v.Name))
 	}
 	return dst
 }
@@ -1328,18 +1328,18 @@ func parseToolStartedFields(v *ToolStarted, o gjson.Result, ptr string) error {
 
 func appendTurnFinishedFields(dst []byte, v *TurnFinished, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "status")
-	dst = sp.str(dst, string(v.Status))
+	dst = sp.String(dst, string(v.Status))
 	if v.StopReason != "" {
 		dst = jsonenc.Key(dst, first, "stop_reason")
-		dst = sp.str(dst, string(v.StopReason))
+		dst = sp.String(dst, string(v.StopReason))
 	}
 	if v.Reason != "" {
 		dst = jsonenc.Key(dst, first, "reason")
-		dst = sp.str(dst, string(v.Reason))
+		dst = sp.String(dst, string(v.Reason))
 	}
 	if v.Text != nil {
 		dst = jsonenc.Key(dst, first, "text")
-		dst = sp.str(dst, *v.Text)
+		dst = sp.String(dst, *v.Text)
 	}
 	if v.Usage != nil {
 		dst = jsonenc.Key(dst, first, "usage")
@@ -1383,11 +1383,11 @@ func parseTurnFinishedFields(v *TurnFinished, o gjson.Result, ptr string) error 
 func appendTurnStartedFields(dst []byte, v *TurnStarted, first *bool, sp *spill) []byte {
 	if v.Prompt != nil {
 		dst = jsonenc.Key(dst, first, "prompt")
-		dst = sp.str(dst, *v.Prompt)
+		dst = sp.String(dst, *v.Prompt)
 	}
 	if v.CommandID != "" {
 		dst = jsonenc.Key(dst, first, "command_id")
-		dst = sp.str(dst, string(v.CommandID))
+		dst = sp.String(dst, string(v.CommandID))
 	}
 	return dst
 }
@@ -1411,11 +1411,11 @@ func parseTurnStartedFields(v *TurnStarted, o gjson.Result, ptr string) error {
 
 func appendUnknownFields(dst []byte, v *Unknown, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "dialect")
-	dst = sp.str(dst, string(v.Dialect))
+	dst = sp.String(dst, string(v.Dialect))
 	dst = jsonenc.Key(dst, first, "source_type")
-	dst = sp.str(dst, string(v.SourceType))
+	dst = sp.String(dst, string(v.SourceType))
 	dst = jsonenc.Key(dst, first, "raw")
-	dst = sp.raw(dst, v.Raw)
+	dst = spillRaw(sp, dst, v.Raw)
 	return dst
 }
 
@@ -1515,7 +1515,7 @@ func parseUsageFields(v *Usage, o gjson.Result, ptr string) error {
 
 func appendUserMessageFields(dst []byte, v *UserMessage, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "text")
-	dst = sp.str(dst, string(v.Text))
+	dst = sp.String(dst, string(v.Text))
 	if v.ImageCount != nil {
 		dst = jsonenc.Key(dst, first, "image_count")
 		dst = jsonenc.Uint(dst, *v.ImageCount)
@@ -1542,17 +1542,17 @@ func parseUserMessageFields(v *UserMessage, o gjson.Result, ptr string) error {
 
 func appendElidedResultFields(dst []byte, v *ElidedResult, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "call_id")
-	dst = sp.str(dst, string(v.CallID))
+	dst = sp.String(dst, string(v.CallID))
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = sp.str(dst, string(v.Name))
+		dst = sp.String(dst, string(v.Name))
 	}
 	dst = jsonenc.Key(dst, first, "is_error")
 	dst = jsonenc.Bool(dst, v.IsError)
 	dst = jsonenc.Key(dst, first, "content_kind")
-	dst = sp.str(dst, string(v.ContentKind))
+	dst = sp.String(dst, string(v.ContentKind))
 	dst = jsonenc.Key(dst, first, "action")
-	dst = sp.str(dst, string(v.Action))
+	dst = sp.String(dst, string(v.Action))
 	dst = jsonenc.Key(dst, first, "original_bytes")
 	dst = jsonenc.Uint(dst, v.OriginalBytes)
 	dst = jsonenc.Key(dst, first, "projected_bytes")
@@ -1590,23 +1590,23 @@ func parseElidedResultFields(v *ElidedResult, o gjson.Result, ptr string) error 
 func appendPlanEntryFields(dst []byte, v *PlanEntry, first *bool, sp *spill) []byte {
 	if v.ID != "" {
 		dst = jsonenc.Key(dst, first, "id")
-		dst = sp.str(dst, string(v.ID))
+		dst = sp.String(dst, string(v.ID))
 	}
 	dst = jsonenc.Key(dst, first, "content")
-	dst = sp.str(dst, string(v.Content))
+	dst = sp.String(dst, string(v.Content))
 	dst = jsonenc.Key(dst, first, "status")
-	dst = sp.str(dst, string(v.Status))
+	dst = sp.String(dst, string(v.Status))
 	if v.ActiveForm != "" {
 		dst = jsonenc.Key(dst, first, "active_form")
-		dst = sp.str(dst, string(v.ActiveForm))
+		dst = sp.String(dst, string(v.ActiveForm))
 	}
 	if v.Priority != "" {
 		dst = jsonenc.Key(dst, first, "priority")
-		dst = sp.str(dst, string(v.Priority))
+		dst = sp.String(dst, string(v.Priority))
 	}
 	if v.Origin != "" {
 		dst = jsonenc.Key(dst, first, "origin")
-		dst = sp.str(dst, string(v.Origin))
+		dst = sp.String(dst, string(v.Origin))
 	}
 	if v.ElapsedSecs != nil {
 		dst = jsonenc.Key(dst, first, "elapsed_secs")
@@ -1650,7 +1650,7 @@ func parsePlanEntryFields(v *PlanEntry, o gjson.Result, ptr string) error {
 
 func appendSourceInfoFields(dst []byte, v *SourceInfo, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "dialect")
-	dst = sp.str(dst, string(v.Dialect))
+	dst = sp.String(dst, string(v.Dialect))
 	if v.Version != nil {
 		dst = jsonenc.Key(dst, first, "version")
 		dst = jsonenc.Uint(dst, *v.Version)
@@ -1678,11 +1678,11 @@ func parseSourceInfoFields(v *SourceInfo, o gjson.Result, ptr string) error {
 func appendAgentFields(dst []byte, v *Agent, first *bool, sp *spill) []byte {
 	if v.Name != "" {
 		dst = jsonenc.Key(dst, first, "name")
-		dst = sp.str(dst, string(v.Name))
+		dst = sp.String(dst, string(v.Name))
 	}
 	if v.Version != "" {
 		dst = jsonenc.Key(dst, first, "version")
-		dst = sp.str(dst, string(v.Version))
+		dst = sp.String(dst, string(v.Version))
 	}
 	return dst
 }
@@ -1706,9 +1706,9 @@ func parseAgentFields(v *Agent, o gjson.Result, ptr string) error {
 
 func appendContextFileFields(dst []byte, v *ContextFile, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "path")
-	dst = sp.str(dst, string(v.Path))
+	dst = sp.String(dst, string(v.Path))
 	dst = jsonenc.Key(dst, first, "scope")
-	dst = sp.str(dst, string(v.Scope))
+	dst = sp.String(dst, string(v.Scope))
 	return dst
 }
 
@@ -1731,9 +1731,9 @@ func parseContextFileFields(v *ContextFile, o gjson.Result, ptr string) error {
 
 func appendSkillFields(dst []byte, v *Skill, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "name")
-	dst = sp.str(dst, string(v.Name))
+	dst = sp.String(dst, string(v.Name))
 	dst = jsonenc.Key(dst, first, "description")
-	dst = sp.str(dst, string(v.Description))
+	dst = sp.String(dst, string(v.Description))
 	return dst
 }
 
@@ -1756,12 +1756,12 @@ func parseSkillFields(v *Skill, o gjson.Result, ptr string) error {
 
 func appendCommandFields(dst []byte, v *Command, first *bool, sp *spill) []byte {
 	dst = jsonenc.Key(dst, first, "name")
-	dst = sp.str(dst, string(v.Name))
+	dst = sp.String(dst, string(v.Name))
 	dst = jsonenc.Key(dst, first, "description")
-	dst = sp.str(dst, string(v.Description))
+	dst = sp.String(dst, string(v.Description))
 	if v.Hint != "" {
 		dst = jsonenc.Key(dst, first, "hint")
-		dst = sp.str(dst, string(v.Hint))
+		dst = sp.String(dst, string(v.Hint))
 	}
 	return dst
 }

@@ -156,9 +156,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	seps := linesep.FromResidue(ev.Ext.Get(Name))
 	// A long text goes straight to the output, unless the whole line is
 	// to be respelled.
-	l.Spill = nil
+	l.Spill.W = nil
 	if seps == "" {
-		l.Spill = e.w
+		l.Spill.W = e.w
 	}
 	l.Begin(ev.Ext.Get(Name))
 	l.Uint("seq", e.nextSeq(l))

@@ -2,6 +2,9 @@ package codex
 
 import (
 	"encoding/json"
+	"hash"
+	"hash/fnv"
+	"io"
 	"strconv"
 	"strings"
 
@@ -589,21 +592,16 @@ func onlyCommand(input json.RawMessage) bool {
 // the same length share a digest with probability 2^-64.
 type said struct {
 	n      int
-	digest uint64
+	digest hash.Hash64 // nil before the first message
 }
-
-const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
-)
 
 // add appends a message.
 func (s *said) add(text string) {
-	if s.n == 0 {
-		s.digest = fnvOffset
+	if s.digest == nil {
+		s.digest = fnv.New64a()
 	}
 	s.n += len(text)
-	s.digest = fnv(s.digest, text)
+	io.WriteString(s.digest, text)
 }
 
 // is reports whether text is what the messages said together.
@@ -611,13 +609,7 @@ func (s *said) is(text string) bool {
 	if s.n == 0 {
 		return text == ""
 	}
-	return len(text) == s.n && fnv(fnvOffset, text) == s.digest
-}
-
-func fnv(h uint64, s string) uint64 {
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= fnvPrime
-	}
-	return h
+	h := fnv.New64a()
+	io.WriteString(h, text)
+	return len(text) == s.n && h.Sum64() == s.digest.Sum64()
 }

@@ -72,7 +72,7 @@ func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder {
 // NewEncoder implements dialect.Dialect.
 func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
 	e := &Encoder{w: w, opts: opts, open: map[string]*call{}}
-	e.l.Spill = w // a long text goes straight to the output
+	e.l.Spill.W = w // a long text goes straight to the output
 	return e
 }
 

@@ -70,9 +70,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 	e.seps = linesep.FromResidue(ev.Ext.Get(Name))
 	// A long text goes straight to the output, unless the event's line is
 	// to be respelled whole.
-	e.l.Spill = nil
+	e.l.Spill.W = nil
 	if e.seps == "" {
-		e.l.Spill = e.w
+		e.l.Spill.W = e.w
 	}
 	if _, ok := ev.Body.(*event.SessionStarted); !ok && !e.header {
 		if err := e.writeHeader(&event.SessionStarted{}, nil); err != nil {

@@ -6,9 +6,6 @@ import (
 	"iter"
 	"os"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/evtool/evtool/internal/jsonenc"
 )
 
 // answer is the text of a turn's answer, gathered from its deltas for the
@@ -163,94 +160,4 @@ func (a *answer) String() (string, error) {
 		b.WriteString(p)
 	}
 	return b.String(), err
-}
-
-// textPiece is how much of a text writeText escapes at a time.
-const textPiece = 64 << 10
-
-// writeText writes the concatenation of pieces to w as one JSON string,
-// the bytes jsonenc.String gives the whole, without making the whole: it
-// is escaped a little at a time into buf (which it returns, for reuse).
-// Every piece is cut where a character begins, where escaping the parts
-// apart gives what escaping them together does (an invalid byte is
-// replaced alone, and a valid character is never cut).
-func writeText(w io.Writer, buf []byte, pieces iter.Seq[string]) ([]byte, error) {
-	buf = append(buf[:0], '"')
-	// carry is the end of the last piece from its last character start:
-	// a character the next piece may go on with.
-	carry := ""
-	var err error
-	for p := range pieces {
-		if carry != "" {
-			// The character cut between two pieces: carry, and the
-			// continuation bytes that begin p, up to four bytes in all
-			// (a character's most: what follows begins another, or is
-			// a byte invalid on its own).
-			k := 0
-			for k < len(p) && len(carry)+k < utf8.UTFMax && !utf8.RuneStart(p[k]) {
-				k++
-			}
-			if k == len(p) && len(carry)+k < utf8.UTFMax {
-				carry += p // it may go on in the next piece
-				continue
-			}
-			buf = appendText(buf, carry+p[:k])
-			p, carry = p[k:], ""
-		}
-		for len(p) > 0 {
-			n := len(p)
-			if n > textPiece {
-				n = runeCut(p, textPiece)
-			} else {
-				// The end of a piece: its last character may go on in
-				// the next.
-				for i := len(p) - 1; i >= max(0, len(p)-(utf8.UTFMax-1)); i-- {
-					if utf8.RuneStart(p[i]) {
-						n, carry = i, strings.Clone(p[i:])
-						break
-					}
-				}
-			}
-			buf = appendText(buf, p[:n])
-			if p = p[n:]; carry != "" {
-				p = ""
-			}
-			if len(buf) >= textPiece {
-				if _, err = w.Write(buf); err != nil {
-					break
-				}
-				buf = buf[:0]
-			}
-		}
-		if err != nil {
-			return buf[:0], err
-		}
-	}
-	buf = appendText(buf, carry)
-	buf = append(buf, '"')
-	_, err = w.Write(buf)
-	return buf[:0], err
-}
-
-// runeCut returns n, or the start of the character that byte n of s is in
-// when it is a continuation byte of one (up to three bytes back: a longer
-// run of continuation bytes is invalid, each byte on its own).
-func runeCut(s string, n int) int {
-	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
-		if utf8.RuneStart(s[i]) {
-			return i
-		}
-	}
-	return n
-}
-
-// appendText appends s escaped as in a JSON string, without the quotes.
-func appendText(dst []byte, s string) []byte {
-	if s == "" {
-		return dst
-	}
-	n := len(dst)
-	dst = jsonenc.String(dst, s)
-	copy(dst[n:], dst[n+1:len(dst)-1])
-	return dst[:len(dst)-2]
 }

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,41 +12,6 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 )
-
-// TestWriteTextEscapesAsWhole: a text cut into pieces anywhere (inside a
-// character, among invalid bytes) and written by writeText gives the
-// bytes jsonenc.String gives the whole.
-func TestWriteTextEscapesAsWhole(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []string{"a", "b", " ", "\"", "\\", "\n", "\x01", "é", "€", "😀", "\u2028", "\xff", "\x80", "\xe2\x82", "\xf0\x9f"}
-	for round := range 400 {
-		var whole strings.Builder
-		size := r.IntN(64)
-		if round%40 == 0 {
-			size = 3 * textPiece / 2 // long enough to be cut inside a piece
-		}
-		for whole.Len() < size {
-			whole.WriteString(alphabet[r.IntN(len(alphabet))])
-		}
-		s := whole.String()
-		var pieces []string
-		for rest := s; rest != ""; {
-			n := min(len(rest), 1+r.IntN(8))
-			if round%40 == 0 {
-				n = min(len(rest), 1+r.IntN(2*textPiece))
-			}
-			pieces = append(pieces, rest[:n])
-			rest = rest[n:]
-		}
-		var got bytes.Buffer
-		if _, err := writeText(&got, nil, slices.Values(pieces)); err != nil {
-			t.Fatal(err)
-		}
-		if want := jsonenc.String(nil, s); !bytes.Equal(got.Bytes(), want) {
-			t.Fatalf("pieces %q:\ngot  %q\nwant %q", pieces, got.Bytes(), want)
-		}
-	}
-}
 
 // TestAnswerKeepsTheText: an answer gathered in blocks, the first ones
 // in a file once it is long, is its text; little of it is in memory, and

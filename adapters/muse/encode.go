@@ -8,6 +8,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonenc"
 )
 
 // render writes the record of ev (nil for a record carried as residue)
@@ -175,7 +176,7 @@ func (e *Encoder) emitText(line []byte, at, n int, text *answer) error {
 		return err
 	}
 	var err, rerr error
-	if e.tbuf, err = writeText(e.w, e.tbuf, text.pieces(&rerr)); err != nil {
+	if e.tbuf, err = jsonenc.StringsTo(e.w, e.tbuf, text.pieces(&rerr)); err != nil {
 		return err
 	}
 	if rerr != nil {

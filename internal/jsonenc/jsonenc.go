@@ -9,6 +9,7 @@ package jsonenc
 import (
 	"encoding/binary"
 	"io"
+	"iter"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -160,40 +161,140 @@ func textSlow(dst []byte, s string) []byte {
 // the length from which package stream reads a line in place.
 const LongValue = 256 << 10
 
+// A Spill writes the long values of a line (LongValue bytes or more)
+// straight to W, after the part of the line made so far, rather than into
+// the line's buffer: a line with a 500 MB text is then in memory as the
+// text, not again as the line. The caller writes the rest of the line to
+// W. A nil *Spill, or one without W, appends every value.
+type Spill struct {
+	W   io.Writer
+	Err error // W's first error; nothing more is written after it
+}
+
+// Flush writes dst to W and returns it emptied.
+func (sp *Spill) Flush(dst []byte) []byte {
+	sp.Write(dst)
+	return dst[:0]
+}
+
+// Write writes b to W, unless W failed before.
+func (sp *Spill) Write(b []byte) {
+	if len(b) > 0 && sp.Err == nil {
+		_, sp.Err = sp.W.Write(b)
+	}
+}
+
+// on reports whether a value of n bytes is written rather than appended.
+func (sp *Spill) on(n int) bool { return sp != nil && sp.W != nil && n >= LongValue }
+
+// String appends s as a JSON string, as String does, or writes it.
+func (sp *Spill) String(dst []byte, s string) []byte {
+	if !sp.on(len(s)) {
+		return String(dst, s)
+	}
+	dst = sp.Flush(dst)
+	if sp.Err == nil {
+		dst, sp.Err = StringTo(sp.W, dst, s)
+	}
+	return dst
+}
+
+// Verbatim appends b as it is, or writes it.
+func (sp *Spill) Verbatim(dst, b []byte) []byte {
+	if !sp.on(len(b)) {
+		return append(dst, b...)
+	}
+	dst = sp.Flush(dst)
+	sp.Write(b)
+	return dst
+}
+
+// VerbatimString is Verbatim of a value held as a string.
+func (sp *Spill) VerbatimString(dst []byte, s string) []byte {
+	if !sp.on(len(s)) {
+		return append(dst, s...)
+	}
+	dst = sp.Flush(dst)
+	if sp.Err == nil {
+		_, sp.Err = io.WriteString(sp.W, s)
+	}
+	return dst
+}
+
 // pieceLen is how much of a text StringTo escapes at a time.
 const pieceLen = 64 << 10
 
 // StringTo writes s to w as a JSON string, as String appends it, in
 // pieces of about 64 KiB escaped into buf (which it returns, emptied, for
 // the caller to reuse): a text of hundreds of megabytes is written
-// without a copy of itself. A piece ends where a character begins, so the
-// pieces escape as the whole does (an invalid byte is replaced alone, and
-// a valid character is never cut).
+// without a copy of itself.
 func StringTo(w io.Writer, buf []byte, s string) ([]byte, error) {
+	return StringsTo(w, buf, func(yield func(string) bool) { yield(s) })
+}
+
+// StringsTo is StringTo of the concatenation of pieces, never made whole
+// (a text kept in blocks, say). Each piece is escaped about 64 KiB at a
+// time, cut where a character begins, so the parts escape as the whole
+// does (an invalid byte is replaced alone, a valid character never cut);
+// a character cut between two pieces is escaped once whole.
+func StringsTo(w io.Writer, buf []byte, pieces iter.Seq[string]) ([]byte, error) {
 	buf = append(buf[:0], '"')
-	for len(s) > 0 {
-		n := min(len(s), pieceLen)
-		if n < len(s) {
-			n = cut(s, n)
+	// carry is the end of the last piece from its last character start:
+	// a character the next piece may go on with.
+	carry := ""
+	for p := range pieces {
+		if carry != "" {
+			// carry and the continuation bytes that begin p, up to a
+			// character's four bytes: what follows begins another.
+			k := 0
+			for k < len(p) && len(carry)+k < utf8.UTFMax && !utf8.RuneStart(p[k]) {
+				k++
+			}
+			if k == len(p) && len(carry)+k < utf8.UTFMax {
+				carry += p // it may go on in the next piece
+				continue
+			}
+			buf = appendEscaped(buf, carry+p[:k])
+			p, carry = p[k:], ""
 		}
-		piece := s[:n]
-		if simdutf8.Valid(unsafe.Slice(unsafe.StringData(piece), len(piece))) {
-			buf = appendText(buf, piece)
-		} else {
-			buf = textSlow(buf, piece)
+		for len(p) > 0 {
+			n := len(p)
+			if n > pieceLen {
+				n = cut(p, pieceLen)
+			} else {
+				// A piece's end: its last character may go on in the
+				// next piece.
+				for i := len(p) - 1; i >= max(0, len(p)-(utf8.UTFMax-1)); i-- {
+					if utf8.RuneStart(p[i]) {
+						n, carry = i, strings.Clone(p[i:])
+						break
+					}
+				}
+			}
+			buf = appendEscaped(buf, p[:n])
+			if p = p[n:]; carry != "" {
+				p = ""
+			}
+			if len(buf) > 0 {
+				if _, err := w.Write(buf); err != nil {
+					return buf[:0], err
+				}
+				buf = buf[:0]
+			}
 		}
-		s = s[n:]
-		if len(s) == 0 {
-			break
-		}
-		if _, err := w.Write(buf); err != nil {
-			return buf[:0], err
-		}
-		buf = buf[:0]
 	}
+	buf = appendEscaped(buf, carry)
 	buf = append(buf, '"')
 	_, err := w.Write(buf)
 	return buf[:0], err
+}
+
+// appendEscaped appends s escaped as String escapes it, without quotes.
+func appendEscaped(dst []byte, s string) []byte {
+	if simdutf8.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		return appendText(dst, s)
+	}
+	return textSlow(dst, s)
 }
 
 // cut returns n, or the start of the character that byte n of s is in

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -218,3 +219,38 @@ func TestStringToError(t *testing.T) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
+
+// TestStringsToEscapesAsWhole: a text cut into pieces anywhere (inside a
+// character, among invalid bytes) and written by StringsTo gives the
+// bytes jsonenc.String gives the whole.
+func TestStringsToEscapesAsWhole(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", " ", "\"", "\\", "\n", "\x01", "é", "€", "😀", "\u2028", "\xff", "\x80", "\xe2\x82", "\xf0\x9f"}
+	for round := range 400 {
+		var whole strings.Builder
+		size := r.IntN(64)
+		if round%40 == 0 {
+			size = 3 * pieceLen / 2 // long enough to be cut inside a piece
+		}
+		for whole.Len() < size {
+			whole.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		s := whole.String()
+		var pieces []string
+		for rest := s; rest != ""; {
+			n := min(len(rest), 1+r.IntN(8))
+			if round%40 == 0 {
+				n = min(len(rest), 1+r.IntN(2*pieceLen))
+			}
+			pieces = append(pieces, rest[:n])
+			rest = rest[n:]
+		}
+		var got bytes.Buffer
+		if _, err := StringsTo(&got, nil, slices.Values(pieces)); err != nil {
+			t.Fatal(err)
+		}
+		if want := String(nil, s); !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("pieces %q:\ngot  %q\nwant %q", pieces, got.Bytes(), want)
+		}
+	}
+}

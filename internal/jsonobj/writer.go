@@ -2,7 +2,6 @@ package jsonobj
 
 import (
 	"encoding/json"
-	"io"
 	"slices"
 
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -21,67 +20,22 @@ type Writer struct {
 	ext    []extField
 	absent []string
 	first  bool
-	// Spill, when set, is where a long value (jsonenc.LongValue bytes or
-	// more: a text, a raw value) is written at once, after B, which is
-	// then emptied: a line with a text of 500 MB is in memory as the
-	// text, not again as the line. The caller writes what End returns to
-	// Spill to finish the line. Set it only where B goes to Spill in
-	// order, never on a Writer whose B is copied into another line.
-	Spill io.Writer
-	err   error // Spill's first error
+	// Spill, when its W is set, writes a long value (jsonenc.LongValue
+	// bytes or more: a text, a raw value) at once, after B, which is then
+	// emptied: a line with a text of 500 MB is in memory as the text, not
+	// again as the line. The caller writes what End returns to Spill.W to
+	// finish the line. Set it only where B goes to Spill.W in order, never
+	// on a Writer whose B is copied into another line.
+	Spill jsonenc.Spill
 }
 
-// SpillErr returns the first error of writing to Spill.
-func (w *Writer) SpillErr() error { return w.err }
-
-// str writes a string value.
-func (w *Writer) str(v string) {
-	if w.Spill == nil || len(v) < jsonenc.LongValue {
-		w.B = jsonenc.String(w.B, v)
-		return
-	}
-	w.flush()
-	if w.err == nil {
-		w.B, w.err = jsonenc.StringTo(w.Spill, w.B, v)
-	}
-}
-
-// raw writes a raw value as it is.
-func (w *Writer) raw(v []byte) {
-	if w.Spill == nil || len(v) < jsonenc.LongValue {
-		w.B = append(w.B, v...)
-		return
-	}
-	w.flush()
-	if w.err == nil {
-		_, w.err = w.Spill.Write(v)
-	}
-}
-
-// rawStr writes a raw value held as a string (a residue's) as it is.
-func (w *Writer) rawStr(v string) {
-	if w.Spill == nil || len(v) < jsonenc.LongValue {
-		w.B = append(w.B, v...)
-		return
-	}
-	w.flush()
-	if w.err == nil {
-		_, w.err = io.WriteString(w.Spill, v)
-	}
-}
-
-// flush writes B to Spill and empties it.
-func (w *Writer) flush() {
-	if len(w.B) > 0 && w.err == nil {
-		_, w.err = w.Spill.Write(w.B)
-	}
-	w.B = w.B[:0]
-}
+// SpillErr returns the first error of writing to Spill.W.
+func (w *Writer) SpillErr() error { return w.Spill.Err }
 
 // Begin starts a line with the residue of its event (may be nil).
 func (w *Writer) Begin(residue json.RawMessage) {
 	w.B = append(w.B[:0], '{')
-	w.first, w.err = true, nil
+	w.first, w.Spill.Err = true, nil
 	w.ext, w.absent = w.ext[:0], w.absent[:0]
 	if len(residue) > 0 {
 		ForEach(gjson.ParseBytes(residue), func(k, v gjson.Result) bool {
@@ -133,7 +87,7 @@ func (w *Writer) Key(k string) bool {
 	for i := range w.ext {
 		if f := &w.ext[i]; f.key == k {
 			f.used = true
-			w.rawStr(f.raw)
+			w.B = w.Spill.VerbatimString(w.B, f.raw)
 			return false
 		}
 	}
@@ -147,7 +101,7 @@ func (w *Writer) Str(k, v string) {
 		return
 	}
 	if w.Key(k) {
-		w.str(v)
+		w.B = w.Spill.String(w.B, v)
 	}
 }
 
@@ -168,7 +122,7 @@ func (w *Writer) NullStr(k, v string) {
 		if v == "" {
 			w.B = append(w.B, "null"...)
 		} else {
-			w.str(v)
+			w.B = w.Spill.String(w.B, v)
 		}
 	}
 }
@@ -217,7 +171,7 @@ func (w *Writer) Raw(k string, v json.RawMessage) {
 		if len(v) == 0 {
 			w.B = append(w.B, "null"...)
 		} else {
-			w.raw(v)
+			w.B = w.Spill.Verbatim(w.B, v)
 		}
 	}
 }
@@ -241,7 +195,7 @@ func (w *Writer) Strings(k string, v []string) {
 			if i > 0 {
 				w.B = append(w.B, ',')
 			}
-			w.str(s)
+			w.B = w.Spill.String(w.B, s)
 		}
 		w.B = append(w.B, ']')
 	}
@@ -256,7 +210,7 @@ func (w *Writer) End(skip ...string) []byte {
 			continue
 		}
 		w.B = jsonenc.Key(w.B, &w.first, f.key)
-		w.rawStr(f.raw)
+		w.B = w.Spill.VerbatimString(w.B, f.raw)
 	}
 	return append(w.B, '}', '\n')
 }

@@ -31,6 +31,11 @@ func CanonTime(ts string) (t string, exact bool) {
 		// and formatting it (a tenth of validate's time).
 		return ts[:len(JSLayout)-1] + "000Z", true
 	}
+	return parsedTime(ts)
+}
+
+// parsedTime is CanonTime by time.Parse and Format, for every form.
+func parsedTime(ts string) (t string, exact bool) {
 	if len(ts) == len(JSLayout) {
 		if tt, err := time.Parse(JSLayout, ts); err == nil && tt.Format(JSLayout) == ts {
 			return tt.Format(CanonLayout), true

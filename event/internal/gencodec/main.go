@@ -186,7 +186,7 @@ func (g *gen) field(owner, x, key string, t ast.Expr, omit bool) []string {
 	case *ast.Ident:
 		switch {
 		case t.Name == "string" || g.strTypes[t.Name]:
-			put(cond(x+` != ""`), "dst = sp.str(dst, string("+x+"))")
+			put(cond(x+` != ""`), "dst = sp.String(dst, string("+x+"))")
 		case t.Name == "uint64":
 			put(cond(x+" != 0"), "dst = jsonenc.Uint(dst, "+x+")")
 		case t.Name == "int64":
@@ -203,9 +203,9 @@ func (g *gen) field(owner, x, key string, t ast.Expr, omit bool) []string {
 		switch t.Sel.Name {
 		case "RawMessage":
 			if omit {
-				put("len("+x+") > 0", "dst = sp.raw(dst, "+x+")")
+				put("len("+x+") > 0", "dst = spillRaw(sp, dst, "+x+")")
 			} else {
-				put("", "dst = sp.raw(dst, "+x+")")
+				put("", "dst = spillRaw(sp, dst, "+x+")")
 			}
 		case "Number":
 			put(cond(x+` != ""`), "dst = appendNumber(dst, "+x+")")
@@ -220,7 +220,7 @@ func (g *gen) field(owner, x, key string, t ast.Expr, omit bool) []string {
 		case *ast.Ident:
 			switch {
 			case e.Name == "string":
-				val = "dst = sp.str(dst, *" + x + ")"
+				val = "dst = sp.String(dst, *" + x + ")"
 			case e.Name == "uint64":
 				val = "dst = jsonenc.Uint(dst, *" + x + ")"
 			case e.Name == "int64":
@@ -276,7 +276,7 @@ func (g *gen) array(owner, x string, t *ast.ArrayType) (string, []string) {
 	var uses []string
 	switch {
 	case id.Name == "string" || g.strTypes[id.Name]:
-		elem = "dst = sp.str(dst, string(" + x + "[i]))"
+		elem = "dst = sp.String(dst, string(" + x + "[i]))"
 	case g.structs[id.Name] != nil:
 		elem = g.object(id.Name, "&"+x+"[i]")
 		uses = []string{id.Name}
