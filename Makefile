@@ -70,6 +70,12 @@ test-beam:
 # proxy on first use (about a minute, then cached).
 GOIMPORTS   ?= $(GO) run golang.org/x/tools/cmd/goimports@v0.53.0
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOCYCLO     ?= $(GO) run github.com/fzipp/gocyclo/cmd/gocyclo@v0.6.0
+
+# The shape issue 22 set: no function above a cyclomatic complexity of 40
+# but the schema interpreter's (internal/schemacheck) and generated code's,
+# and no file above 800 lines but generated ones.
+CYCLO_EXEMPT = internal/schemacheck/|_gen\.go$$
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -78,6 +84,10 @@ check:
 	  if [ -n "$$out" ]; then echo "goimports would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	@out=$$($(GOCYCLO) -over 40 -ignore '$(CYCLO_EXEMPT)' .); \
+	  if [ -n "$$out" ]; then echo "functions above a complexity of 40:"; echo "$$out"; exit 1; fi
+	@out=$$(git ls-files '*.go' | xargs grep -L '^// Code generated' | xargs wc -l | awk '$$2 != "total" && $$1 > 800'); \
+	  if [ -n "$$out" ]; then echo "files above 800 lines:"; echo "$$out"; exit 1; fi
 
 # Throughput and allocation figures on generated streams (internal/testkit/streamgen);
 # see docs/performance.md. About 3–4 minutes on 2 cores.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,12 +87,13 @@ func codexContext(r gjson.Result) bool {
 }
 
 // sourceTurns counts the user turns of a stream from the source itself,
-// by each producer's own rule: a mermaid run is one turn, a basis turn
-// begins at each user_message, a muse turn at each accepted command, a
-// codex turn at each turn.started, a Claude Code turn ends at each result,
-// an opencode or Gemini CLI turn begins at each user message. A run with
-// events but no turn marker is one turn. -1 means the source's turns are
-// not counted here (a forked Codex rollout: see the codex-rollout case).
+// by each producer's own rule (one turnCounter per dialect, in
+// turnCounters): a mermaid run is one turn, a basis turn begins at each
+// user_message, a muse turn at each accepted command, a codex turn at each
+// turn.started, a Claude Code turn ends at each result, an opencode or
+// Gemini CLI turn begins at each user message. A run with events but no
+// turn marker is one turn. -1 means the source's turns are not counted
+// here (a forked Codex rollout: see codexRolloutTurns).
 func sourceTurns(t *testing.T, file string) int {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -102,157 +104,245 @@ func sourceTurns(t *testing.T, file string) int {
 	if !ok {
 		t.Fatalf("%s: dialect not detected", file)
 	}
-	n, other := 0, 0
-	users := map[string]bool{} // opencode and gemini-chat user message ids
-	sub := false               // gemini-chat: within a subagent's chat
-	explicit := false          // codex-rollout: within a turn task_started opened
-	seenMeta := false          // codex-rollout: a session_meta was read
+	newCounter, ok := turnCounters[d.Name()]
+	if !ok {
+		t.Fatalf("%s: no turn rule for %s", file, d.Name())
+	}
+	c := newCounter()
+	var tc turnCount
 	for _, l := range lines {
-		r := gjson.ParseBytes(l)
-		typ := r.Get("type").Str
-		switch d.Name() {
-		case "mermaid":
-			return 1
-		case "basis":
-			switch typ {
-			case "user_message":
-				n++
-			case "run_started", "run_finished":
-			default:
-				other++
-			}
-		case "muse":
-			if r.Get("payload_type").Str == "runtime.command.accepted" {
-				n++
-			}
-		case "codex":
-			switch typ {
-			case "turn.started":
-				n++
-			case "thread.started":
-			default:
-				other++
-			}
-		case "claude":
-			switch typ {
-			case "result":
-				n++
-			case "system":
-			default:
-				other++
-			}
-		case "opencode":
-			switch {
-			case typ == "message.updated" && r.Get("properties.info.role").Str == "user":
-				if id := r.Get("properties.info.id").Str; !users[id] {
-					users[id] = true
-					n++
-				}
-			case strings.HasPrefix(typ, "server.") || strings.HasPrefix(typ, "session."):
-			default:
-				other++
-			}
-		case "gemini":
-			switch {
-			case typ == "message" && r.Get("role").Str == "user":
-				n++
-			case typ == "init":
-			default:
-				other++
-			}
-		case "gemini-chat":
-			// A user record whose shown content holds more than function
-			// responses is a prompt, counted once per id (a record written
-			// again replaces itself); a subagent's chat, after a metadata
-			// line of kind subagent, has no prompts of the session's.
-			switch {
-			case r.Get("kind").Str == "subagent":
-				sub = true
-			case r.Get("sessionId").Exists() && r.Get("projectHash").Exists():
-				sub = false
-				// A legacy chat on one line holds its records.
-				for _, m := range r.Get("messages").Array() {
-					if m.Get("type").Str == "user" && !users[m.Get("id").Str] && promptShown(m) {
-						users[m.Get("id").Str] = true
-						n++
-					}
-				}
-			case typ == "user" && !sub && !users[r.Get("id").Str] && promptShown(r):
-				users[r.Get("id").Str] = true
-				n++
-			case typ == "user" || typ == "":
-			default:
-				other++
-			}
-		case "claude-transcript":
-			// A prompt is a main-thread user line the user wrote: not meta,
-			// a compaction summary, a tool result, an interruption or a
-			// local command's output; a resumed session's replayed lines
-			// are read once (by uuid).
-			uuid := r.Get("uuid").Str
-			if uuid != "" && users[uuid] {
-				continue
-			}
-			users[uuid] = true
-			c := r.Get("message.content")
-			text := c.Str
-			for _, b := range c.Array() {
-				if b.Get("type").Str == "text" {
-					text = b.Get("text").Str
-					break
-				}
-			}
-			switch {
-			case typ == "user" && !r.Get("isMeta").Bool() && !r.Get("isCompactSummary").Bool() && !r.Get("isSidechain").Bool() &&
-				!r.Get("agentId").Exists() && !strings.Contains(c.Raw, `"tool_result"`) && (text != "" || len(c.Array()) > 0) &&
-				!strings.HasPrefix(text, "[Request interrupted by user") && !strings.HasPrefix(text, "<local-command-std"):
-				n++
-			case typ == "user" || typ == "assistant":
-				other++
-			}
-		case "codex-rollout":
-			// task_started opens a turn; a user message outside one opens
-			// one of its own (events in newer rollouts, bare user items in
-			// the mid-2025 format, which has no events).
-			pt := r.Get("payload.type").Str
-			switch {
-			case typ == "event_msg" && pt == "task_started":
-				n++
-				explicit = true
-			case typ == "event_msg" && (pt == "task_complete" || pt == "turn_aborted"):
-				explicit = false
-			case typ == "session_meta" && r.Get("payload.forked_from_id").Str != "", typ == "session_meta" && seenMeta:
-				// A fork copies its parent's history, turns and all;
-				// telling the copy from the fork's own lines is the
-				// decoder's rule (docs/dialects/codex-rollout.md), which
-				// this count does not repeat.
-				return -1
-			case typ == "event_msg" && pt == "user_message",
-				typ == "message" && r.Get("role").Str == "user" && !r.Get("payload").Exists() && !codexContext(r):
-				if !explicit {
-					n++
-				}
-			case typ == "session_meta" || typ == "turn_context" || r.Get("record_type").Exists():
-				seenMeta = seenMeta || typ == "session_meta"
-			default:
-				other++
-			}
-		case "opencode-storage":
-			switch {
-			case typ == "message" && r.Get("data.role").Str == "user":
-				n++
-			case typ == "session":
-			default:
-				other++
-			}
-		default:
-			t.Fatalf("%s: no turn rule for %s", file, d.Name())
+		if !c.line(gjson.ParseBytes(l), &tc) {
+			return -1
 		}
 	}
-	if n == 0 && other > 0 {
-		n = 1 // a run without a prompt is still one turn
+	if tc.turns == 0 && tc.other > 0 {
+		return 1 // a run without a prompt is still one turn
 	}
-	return n
+	return tc.turns
+}
+
+// turnCount is what a turnCounter has counted: turns, and other events
+// (a run with events but no turn marker is one turn).
+type turnCount struct{ turns, other int }
+
+// A turnCounter reads a source's lines in order and counts its turns by
+// its producer's rule; line returns false when the source's turns are not
+// to be counted here.
+type turnCounter interface {
+	line(r gjson.Result, c *turnCount) bool
+}
+
+// turnCounters has a counter for each dialect, by name.
+var turnCounters = map[string]func() turnCounter{
+	"mermaid": func() turnCounter { return mermaidTurns{} },
+	"basis": func() turnCounter {
+		return typeTurns{turn: "user_message", quiet: []string{"run_started", "run_finished"}}
+	},
+	"codex":             func() turnCounter { return typeTurns{turn: "turn.started", quiet: []string{"thread.started"}} },
+	"claude":            func() turnCounter { return typeTurns{turn: "result", quiet: []string{"system"}} },
+	"muse":              func() turnCounter { return museTurns{} },
+	"opencode":          func() turnCounter { return &opencodeTurns{users: map[string]bool{}} },
+	"gemini":            func() turnCounter { return geminiTurns{} },
+	"gemini-chat":       func() turnCounter { return &geminiChatTurns{users: map[string]bool{}} },
+	"claude-transcript": func() turnCounter { return &transcriptTurns{seen: map[string]bool{}} },
+	"codex-rollout":     func() turnCounter { return &codexRolloutTurns{} },
+	"opencode-storage":  func() turnCounter { return opencodeStorageTurns{} },
+}
+
+// mermaidTurns: a mermaid run is one turn.
+type mermaidTurns struct{}
+
+func (mermaidTurns) line(_ gjson.Result, c *turnCount) bool {
+	c.turns, c.other = 1, 0
+	return true
+}
+
+// typeTurns counts a turn at each line of type turn; lines of a quiet type
+// are neither turns nor other events.
+type typeTurns struct {
+	turn  string
+	quiet []string
+}
+
+func (tt typeTurns) line(r gjson.Result, c *turnCount) bool {
+	switch typ := r.Get("type").Str; {
+	case typ == tt.turn:
+		c.turns++
+	case slices.Contains(tt.quiet, typ):
+	default:
+		c.other++
+	}
+	return true
+}
+
+// museTurns: a muse turn begins at each accepted command.
+type museTurns struct{}
+
+func (museTurns) line(r gjson.Result, c *turnCount) bool {
+	if r.Get("payload_type").Str == "runtime.command.accepted" {
+		c.turns++
+	}
+	return true
+}
+
+// opencodeTurns: an opencode turn begins at each user message, counted
+// once per message id (message.updated repeats).
+type opencodeTurns struct{ users map[string]bool }
+
+func (o *opencodeTurns) line(r gjson.Result, c *turnCount) bool {
+	switch typ := r.Get("type").Str; {
+	case typ == "message.updated" && r.Get("properties.info.role").Str == "user":
+		if id := r.Get("properties.info.id").Str; !o.users[id] {
+			o.users[id] = true
+			c.turns++
+		}
+	case strings.HasPrefix(typ, "server.") || strings.HasPrefix(typ, "session."):
+	default:
+		c.other++
+	}
+	return true
+}
+
+// geminiTurns: a Gemini CLI turn begins at each user message.
+type geminiTurns struct{}
+
+func (geminiTurns) line(r gjson.Result, c *turnCount) bool {
+	switch typ := r.Get("type").Str; {
+	case typ == "message" && r.Get("role").Str == "user":
+		c.turns++
+	case typ == "init":
+	default:
+		c.other++
+	}
+	return true
+}
+
+// geminiChatTurns: a user record whose shown content holds more than
+// function responses is a prompt, counted once per id (a record written
+// again replaces itself); a subagent's chat, after a metadata line of kind
+// subagent, has no prompts of the session's.
+type geminiChatTurns struct {
+	users map[string]bool
+	sub   bool // within a subagent's chat
+}
+
+func (g *geminiChatTurns) prompt(r gjson.Result, c *turnCount) {
+	if id := r.Get("id").Str; !g.users[id] && promptShown(r) {
+		g.users[id] = true
+		c.turns++
+	}
+}
+
+func (g *geminiChatTurns) line(r gjson.Result, c *turnCount) bool {
+	switch typ := r.Get("type").Str; {
+	case r.Get("kind").Str == "subagent":
+		g.sub = true
+	case r.Get("sessionId").Exists() && r.Get("projectHash").Exists():
+		g.sub = false
+		// A legacy chat on one line holds its records.
+		for _, m := range r.Get("messages").Array() {
+			if m.Get("type").Str == "user" {
+				g.prompt(m, c)
+			}
+		}
+	case typ == "user" && !g.sub:
+		g.prompt(r, c)
+	case typ == "user" || typ == "":
+	default:
+		c.other++
+	}
+	return true
+}
+
+// transcriptTurns: a prompt is a main-thread user line the user wrote:
+// not meta, a compaction summary, a tool result, an interruption or a
+// local command's output; a resumed session's replayed lines are read once
+// (by uuid).
+type transcriptTurns struct{ seen map[string]bool }
+
+func (tr *transcriptTurns) line(r gjson.Result, c *turnCount) bool {
+	uuid := r.Get("uuid").Str
+	if uuid != "" && tr.seen[uuid] {
+		return true
+	}
+	tr.seen[uuid] = true
+	switch typ := r.Get("type").Str; {
+	case typ == "user" && transcriptPrompt(r):
+		c.turns++
+	case typ == "user" || typ == "assistant":
+		c.other++
+	}
+	return true
+}
+
+// transcriptPrompt reports whether a transcript's user line is a prompt
+// the user wrote (see transcriptTurns).
+func transcriptPrompt(r gjson.Result) bool {
+	if r.Get("isMeta").Bool() || r.Get("isCompactSummary").Bool() || r.Get("isSidechain").Bool() || r.Get("agentId").Exists() {
+		return false
+	}
+	content := r.Get("message.content")
+	if strings.Contains(content.Raw, `"tool_result"`) {
+		return false
+	}
+	text := content.Str
+	for _, b := range content.Array() {
+		if b.Get("type").Str == "text" {
+			text = b.Get("text").Str
+			break
+		}
+	}
+	return (text != "" || len(content.Array()) > 0) &&
+		!strings.HasPrefix(text, "[Request interrupted by user") && !strings.HasPrefix(text, "<local-command-std")
+}
+
+// codexRolloutTurns: task_started opens a turn; a user message outside
+// one opens one of its own (events in newer rollouts, bare user items in
+// the mid-2025 format, which has no events). A fork copies its parent's
+// history, turns and all; telling the copy from the fork's own lines is the
+// decoder's rule (docs/dialects/codex-rollout.md), which this count does
+// not repeat: its turns are not counted.
+type codexRolloutTurns struct {
+	explicit bool // within a turn task_started opened
+	seenMeta bool // a session_meta was read
+}
+
+func (cr *codexRolloutTurns) line(r gjson.Result, c *turnCount) bool {
+	typ, pt := r.Get("type").Str, r.Get("payload.type").Str
+	switch {
+	case typ == "event_msg" && pt == "task_started":
+		c.turns++
+		cr.explicit = true
+	case typ == "event_msg" && (pt == "task_complete" || pt == "turn_aborted"):
+		cr.explicit = false
+	case typ == "session_meta" && (r.Get("payload.forked_from_id").Str != "" || cr.seenMeta):
+		return false
+	case typ == "event_msg" && pt == "user_message",
+		typ == "message" && r.Get("role").Str == "user" && !r.Get("payload").Exists() && !codexContext(r):
+		if !cr.explicit {
+			c.turns++
+		}
+	case typ == "session_meta" || typ == "turn_context" || r.Get("record_type").Exists():
+		cr.seenMeta = cr.seenMeta || typ == "session_meta"
+	default:
+		c.other++
+	}
+	return true
+}
+
+// opencodeStorageTurns: an opencode session's turn begins at each user
+// message.
+type opencodeStorageTurns struct{}
+
+func (opencodeStorageTurns) line(r gjson.Result, c *turnCount) bool {
+	switch typ := r.Get("type").Str; {
+	case typ == "message" && r.Get("data.role").Str == "user":
+		c.turns++
+	case typ == "session":
+	default:
+		c.other++
+	}
+	return true
 }
 
 // agentSide returns, from a transcript or log, the params of its
