@@ -134,11 +134,25 @@ func statsCmd() *cli.Command {
 				runs           []*stats.Run
 				tot            stats.Totals
 				usage, problem bool
+				took           func(run *stats.Run, err error, file, name string)
 			)
+			// Several streams are read at once, one per worker, each
+			// without workers of its own; one stream alone keeps them.
+			// Either way the runs are taken, and what is said of them
+			// printed, in the order of the streams.
+			ahead := &stats.Ahead{N: 1}
+			several := func(n int, o *stats.Options) {
+				if n > 1 && o.Stream.Workers > 1 {
+					ahead.N, o.Stream.Workers = o.Stream.Workers, 1
+				}
+			}
 			// read reads one stream; a nil r is one that could not be
 			// opened (err).
 			read := func(r io.ReadCloser, file, name string, err error, opts stats.Options) {
-				if err != nil {
+				ahead.Add(r, err, file, opts, func(run *stats.Run, err error) { took(run, err, file, name) })
+			}
+			took = func(run *stats.Run, err error, file, name string) {
+				if run == nil {
 					run := &stats.Run{File: name, Err: err}
 					runs = append(runs, run)
 					tot.Add(run)
@@ -146,8 +160,6 @@ func statsCmd() *cli.Command {
 					usage = true
 					return
 				}
-				run, err := stats.Read(r, file, opts)
-				r.Close()
 				runs = append(runs, run)
 				tot.Add(run)
 				var se *stream.StreamError
@@ -167,7 +179,7 @@ func statsCmd() *cli.Command {
 			}
 			if rp != nil && len(args) == 0 {
 				// ccusage's way: every session the agents keep.
-				if err := readSessions(ctx, rp, agents, opts, read); err != nil {
+				if err := readSessions(ctx, rp, agents, opts, several, read); err != nil {
 					return err
 				}
 			} else {
@@ -180,6 +192,7 @@ func statsCmd() *cli.Command {
 				if err != nil {
 					return ioErr(err)
 				}
+				several(len(inputs), &opts)
 				for _, in := range inputs {
 					name := in.Path
 					if name == "" {
@@ -192,6 +205,7 @@ func statsCmd() *cli.Command {
 					read(r, file, in.Name, err, opts)
 				}
 			}
+			ahead.Wait()
 			if rp != nil {
 				err = stats.WriteReport(cmd.Root().Writer, format, rp)
 			} else {
@@ -317,30 +331,41 @@ func before(name string, since time.Time) bool {
 
 // readSessions reads every session the agents' stores find in their
 // standard locations, skipping those last written before --since.
-func readSessions(ctx context.Context, rp *stats.Report, agents []string, opts stats.Options, read func(io.ReadCloser, string, string, error, stats.Options)) error {
+// They are found first, so that several can set the reading of them at
+// once, knowing how many there are, before the first is read.
+func readSessions(ctx context.Context, rp *stats.Report, agents []string, opts stats.Options, several func(int, *stats.Options), read func(io.ReadCloser, string, string, error, stats.Options)) error {
 	var f sessions.Filter
 	var err error
 	if f.Agents, err = agentFlag(agents); err != nil {
 		return err
 	}
 	since := rp.Options().Since
+	type found struct {
+		s   sessions.Store
+		ref sessions.Ref
+	}
+	var all []found
 	err = sessions.Find(ctx, nil, f, func(s sessions.Store, ref sessions.Ref) error {
 		if !since.IsZero() && !ref.Modified.IsZero() && ref.Modified.Before(since) {
 			return nil
 		}
-		o := opts
-		d, err := dialect.Lookup(s.Dialect())
-		if err != nil {
-			read(nil, "", sessionName(ref), err, o)
-			return nil
-		}
-		o.Stream.Dialect = d
-		r, file, err := openSession(s, ref)
-		read(r, file, sessionName(ref), err, o)
+		all = append(all, found{s, ref})
 		return nil
 	})
 	if err != nil {
 		return ioErr(err)
+	}
+	several(len(all), &opts)
+	for _, x := range all {
+		o := opts
+		d, err := dialect.Lookup(x.s.Dialect())
+		if err != nil {
+			read(nil, "", sessionName(x.ref), err, o)
+			continue
+		}
+		o.Stream.Dialect = d
+		r, file, err := openSession(x.s, x.ref)
+		read(r, file, sessionName(x.ref), err, o)
 	}
 	return nil
 }
