@@ -305,7 +305,12 @@ func (e *Encoder) toolFinished(b *event.ToolFinished, ev *event.Event) error {
 	l.Str("summary", summary)
 	l.NullStr("error", b.Error)
 	l.OptRaw("plan", nil)
-	l.OptRaw("web", b.Web)
+	web := b.Web
+	if len(web) > 0 && !webFits(web) {
+		web = nil
+		e.opts.Losses.Add(lossToolWeb)
+	}
+	l.OptRaw("web", web)
 	l.OptRaw("fuzzy", nil)
 	e.finish(b.CallID)
 	if b.Output != nil || b.ExitCode != nil || b.Command != "" {

@@ -36,6 +36,9 @@ var (
 	lossToolEdit = losses.Drop("tool-edit",
 		"tool edit fact", "tool edit facts",
 		"mermaid's tool_finished has no edit details")
+	lossToolWeb = losses.Drop("tool-web",
+		"tool's web details", "tools' web details",
+		"not a WebEventDetails object of the types mermaid's schema pins (another agent's web results)")
 	lossPermissionRequestNoCall = losses.Shared(dialect.LossPermissionRequestNoCall,
 		"mermaid's approval_required names a call")
 	lossPermissionRisk = losses.Approximate("permission-risk",
