@@ -29,6 +29,11 @@ type sessionReader struct {
 	paths []string
 }
 
+// Whole implements stream.Whole: a session is read from what its store
+// keeps on disk, not from a live pipe, so its decoder may look ahead (a
+// Gemini CLI chat names its model only in its first response).
+func (*sessionReader) Whole() bool { return true }
+
 // sessionOperand reports whether name is a session rather than a stream
 // file, and which: a name that is no file is looked up as a session id; a
 // file is a session when a store reads it as one and it is not a plain

@@ -313,10 +313,21 @@ const (
 	maxHeldBytes = 4 << 20
 )
 
+// Whole is implemented by a reader of an input that is whole when it is
+// read, as a regular file is, though it is no *os.File: a session a store
+// reads from files or a database on disk. Whole reports whether it is.
+type Whole interface {
+	Whole() bool
+}
+
 // RegularFile reports whether r is a regular file, whole on disk rather
-// than a live pipe: a Reader of one decodes with Lookahead. A caller that
-// wraps a file in a reader of its own asks this of the file first.
+// than a live pipe, or a Whole reader that says it is whole: a Reader of
+// one decodes with Lookahead. A caller that wraps a file in a reader of
+// its own asks this of the file first.
 func RegularFile(r io.Reader) bool {
+	if w, ok := r.(Whole); ok && w.Whole() {
+		return true
+	}
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
