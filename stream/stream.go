@@ -56,6 +56,7 @@ const (
 	RuleMismatch     = "stream/dialect-mismatch"
 	RuleUndetected   = "stream/undetected"
 	RuleInput        = "stream/input"
+	RuleForeign      = "stream/foreign-line"
 )
 
 // Rules lists the rules of the reading itself.
@@ -69,6 +70,7 @@ func Rules() []diag.Rule {
 		{ID: RuleMismatch, Severity: diag.Error, Summary: "the named dialect must fit the stream's first line"},
 		{ID: RuleUndetected, Severity: diag.Error, Summary: "without a named dialect, the first JSON line must be of a known one"},
 		{ID: RuleInput, Severity: diag.Error, Summary: "the input is UTF-8 text, plain or gzip or zstd compressed: not UTF-16, binary data or another compression"},
+		{ID: RuleForeign, Severity: diag.Warning, Unknown: true, Summary: "a JSON line before the line that tells the dialect is of no dialect: a line of a type evtool does not know, or a wrapper's log line; validate reports it (it is kept as an unknown event)"},
 	}
 }
 

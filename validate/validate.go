@@ -303,11 +303,17 @@ func (c *checking) line(it item) (stop bool, err error) {
 	if it.json && c.opts.Schema != nil {
 		c.found = append(c.found, c.opts.Schema.check(it.raw, c.file, it.n)...)
 	} else if it.json && !it.foreign {
-		// A foreign line is no part of the producer's stream: its own
-		// problems are reported, and the rules pass it over.
 		c.cur = it.raw
 		c.chk.Line(it.raw, it.n, c.findingFn)
 		c.cur = nil
+	} else if it.json && len(it.diags) == 0 {
+		// A foreign line may be no part of the producer's stream (a
+		// wrapper's log line), so the rules pass it over; or it is the
+		// producer's own line of a type no dialect knows yet (a new
+		// metadata line at the head of a transcript). Either way it is
+		// kept as an unknown event, which is not silence: a warning.
+		c.found = append(c.found, diag.Diagnostic{File: c.file, Line: it.n, Col: 1, Severity: diag.Warning, Rule: stream.RuleForeign, Unknown: true,
+			Message: "no dialect starts with this line, which comes before the line that told the stream's dialect: it is kept as an unknown event, which no stream rule checks"})
 	}
 	sortDiags(c.found)
 	c.lineFailed = false
