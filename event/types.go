@@ -416,3 +416,20 @@ func Types() []Type {
 		TypeMemoryUpdated, TypeBranched, TypeNotice, TypeRetry, TypeError, TypeUnknown,
 	}
 }
+
+// UsageOf returns the usage an event states, or nil: a round's, a turn's
+// or a session's, or a usage event itself. A writer whose target has no
+// place for a count or a cost asks it, to count what it drops.
+func UsageOf(b Body) *Usage {
+	switch b := b.(type) {
+	case *Usage:
+		return b
+	case *RoundFinished:
+		return b.Usage
+	case *TurnFinished:
+		return b.Usage
+	case *SessionFinished:
+		return b.Usage
+	}
+	return nil
+}

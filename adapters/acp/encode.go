@@ -199,8 +199,11 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 		e.carry = append(e.carry, b)
 	} else {
-		// Without --acp-meta another dialect's residue has no place.
+		// Without --acp-meta another dialect's residue has no place,
+		// nor has a cost; nor, but in the unstable profile's response
+		// to a prompt, has usage.
 		e.loss.Foreign(ev.Ext, Name)
+		e.dropsOfUsage(ev.Body)
 	}
 	switch ev.Body.(type) {
 	case *event.ToolCall, *event.ToolStarted, *event.ToolProgress, *event.ToolOutput, *event.ToolFinished,
@@ -325,4 +328,24 @@ func (e *Encoder) Close() error {
 		return e.writeObj(obj{}.str("jsonrpc", "2.0").str("method", MetaMethod).sub("params", params))
 	}
 	return nil
+}
+
+// dropsOfUsage counts what of an event's usage ACP cannot carry: any cost
+// (a prompt's usage has token counts only), and, but in the unstable
+// profile, a turn's or a session's usage (a round's and a usage event's
+// are counted where they are read).
+func (e *Encoder) dropsOfUsage(b event.Body) {
+	u := event.UsageOf(b)
+	if u == nil {
+		return
+	}
+	if u.CostUSD != "" {
+		e.loss.Add(lossCost)
+	}
+	switch b.(type) {
+	case *event.TurnFinished, *event.SessionFinished:
+		if e.profile != Unstable {
+			e.loss.Add(lossTurnUsage)
+		}
+	}
 }

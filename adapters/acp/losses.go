@@ -56,6 +56,11 @@ var (
 	lossLargeToolInput = losses.Drop("large-tool-input",
 		"tool input too large for one message", "tool inputs too large for one message",
 		"an ACP message stays under 8 MiB; the input is left out")
+	lossCost = losses.Shared(dialect.LossCost,
+		"ACP states no cost (a prompt's usage in the unstable profile has token counts only)")
+	lossTurnUsage = losses.Drop("turn-usage",
+		"turn's or session's usage", "turns' or sessions' usage",
+		"only the unstable profile's prompt response carries usage")
 )
 
 // LossKinds implements dialect.LossLister.

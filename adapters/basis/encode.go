@@ -126,6 +126,9 @@ func lineOf(b event.Body) (typ string, write fieldWriter) {
 // method lineOf names for its type.
 func (e *Encoder) Encode(ev *event.Event) error {
 	e.init()
+	if u := event.UsageOf(ev.Body); u != nil && u.CostUSD != "" {
+		e.opts.Losses.Add(lossCost)
+	}
 	switch body := ev.Body.(type) {
 	case *event.Unknown:
 		if body.Dialect == Name {

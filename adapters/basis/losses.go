@@ -115,6 +115,8 @@ var (
 	lossSynthesizedTaskUpdated = losses.Synthesize("synthesized-task-updated",
 		"task_updated line", "task_updated lines",
 		"the run ended with the task open; written as failed")
+	lossCost = losses.Shared(dialect.LossCost,
+		"basis states no cost")
 )
 
 // LossKinds implements dialect.LossLister.

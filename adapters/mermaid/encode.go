@@ -67,6 +67,9 @@ func (e *Encoder) Encode(ev *event.Event) error {
 		}
 	}
 	loss.Foreign(ev.Ext, Name)
+	if u := event.UsageOf(ev.Body); u != nil && u.CostUSD != "" {
+		loss.Add(lossCost)
+	}
 	e.seps = linesep.FromResidue(ev.Ext.Get(Name))
 	// A long text goes straight to the output, unless the event's line is
 	// to be respelled whole.

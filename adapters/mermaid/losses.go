@@ -128,6 +128,8 @@ var (
 	lossSynthesizedToolFinished = losses.Synthesize("synthesized-tool-finished",
 		"tool_finished line", "tool_finished lines",
 		"the run ended with the call open; written as cancelled")
+	lossCost = losses.Shared(dialect.LossCost,
+		"mermaid states no cost")
 )
 
 // LossKinds implements dialect.LossLister.
