@@ -116,6 +116,16 @@ func (f *Fingerprint) Add(r io.Reader, file string, d dialect.Dialect) error {
 		if err != nil {
 			return err
 		}
+		if !l.JSON {
+			// Before the dialect is told (a line that is not JSON comes
+			// first) as after it.
+			msg := "not JSON"
+			if len(l.Diags) > 0 {
+				msg = l.Diags[0].Message + " [" + l.Diags[0].Rule + "]"
+			}
+			errs = append(errs, &LineError{File: file, Line: l.N, Msg: msg})
+			continue
+		}
 		if f.Dialect == "" {
 			f.Dialect = rd.Dialect().Name()
 		} else if name := rd.Dialect().Name(); name != f.Dialect {
@@ -123,14 +133,6 @@ func (f *Fingerprint) Add(r io.Reader, file string, d dialect.Dialect) error {
 		}
 		if shape.Type == "" {
 			shape = ShapeOf(rd.Dialect())
-		}
-		if !l.JSON {
-			msg := "not JSON"
-			if len(l.Diags) > 0 {
-				msg = l.Diags[0].Message + " [" + l.Diags[0].Rule + "]"
-			}
-			errs = append(errs, &LineError{File: file, Line: l.N, Msg: msg})
-			continue
 		}
 		f.line(gjson.ParseBytes(l.Raw), shape)
 	}

@@ -217,6 +217,15 @@ func TestErrors(t *testing.T) {
 	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "x.jsonl:2: ") {
 		t.Errorf("a line that is not JSON: got %v", err)
 	}
+	// A first line that is not JSON, before any dialect is told (it
+	// panicked once): an error of the line, no dialect taken.
+	for _, in := range []string{"garbage\n", "garbage\n" + `{"seq":0,"type":"run_started"}` + "\n"} {
+		fresh := fingerprint.New()
+		err := fresh.Add(strings.NewReader(in), "g.jsonl", nil)
+		if !errors.As(err, &le) || le.Line != 1 || fresh.Dialect != "" && fresh.Dialect != "basis" {
+			t.Errorf("%q: got %v, dialect %q", in, err, fresh.Dialect)
+		}
+	}
 	// Streams of two dialects.
 	m, _ := dialect.Lookup("mermaid")
 	if err := fp.Add(strings.NewReader(`{"type":"session_started","protocol_version":1}`+"\n"), "y.jsonl", m); err == nil || !strings.Contains(err.Error(), "each dialect on its own") {
