@@ -53,9 +53,15 @@ func register(s *Set) error {
 	if reg.sets == nil {
 		reg.sets = map[*Set]bool{}
 	}
-	if len(reg.sets) == 0 && len(caught) > 0 {
+	if len(reg.sets) == 0 {
 		reg.ch, reg.stop = make(chan os.Signal, 1), make(chan struct{})
-		signal.Notify(reg.ch, caught...)
+		// SIGPIPE too: Go kills a process that writes to a closed pipe
+		// on stdout or stderr (… | head -1), which leaves the temporary
+		// files behind, unless it is notified of SIGPIPE. The commands
+		// that hold temporary files write to no pipe of their own, so a
+		// SIGPIPE is their reader gone: the run ends as it did, quietly
+		// with 141, its temporary files removed first.
+		signal.Notify(reg.ch, append(caught, syscall.SIGPIPE)...)
 		go listen(reg.ch, reg.stop)
 	}
 	reg.sets[s] = true
@@ -98,7 +104,8 @@ func listen(ch chan os.Signal, stop chan struct{}) {
 }
 
 // handle removes the temporary files of every registered Set, calls their
-// OnSignal, and exits with 128+signal.
+// OnSignal (not for a SIGPIPE: the reader that would be told is gone), and
+// exits with 128+signal.
 func handle(sig os.Signal) {
 	reg.mu.Lock()
 	reg.dying = true
@@ -111,7 +118,7 @@ func handle(sig os.Signal) {
 		s.interrupt()
 	}
 	for _, s := range sets {
-		if s.OnSignal != nil {
+		if s.OnSignal != nil && sig != syscall.SIGPIPE {
 			s.OnSignal(sig)
 		}
 	}
