@@ -580,8 +580,24 @@ func isEPIPE(err error) bool { return errors.Is(err, syscall.EPIPE) }
 // checkCounts refuses negative -j and --max-line-bytes values, which would
 // otherwise quietly mean their defaults.
 func checkCounts(workers int, maxLine int64) error {
-	if err := nonNegative("-j/--jobs", workers, "one per CPU"); err != nil {
+	if err := checkJobs(workers); err != nil {
 		return err
 	}
 	return nonNegative("--max-line-bytes", maxLine, "no limit")
+}
+
+// maxJobs bounds -j: each worker holds its batches of lines (megabytes),
+// and a mistyped count of millions would start that many goroutines and
+// grow without end before the first line was read.
+const maxJobs = 256
+
+// checkJobs refuses a -j below 0 or above maxJobs.
+func checkJobs(workers int) error {
+	if err := nonNegative("-j/--jobs", workers, "one per CPU"); err != nil {
+		return err
+	}
+	if workers > maxJobs {
+		return usageErr("-j/--jobs %d: want at most %d", workers, maxJobs)
+	}
+	return nil
 }

@@ -92,7 +92,7 @@ func sessionsCmd() *cli.Command {
 			if format != "text" && format != "json" {
 				return usageErr("--format %q: want text or json%s", format, didYouMean(format, []string{"text", "json"}))
 			}
-			if err := nonNegative("-j/--jobs", workers, "one per CPU"); err != nil {
+			if err := checkJobs(workers); err != nil {
 				return err
 			}
 			table, err := priceTable(priceFiles)
