@@ -62,14 +62,30 @@ import (
 // else the last model_configured of that agent (agent_id), else the last
 // one of the main agent, else session_started's model.
 //
-// Duplicates. A round whose residue names its API response (message_id,
-// as Claude Code's transcripts do) is counted once in a report: a resumed
+// Duplicates. A round whose residue names its API response (message_id
+// and requestId, or message_id and the round's time where no requestId is
+// written, as Claude Code's transcripts do) is counted once in a report: a resumed
 // session's file repeats the responses it continues, and ccusage, too,
 // counts each response once over all files. The copy read second is
 // taken out of its run, and out of the turn and session figures that
 // include it, before the attribution above. A tool call is counted once
 // by its agent and call id for the same reason (the producers' call ids
 // are unique: toolu_…, call_…).
+
+// responseKey is what names a round's API response in its residue x: the
+// message id and the requestId, as ccusage keys a response; without a
+// requestId (a gateway writes none, and may give every response one
+// message id: ccusage #1635) the message id and the round's time, which
+// a resumed session's copy keeps (ccusage #1661).
+func responseKey(x event.ExtEntry, id, time string) uint64 {
+	k := x.Dialect + "\x00" + id + "\x00"
+	if req := gjson.GetBytes(x.Raw, "requestId"); req.Type == gjson.String && req.Str != "" {
+		k += "request\x00" + req.Str
+	} else {
+		k += "time\x00" + time
+	}
+	return idset.Digest(k)
+}
 
 // nvals is the number of values a record carries: the token counts and
 // the cost (at costIdx).
@@ -263,7 +279,7 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 	for _, x := range ev.Ext {
 		if level == atRounds || level == atUsageEvents {
 			if id := gjson.GetBytes(x.Raw, "message_id"); id.Type == gjson.String && id.Str != "" {
-				r.key = idset.Digest(x.Dialect + "\x00" + id.Str)
+				r.key = responseKey(x, id.Str, ev.Time)
 			}
 		}
 		// Anthropic's usage splits the cache write by lifetime; the

@@ -23,8 +23,13 @@ type DecodeError = jsonobj.FieldError
 // docs/dialects/claude-transcript.md.
 const (
 	// maxHeldLines and maxHeldBytes bound the lines held back at the start
-	// until the first assistant line names the session's model.
+	// until the first assistant line names the session's model;
+	// maxHeldMeta bounds the metadata lines among them, which do not
+	// count as lines of maxHeldLines: a 1.0 file may begin with many
+	// summaries (one per earlier leaf), and the start would otherwise be
+	// written before the conversation's first line names its workspace.
 	maxHeldLines = 64
+	maxHeldMeta  = 4096
 	maxHeldBytes = 8 << 20
 	// maxThreads bounds the subagents open at once (a 1.0 transcript runs
 	// a handful in parallel); the oldest is let go first.
@@ -63,14 +68,15 @@ type Decoder struct {
 	ss        event.SessionStarted
 	ssTime    string
 	held      []*event.Event
-	heldLines int
+	heldLines int // conversation lines
+	heldMeta  int // other lines
 	heldBytes int
 	lines     int    // lines decoded
 	session   string // the sessionId of the last conversation line
 
 	uuids     idset.Set // uuids read; value: the number of their 1.0 sidechain, else 0
 	calls     idset.Set // tool_use ids: callOpen or callDone
-	responses idset.Set // message ids whose round_finished is written
+	responses idset.Set // responses whose round_finished is written (responseKey), and their message ids
 	names     bounded[string]
 
 	turns       int
@@ -436,9 +442,13 @@ func (d *Decoder) flow(out []*event.Event, l *line) []*event.Event {
 		return append(out, l.evs...)
 	}
 	d.held = append(d.held, l.evs...)
-	d.heldLines++
+	if conversation[l.typ] {
+		d.heldLines++
+	} else {
+		d.heldMeta++
+	}
 	d.heldBytes += len(l.raw)
-	if d.ss.Model != "" || d.heldLines >= maxHeldLines || d.heldBytes >= maxHeldBytes {
+	if d.ss.Model != "" || d.heldLines >= maxHeldLines || d.heldMeta >= maxHeldMeta || d.heldBytes >= maxHeldBytes {
 		out = d.release(out)
 	}
 	return out

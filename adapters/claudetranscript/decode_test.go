@@ -383,6 +383,28 @@ func TestHeldStart(t *testing.T) {
 	}
 }
 
+// TestHeldStartAfterSummaries: metadata lines at the head (a 1.0 file
+// resumed after many leaves begins with a summary for each) do not count
+// among the 64 lines held: session_started still has the workspace and
+// the model of the conversation that follows them.
+func TestHeldStartAfterSummaries(t *testing.T) {
+	var ls []string
+	for i := range 70 {
+		ls = append(ls, fmt.Sprintf(`{"type":"summary","summary":"leaf %d","leafUuid":"l%d"}`, i, i))
+	}
+	env := `"sessionId":"s","version":"1.0.98","cwd":"/w","timestamp":"2025-10-01T00:00:00.000Z"`
+	ls = append(ls, `{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u",`+env+`}`,
+		`{"type":"assistant","message":{"id":"m","role":"assistant","model":"claude-x","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"output_tokens":1}},"uuid":"a",`+env+`}`)
+	evs := dialecttest.DecodeStream(t, claudetranscript.Dialect{}, ls...)
+	ss, ok := evs[0].Body.(*event.SessionStarted)
+	if !ok {
+		t.Fatalf("the first event is %s", evs[0].Type())
+	}
+	if ss.Model != "claude-x" || ss.SessionID != "s" || ss.Workspace != "/w" {
+		t.Errorf("session_started %+v", ss)
+	}
+}
+
 // TestProvenance: with provenance, each event a line stands for names its
 // physical line; synthesised events name none.
 func TestProvenance(t *testing.T) {

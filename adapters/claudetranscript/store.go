@@ -62,22 +62,24 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// Bounds of what Scan reads of a file to tell its session.
-const (
-	// headLines and headBytes bound the lines read for the first
-	// sessionId: a transcript may begin with metadata lines that name none
-	// (a summary, a file-history snapshot of several MiB).
-	headLines = 64
-	headBytes = 16 << 20
-)
+// lineWindow bounds what Scan reads of one line to find its sessionId: a
+// line is read whole up to it, a longer one (a pasted prompt of many MiB,
+// a file-history snapshot) only in its first lineWindow bytes, where
+// Claude Code writes the envelope (sessionId comes before message).
+const lineWindow = 1 << 20
 
 // Scan implements sessions.Store. root is a config directory (with
 // projects/), a projects directory, a project directory or one session
 // file. A session is a *.jsonl file that is not a subagent's (agent-*)
-// and whose first lines name a sessionId, which is the session's id (the
-// file name is not: a resumed session's file may begin with the lines of
-// the session it resumes). A file whose first lines name none (only
-// metadata, no conversation) is no session.
+// and names a session: its id is the file's name when that is a session
+// id (Claude Code names each file by the session that writes it, which is
+// what claude --resume takes; a resumed session's file may begin with the
+// lines of the session it resumes), else the first sessionId of its
+// lines. A file that names no session (summaries only, no conversation)
+// is no session. Subagents' files whose session's file is gone (2.0
+// agent-*.jsonl no session claims, a 2.1 <session>/subagents/ beside no
+// <session>.jsonl) are a session of their own, named by the session their
+// lines name.
 func (s Store) Scan(ctx context.Context, root string, found func(sessions.Ref) error) error {
 	st, err := os.Stat(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -86,7 +88,7 @@ func (s Store) Scan(ctx context.Context, root string, found func(sessions.Ref) e
 	if err != nil {
 		return err
 	}
-	sc := &scan{agents: map[string][]agentFile{}}
+	sc := &scan{agents: map[string][]agentFile{}, claimed: map[string]bool{}}
 	if !st.IsDir() {
 		if ref, ok := sc.ref(root); ok {
 			return found(ref)
@@ -96,7 +98,9 @@ func (s Store) Scan(ctx context.Context, root string, found func(sessions.Ref) e
 	if p := filepath.Join(root, "projects"); isDir(p) {
 		root = p
 	}
-	return filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+	var agentDirs []string // the directories holding 2.0 agent files, in walk order
+	hasAgents := map[string]bool{}
+	err = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
@@ -108,12 +112,33 @@ func (s Store) Scan(ctx context.Context, root string, found func(sessions.Ref) e
 		}
 		name := de.Name()
 		if de.IsDir() {
-			if p != root && (name == "subagents" || isFile(p+".jsonl")) {
+			if p == root {
+				return nil
+			}
+			if name == "subagents" {
+				if session := filepath.Dir(p); !isFile(session + ".jsonl") {
+					// A 2.1 session whose file is gone: its subagents.
+					if ref, ok := orphanParts(session, subagentFiles(p)); ok {
+						if err := found(ref); err != nil {
+							return err
+						}
+					}
+				}
+				return fs.SkipDir
+			}
+			if isFile(p + ".jsonl") {
 				return fs.SkipDir // a 2.1 session's own directory: its parts
 			}
 			return nil
 		}
-		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".jsonl") || strings.HasPrefix(name, "agent-") {
+		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".jsonl") {
+			return nil
+		}
+		if strings.HasPrefix(name, "agent-") {
+			if dir := filepath.Dir(p); !hasAgents[dir] {
+				hasAgents[dir] = true
+				agentDirs = append(agentDirs, dir)
+			}
 			return nil
 		}
 		if ref, ok := sc.ref(p); ok {
@@ -121,12 +146,49 @@ func (s Store) Scan(ctx context.Context, root string, found func(sessions.Ref) e
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, dir := range agentDirs {
+		if err := sc.orphans(dir, found); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// scan is one Scan's state: the first-line sessionIds of the 2.0 agent
-// files of each project directory, read once per directory.
+// orphans finds the sessions of a project directory's 2.0 agent files that
+// no session claimed (their session's file is gone): one per session they
+// name, its files in the order of their names.
+func (sc *scan) orphans(dir string, found func(sessions.Ref) error) error {
+	var order []string
+	bySession := map[string][]string{}
+	for _, a := range sc.agentFiles(dir) {
+		if sc.claimed[a.path] {
+			continue
+		}
+		if _, ok := bySession[a.session]; !ok {
+			order = append(order, a.session)
+		}
+		bySession[a.session] = append(bySession[a.session], a.path)
+	}
+	for _, sid := range order {
+		files := bySession[sid]
+		ref := sessions.Ref{Agent: Store{}.Agent(), ID: sid, Path: files[0], Parts: files[1:]}
+		statRef(&ref)
+		if err := found(ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scan is one Scan's state: the sessionIds of the 2.0 agent files of each
+// project directory, read once per directory, and the agent files a
+// session has claimed as its parts.
 type scan struct {
-	agents map[string][]agentFile
+	agents  map[string][]agentFile
+	claimed map[string]bool
 }
 
 type agentFile struct {
@@ -135,38 +197,72 @@ type agentFile struct {
 
 // ref describes the session whose main file is p.
 func (sc *scan) ref(p string) (sessions.Ref, bool) {
-	sid := headSession(p, headLines)
-	if sid == "" {
-		if _, err := os.Stat(p); err == nil && !readable(p) {
-			// A transcript that cannot be opened is still a session
-			// the user has: listed under its file's name, its reading
-			// then fails loudly instead of the file being passed over.
-			sid = strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		} else {
-			return sessions.Ref{}, false
-		}
-	}
-	ref := sessions.Ref{Agent: Store{}.Agent(), ID: sid, Path: p}
 	dir, stem := filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".jsonl")
+	sid, named := headSession(p, 0)
+	switch {
+	case sid != "" || named:
+	case !readable(p) && isFile(p):
+		// A transcript that cannot be opened is still a session the
+		// user has: listed under its file's name, its reading then
+		// fails loudly instead of the file being passed over.
+	default:
+		return sessions.Ref{}, false
+	}
+	id := sid
+	if sessionName(stem) || id == "" {
+		id = stem
+	}
+	ref := sessions.Ref{Agent: Store{}.Agent(), ID: id, Path: p}
 	// 2.0: the project directory's agent files of this session. A
-	// subagent's lines carry the id of the session that ran it, which is
-	// the file's name when a resumed file begins with older lines.
+	// subagent's lines carry the id of the session that ran it: the
+	// file's name, or the session its first lines continue when that
+	// session's own file is gone.
 	for _, a := range sc.agentFiles(dir) {
-		if a.session == sid || a.session == stem {
+		if a.session == stem || (a.session == sid && sid != stem && !isFile(filepath.Join(dir, sid+".jsonl"))) {
 			ref.Parts = append(ref.Parts, a.path)
+			sc.claimed[a.path] = true
 		}
 	}
 	// 2.1: <session>/subagents/, nested as subagents/workflows/<run>/.
-	var nested []string
-	_ = filepath.WalkDir(filepath.Join(dir, stem, "subagents"), func(q string, de fs.DirEntry, err error) error {
+	ref.Parts = append(ref.Parts, subagentFiles(filepath.Join(dir, stem, "subagents"))...)
+	statRef(&ref)
+	return ref, true
+}
+
+// subagentFiles returns the agent-*.jsonl files under a 2.1 subagents
+// directory, sorted by path.
+func subagentFiles(dir string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(q string, de fs.DirEntry, err error) error {
 		if err == nil && de.Type().IsRegular() && strings.HasPrefix(de.Name(), "agent-") && strings.HasSuffix(de.Name(), ".jsonl") {
-			nested = append(nested, q)
+			out = append(out, q)
 		}
 		return nil
 	})
-	sort.Strings(nested)
-	ref.Parts = append(ref.Parts, nested...)
-	for _, f := range append([]string{p}, ref.Parts...) {
+	sort.Strings(out)
+	return out
+}
+
+// orphanParts describes the session of a 2.1 session directory whose
+// transcript is gone: its subagents' files, under the directory's name.
+func orphanParts(session string, files []string) (sessions.Ref, bool) {
+	if len(files) == 0 {
+		return sessions.Ref{}, false
+	}
+	id := filepath.Base(session)
+	if !sessionName(id) {
+		if sid, _ := headSession(files[0], 1); sid != "" {
+			id = sid
+		}
+	}
+	ref := sessions.Ref{Agent: Store{}.Agent(), ID: id, Path: files[0], Parts: files[1:]}
+	statRef(&ref)
+	return ref, true
+}
+
+// statRef sets a session's size and modification time from its files.
+func statRef(ref *sessions.Ref) {
+	for _, f := range append([]string{ref.Path}, ref.Parts...) {
 		st, err := os.Stat(f)
 		if err != nil {
 			continue
@@ -176,7 +272,6 @@ func (sc *scan) ref(p string) (sessions.Ref, bool) {
 			ref.Modified = st.ModTime()
 		}
 	}
-	return ref, true
 }
 
 // agentFiles returns a project directory's 2.0 agent files with the
@@ -190,7 +285,7 @@ func (sc *scan) agentFiles(dir string) []agentFile {
 	sort.Strings(ms)
 	for _, m := range ms {
 		if isFile(m) {
-			if sid := headSession(m, 1); sid != "" {
+			if sid, _ := headSession(m, 1); sid != "" {
 				out = append(out, agentFile{m, sid})
 			}
 		}
@@ -199,63 +294,87 @@ func (sc *scan) agentFiles(dir string) []agentFile {
 	return out
 }
 
-// headSession returns the first sessionId among a file's first lines
-// (at most lines of them, headBytes in all), "" if none names one.
-func headSession(p string, lines int) string {
+// sessionName reports whether a file's name is a session id as Claude
+// Code names its transcripts: a UUID in its canonical text form.
+func sessionName(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// headSession returns the first sessionId among a file's lines (at most
+// lines of them; 0: every line), reading each line up to lineWindow
+// bytes and skipping the rest of a longer one, so that it holds at most
+// lineWindow bytes. It stops at the first sessionId: a transcript begins
+// with one or with metadata lines (1.0 summaries, snapshots) that name
+// none. named reports a file that names none, only because a line was
+// longer than lineWindow and its sessionId, if any, was beyond what was
+// read: Scan then names the session by its file's name. A file that
+// begins as another dialect's is none (a Gemini chat's header names a
+// sessionId too).
+func headSession(p string, lines int) (sid string, named bool) {
 	f, err := os.Open(p)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
-	budget := headBytes
 	var buf []byte
-	first := true
-	for i := 0; i < lines && budget > 0; i++ {
+	first, cut := true, false
+	for i := 0; lines == 0 || i < lines; i++ {
 		buf = buf[:0]
-		var err error
+		long := false
 		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			if len(buf)+len(chunk) > budget {
-				return "" // a line longer than what is left to read
+			chunk, err := br.ReadSlice('\n')
+			if room := lineWindow - len(buf); len(chunk) > room {
+				chunk, long = chunk[:max(room, 0)], true
 			}
 			buf = append(buf, chunk...)
 			if err == bufio.ErrBufferFull {
 				continue
 			}
 			if err != nil && len(buf) == 0 {
-				return ""
+				return "", cut // the end of the file, or a read error
 			}
 			break
 		}
-		budget -= len(buf)
 		line := bytes.TrimSpace(buf)
 		if len(line) == 0 {
 			i-- // a blank line is no line (ndjson skips it too)
-			if err == io.EOF {
-				return ""
-			}
 			continue
 		}
 		if first {
-			// A file that begins as another dialect's is not a
-			// transcript, though it names a sessionId (a Gemini chat's
-			// header does). A first line no dialect knows (a metadata
-			// line of a newer Claude Code) does not rule it out.
+			// A first line no dialect knows (a metadata line of a newer
+			// Claude Code, or one cut at lineWindow) does not rule the
+			// file out.
 			line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
 			if !(Dialect{}).Sniff(line) {
 				if _, other := dialect.Detect(line); other {
-					return ""
+					return "", false
 				}
 			}
 			first = false
 		}
 		if v := gjson.GetBytes(line, "sessionId"); v.Type == gjson.String && v.Str != "" {
-			return v.Str
+			return v.Str, false
 		}
+		cut = cut || long
 	}
-	return ""
+	return "", cut
 }
 
 // readable reports whether a file can be opened for reading.

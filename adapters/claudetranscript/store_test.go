@@ -3,6 +3,7 @@ package claudetranscript_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,10 +20,10 @@ import (
 // The directory fixture testdata/store holds two config directories:
 // config-a with a 1.0 session (subagents inline) and a 2.0 session (its
 // agents' files beside it, one ending without a newline; an agent file of
-// another session; a file of metadata only), config-b with a 2.1 session
-// (subagents/ with a sidecar, and a nested workflow agent) and a resumed
-// session's file, named by the new session, that begins with the old
-// one's lines. The 2.0 and 2.1 sessions are the streams
+// another session, whose file is gone; a file of metadata only), config-b
+// with a 2.1 session (subagents/ with a sidecar, and a nested workflow
+// agent) and a resumed session's file, named by the new session, that
+// begins with the old one's lines. The 2.0 and 2.1 sessions are the streams
 // v2_0_agent_files.jsonl and v2_1_subagents.jsonl cut into their files.
 
 // TestStore scans and opens the 1.0, 2.0 and 2.1 layouts from
@@ -58,10 +59,14 @@ func TestStore(t *testing.T) {
 			Path: filepath.Join(a, "projects", "-home-dev-parser", "3f2a9c1e-5b7d-4e8a-9c0f-1a2b3c4d5e6f.jsonl")},
 		{Agent: "claude-code", ID: "7a7a7a7a-2020-4000-8000-0000000000aa", Path: filepath.Join(shop, "7a7a7a7a-2020-4000-8000-0000000000aa.jsonl"),
 			Parts: []string{filepath.Join(shop, "agent-a1b2c3d4.jsonl"), filepath.Join(shop, "agent-feedbeef.jsonl")}},
+		// The agent file of a session whose file is gone: what is left of
+		// that session, named by the session its lines name.
+		{Agent: "claude-code", ID: "99999999-0000-4000-8000-000000000099", Path: filepath.Join(shop, "agent-0badc0de.jsonl")},
 		{Agent: "claude-code", ID: "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f", Path: filepath.Join(api, "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl"),
 			Parts: []string{filepath.Join(sub, "agent-a0ad4f44468bdf20d.jsonl"), filepath.Join(sub, "workflows", "run-1", "agent-b5b5b5b5b5b5b5b5b.jsonl")}},
-		// Its id is that of its first lines, the session it resumes.
-		{Agent: "claude-code", ID: "a1a1a1a1-0000-4000-8000-000000000001", Path: filepath.Join(api, "b2b2b2b2-0000-4000-8000-000000000002.jsonl")},
+		// Its id is its file's name, which claude --resume takes, not
+		// that of its first lines (the session it resumes).
+		{Agent: "claude-code", ID: "b2b2b2b2-0000-4000-8000-000000000002", Path: filepath.Join(api, "b2b2b2b2-0000-4000-8000-000000000002.jsonl")},
 	}
 	if len(refs) != len(want) {
 		t.Fatalf("found %d sessions, want %d: %v", len(refs), len(want), refs)
@@ -95,7 +100,7 @@ func TestStore(t *testing.T) {
 	for _, c := range []struct {
 		ref    sessions.Ref
 		stream string
-	}{{refs[0], "v1_0_inline_sidechain.jsonl"}, {refs[1], "v2_0_agent_files.jsonl"}, {refs[3], "resume_duplicates.jsonl"}} {
+	}{{refs[0], "v1_0_inline_sidechain.jsonl"}, {refs[1], "v2_0_agent_files.jsonl"}, {refs[4], "resume_duplicates.jsonl"}} {
 		wantBytes, err := os.ReadFile(filepath.Join("testdata", c.stream))
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +109,7 @@ func TestStore(t *testing.T) {
 			t.Errorf("Open(%s) is not %s:\n%s", c.ref.ID, c.stream, got)
 		}
 	}
-	got := storetest.Open(t, s, refs[2])
+	got := storetest.Open(t, s, refs[3])
 	v21, err := os.ReadFile(filepath.Join("testdata", "v2_1_subagents.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -125,13 +130,13 @@ func TestStore(t *testing.T) {
 
 	// The other ways to name a root: a config directory, a project
 	// directory, one file; and a root that does not exist.
-	if n := len(storetest.Scan(t, s, a)); n != 2 {
-		t.Errorf("Scan(config dir) found %d sessions, want 2", n)
+	if n := len(storetest.Scan(t, s, a)); n != 3 {
+		t.Errorf("Scan(config dir) found %d sessions, want 3", n)
 	}
-	if n := len(storetest.Scan(t, s, shop)); n != 1 {
-		t.Errorf("Scan(project dir) found %d sessions, want 1", n)
+	if n := len(storetest.Scan(t, s, shop)); n != 2 {
+		t.Errorf("Scan(project dir) found %d sessions, want 2", n)
 	}
-	if r := storetest.Scan(t, s, want[2].Path); len(r) != 1 || len(r[0].Parts) != 2 {
+	if r := storetest.Scan(t, s, want[3].Path); len(r) != 1 || len(r[0].Parts) != 2 {
 		t.Errorf("Scan(session file) = %+v", r)
 	}
 	if r := storetest.Scan(t, s, filepath.Join(dir, "nowhere")); len(r) != 0 {
@@ -160,5 +165,70 @@ func TestRoots(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
 	if got, want := s.Roots(), []string{filepath.Join(home, ".claude", "projects"), filepath.Join(home, "xdg", "claude", "projects")}; !slices.Equal(got, want) {
 		t.Errorf("Roots() = %q, want %q", got, want)
+	}
+}
+
+// TestStoreFindsEverySession: no transcript is passed over because of what
+// it begins with or because its session's file is gone. A 1.0 file that
+// begins with many summary lines, and one whose first line is a prompt of
+// 17 MiB, are found; a resumed session's file is named by its own name
+// (the id claude --resume takes), not by the session its first lines
+// continue; the 2.0 agent files and the 2.1 subagents' directory of a
+// session whose file was deleted are a session of their own. A file of
+// summaries only is still no session.
+func TestStoreFindsEverySession(t *testing.T) {
+	const (
+		summaries = "5e550000-0000-4000-8000-000000000070"
+		long      = "5e550000-0000-4000-8000-000000000017"
+		resumed   = "b0b0b0b0-0000-4000-8000-00000000000b"
+		old       = "a0a0a0a0-0000-4000-8000-00000000000a"
+		gone20    = "dddddddd-0000-4000-8000-0000000000dd"
+		gone21    = "eeeeeeee-0000-4000-8000-0000000000ee"
+		only      = "0e0e0e0e-0000-4000-8000-00000000000e"
+	)
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "projects", "-home-dev-proj")
+	line := func(sid, typ, uuid, content string, extra string) string {
+		return `{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/dev/proj","sessionId":"` + sid +
+			`","version":"1.0.98","gitBranch":"main",` + extra + `"type":"` + typ + `","message":{"role":"` + typ + `","content":"` + content +
+			`"},"uuid":"` + uuid + `","timestamp":"2025-09-01T10:00:00.000Z"}` + "\n"
+	}
+	write := func(path string, parts ...string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.Join(parts, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summary := `{"type":"summary","summary":"An earlier leaf","leafUuid":"5d5d5d5d-0000-4000-8000-00000000005d"}` + "\n"
+	write(filepath.Join(proj, summaries+".jsonl"), strings.Repeat(summary, 70), line(summaries, "user", "u1", "hello", ""))
+	write(filepath.Join(proj, long+".jsonl"), line(long, "user", "u2", "Here is the log: "+strings.Repeat("x", 17<<20), ""), line(long, "assistant", "a2", "long", ""))
+	write(filepath.Join(proj, resumed+".jsonl"), line(old, "user", "u3", "first", ""), line(resumed, "user", "u4", "again", ""))
+	write(filepath.Join(proj, "agent-0rphan00.jsonl"), line(gone20, "user", "u5", "Search", `"agentId":"0rphan00",`))
+	write(filepath.Join(proj, gone21, "subagents", "agent-a1.jsonl"), line(gone21, "user", "u6", "Explore", `"agentId":"a1",`))
+	write(filepath.Join(proj, gone21, "subagents", "agent-a1.meta.json"), `{"agentType":"Explore"}`)
+	write(filepath.Join(proj, only+".jsonl"), summary, summary)
+
+	s := claudetranscript.Store{}
+	got := map[string]string{}
+	for _, r := range storetest.Scan(t, s, dir) {
+		rel, _ := filepath.Rel(proj, r.Path)
+		for _, p := range r.Parts {
+			q, _ := filepath.Rel(proj, p)
+			rel += " + " + q
+		}
+		got[r.ID] = rel
+	}
+	want := map[string]string{
+		summaries: summaries + ".jsonl",
+		long:      long + ".jsonl",
+		resumed:   resumed + ".jsonl",
+		gone20:    "agent-0rphan00.jsonl",
+		gone21:    filepath.Join(gone21, "subagents", "agent-a1.jsonl"),
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("sessions:\n got %q\nwant %q", got, want)
 	}
 }

@@ -20,13 +20,15 @@ import (
 // line with the largest total (never the sum of its lines), when the next
 // response of the same thread begins, its turn ends, or the transcript
 // does: so the decoder holds the usage of one open response per thread,
-// and remembers the ids of the responses it counted (a resumed session's
-// replay or a /btw sidechain copy repeats them) in a bounded set.
+// and remembers the responses it counted (a resumed session's replay or a
+// /btw sidechain copy repeats them) in a bounded set.
 
 // round is an API response whose lines are being read.
 type round struct {
-	key     string // message.id; requestId or the line's uuid when it has none
+	key     string // what counts it once: see responseKey
 	id, req string
+	side    bool // read on a subagent's thread (isSidechain)
+	stated  bool // a line stated its stop_reason: the response was complete
 	model   string
 	usage   event.Usage
 	total   uint64 // of usage, to pick the largest line
@@ -34,20 +36,79 @@ type round struct {
 	cost    string // costUSD of that line (early 1.0 builds)
 	stop    event.StopReason
 	toolUse bool
-	time    string
+	time    string // of its last line
 }
 
-// responseKey is what identifies an API response: its message id, which
-// the API makes unique. requestId is not part of it: a /btw sidechain
-// replays a response under a new requestId.
-func responseKey(msgID, req, uuid string) string {
+// responseKey is what identifies an API response, as ccusage keys it: its
+// message id and requestId. Without a requestId (an Anthropic-compatible
+// endpoint or gateway writes none) the message id is not enough: a gateway
+// may answer every response with one id (ccusage #1635), so a requestless
+// response is its message id and the time of its first line (ccusage
+// #1661 scopes it to the session and the time; one transcript is read as
+// one session). A line with neither id is a response of its own.
+func responseKey(msgID, req, firstTime, uuid string) string {
 	switch {
+	case msgID != "" && req != "":
+		return "response " + msgID + "\x00" + req
 	case msgID != "":
-		return msgID
+		return "requestless " + msgID + "\x00" + firstTime
 	case req != "":
 		return "request " + req
 	}
 	return "line " + uuid
+}
+
+// continues reports whether a line of message id and request req, written
+// at time, is another line of the open response r. The lines of one
+// response share its message id, and its requestId where one is written
+// (a line that lacks it is taken for one of the response's). Without
+// requestIds, a line of r's message id after r's last line stated its
+// stop reason (the API's last word on a response) is the next response,
+// unless it was written at the same time as that line (Claude Code writes
+// some lines twice).
+func (r *round) continues(id, req, time string) bool {
+	switch {
+	case id == "":
+		return r.id == "" && r.req != "" && r.req == req
+	case id != r.id:
+		return false
+	case req != "" && r.req != "":
+		return req == r.req
+	case req != "" || r.req != "":
+		return true
+	}
+	return !r.stated || time == r.time
+}
+
+// counted reports whether the response a line of thread t begins was
+// counted already, or is being read on another thread: a resumed
+// session's replay, a line written twice, or a /btw side question's
+// sidechain, which replays the main thread's response under a new
+// requestId (ccusage #913): a sidechain's response with the message id of
+// another thread's is that response (ccusage keeps the main thread's copy).
+func (d *Decoder) counted(t *thread, key, id, req string) bool {
+	if d.responses.Has(key) {
+		return true
+	}
+	if id == "" || req == "" {
+		return false // requestless: the id alone may be a gateway's for every response
+	}
+	side := t != d.main
+	if (side && d.responses.Has("id "+id)) || d.responses.Has("side "+id) {
+		return true
+	}
+	open := func(o *thread) bool {
+		return o != t && o.round != nil && o.round.id == id && o.round.req != ""
+	}
+	if open(d.main) {
+		return true
+	}
+	for _, o := range d.threads {
+		if open(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // account takes an assistant line's usage into its thread's open round,
@@ -55,20 +116,21 @@ func responseKey(msgID, req, uuid string) string {
 func (l *line) account(t *thread, m *fields) {
 	d := l.d
 	id, req := m.Get("id").Str, str(l.r, "requestId")
-	key := responseKey(id, req, str(l.r, "uuid"))
-	if t.round != nil && t.round.key != key {
+	if t.round != nil && !t.round.continues(id, req, l.time) {
 		l.closeRound(t)
 	}
 	if t.round == nil {
-		if d.responses.Has(key) {
-			return // counted already
+		key := responseKey(id, req, l.time, str(l.r, "uuid"))
+		if d.counted(t, key, id, req) {
+			return
 		}
-		t.round = &round{key: key, id: id, req: req}
+		t.round = &round{key: key, id: id, req: req, side: t != d.main}
 	}
 	r := t.round
 	r.time = l.time
 	if s := m.Get("stop_reason"); s.Type == gjson.String {
 		r.stop = claudecode.StopReason(s.Str)
+		r.stated = true
 	}
 	u, isObj := m.usage()
 	if !isObj {
@@ -108,6 +170,13 @@ func (l *line) closeRound(t *thread) {
 	d := l.d
 	t.round = nil
 	d.responses.Add(r.key, 0)
+	if r.id != "" && r.req != "" {
+		// For a sidechain's copy under another requestId (counted).
+		d.responses.Add("id "+r.id, 0)
+		if r.side {
+			d.responses.Add("side "+r.id, 0)
+		}
+	}
 	stop := r.stop
 	if stop == "" && r.toolUse {
 		stop = event.StopToolUse // the tool_use blocks of a response come last
