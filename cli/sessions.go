@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/sessions"
 	"github.com/urfave/cli/v3"
 )
@@ -200,11 +201,15 @@ func parseWhen(flag, v string, end bool) (time.Time, error) {
 	return time.Time{}, usageErr("%s %q: want a date (2026-01-02 or 20260102) or an RFC 3339 time", flag, v)
 }
 
+// orDash returns a table's cell: "—" for nothing, else s escaped
+// (diag.Escape), since a session's id, project and times are the log's
+// own strings, and a control character in one must not drive the
+// terminal or forge a row.
 func orDash(s string) string {
 	if s == "" {
 		return "—"
 	}
-	return s
+	return diag.Escape(s)
 }
 
 func writeSessionsText(w io.Writer, list []*sessions.Summary) error {
@@ -218,7 +223,7 @@ func writeSessionsText(w io.Writer, list []*sessions.Summary) error {
 		if s.TokensStated {
 			tokens = strconv.FormatUint(s.Tokens, 10)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Agent, orDash(s.ID), orDash(s.Project), orDash(s.Start), orDash(s.End),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", orDash(s.Agent), orDash(s.ID), orDash(s.Project), orDash(s.Start), orDash(s.End),
 			turns, tokens, orDash(s.CostUSD))
 	}
 	return tw.Flush()

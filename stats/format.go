@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/event"
 )
 
@@ -311,12 +312,15 @@ type table struct {
 	rows [][2]string
 }
 
+// row adds a row. Labels and values may be the log's own strings (a
+// model, a tool's name): they are escaped (diag.Escape), so that a control
+// character in a log cannot drive the terminal or forge a line.
 func (tb *table) row(indent int, label, value string) {
-	tb.rows = append(tb.rows, [2]string{strings.Repeat("  ", indent) + label, value})
+	tb.rows = append(tb.rows, [2]string{strings.Repeat("  ", indent) + diag.Escape(label), diag.Escape(value)})
 }
 
 func (tb *table) flush(w *bufio.Writer, title string) {
-	w.WriteString(title + "\n")
+	w.WriteString(diag.Escape(title) + "\n")
 	// The same width in every block, so that they read as one table.
 	width := len("  cache write")
 	for _, r := range tb.rows {

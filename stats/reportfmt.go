@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/evtool/evtool/diag"
 )
 
 // ReportFormats lists the formats of a usage report, the first the
@@ -112,16 +114,19 @@ func writeReportTable(w io.Writer, rp *Report, markdown bool) error {
 		head[i] = c.head
 	}
 	cells = append(cells, head)
+	// A cell may be the log's own string (a model, a project, a tool):
+	// escaped, so that a control character in a log cannot drive the
+	// terminal or forge a row.
 	for _, r := range rows {
 		line := make([]string, len(cols))
 		for i, c := range cols {
-			line[i] = c.get(r)
+			line[i] = diag.Escape(c.get(r))
 		}
 		cells = append(cells, line)
 	}
 	totLine := make([]string, len(cols))
 	for i, c := range cols {
-		totLine[i] = c.get(tot)
+		totLine[i] = diag.Escape(c.get(tot))
 	}
 	for i := range rp.opts.By {
 		totLine[i] = ""
