@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -231,7 +230,7 @@ type validation struct {
 // each stream's summary on stderr. It returns how many inputs were
 // checked (fewer than all when --max-errors stopped the run).
 func (v *validation) run(stdout io.Writer, plan *validatePlan, inputs []validate.Input) (int, error) {
-	bw := bufio.NewWriter(stdout)
+	bw := newLiveWriter(stdout)
 	v.p = plan.format.New(bw, report.Tool{Name: "evtool", Version: Version(), URI: "https://github.com/evtool/evtool"})
 	opts := plan.opts
 	if sp, ok := v.p.(report.Streamer); ok {
