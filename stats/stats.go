@@ -33,6 +33,7 @@ package stats
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -263,6 +264,10 @@ func read(r io.Reader, file string, opts Options, usage bool) (*Run, *collector,
 		if col != nil {
 			col.add(ev)
 		}
+	}
+	if err == nil && rd.Dialect() == nil && rd.Lines() == 0 {
+		// Nothing to tell a dialect from, as validate says: not a run.
+		err = fmt.Errorf("%s: %w", file, stream.ErrEmpty)
 	}
 	run := c.Run()
 	run.File, run.Err = file, err

@@ -246,6 +246,11 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // ErrUndetected means no dialect accepts the stream's first JSON line.
 var ErrUndetected = errors.New("cannot tell the dialect from the first line; name it")
 
+// ErrEmpty means a stream has no line to tell its dialect from, and none
+// was named: a caller that sums streams up reports it rather than count
+// an empty run.
+var ErrEmpty = errors.New("the stream is empty and no --dialect was given")
+
 // ErrMismatch means the first JSON line is of another dialect than the one named.
 var ErrMismatch = errors.New("the stream is not of the named dialect")
 
