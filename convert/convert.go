@@ -12,6 +12,7 @@ package convert
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -332,7 +333,10 @@ func (c *conversion) badLine(l *stream.Line, evs []*event.Event) ([]*event.Event
 		return nil, nil
 	}
 	res.Kept++
-	if !l.JSON {
+	if !l.JSON || len(evs) == 0 && !isObject(l.Raw) {
+		// A line that is not JSON, or JSON that is no object (a number,
+		// a string, an array where an object belongs), which no decoder
+		// reads as an event, goes on as its text: kept means kept.
 		evs = append(evs[:0:0], unreadable(l, c.rd.Dialect(), c.opts.Provenance))
 	}
 	return evs, nil
@@ -432,6 +436,12 @@ func unreadable(l *stream.Line, d dialect.Dialect, provenance bool) *event.Event
 		ev.Src = &event.Source{Dialect: d.Name(), Line: l.N}
 	}
 	return ev
+}
+
+// isObject reports whether a JSON line is an object.
+func isObject(raw []byte) bool {
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }
 
 func encode(enc dialect.Encoder, evs []*event.Event, res *Result) error {
