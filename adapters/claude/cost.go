@@ -66,12 +66,15 @@ func runningCost(share, prev string) string {
 // so far on every model, and its running total_cost_usd. result.usage
 // counts the main loop's model for the turn alone; a subagent that runs
 // on another model (Explore on Haiku, say) is only in modelUsage, so the
-// session's usage is taken from there. A figure that is not a whole
-// number, or a sum past 2^64-1, leaves the process's usage unknown.
-func (d *Decoder) modelUsage(r gjson.Result) {
+// session's usage is taken from there. It returns the turn's tokens over
+// every model, what the running totals grew by since the previous
+// result (nil when the result states none). A figure that is not a
+// whole number, or a sum past 2^64-1, leaves the process's usage
+// unknown; an empty modelUsage states no model's spend.
+func (d *Decoder) modelUsage(r gjson.Result) *event.Usage {
 	mu := r.Get("modelUsage")
-	if !mu.IsObject() {
-		return
+	if !mu.IsObject() || emptyObject(mu) {
+		return nil
 	}
 	var u event.Usage
 	ok := true
@@ -105,14 +108,84 @@ func (d *Decoder) modelUsage(r gjson.Result) {
 	}
 	if !ok {
 		d.proc, d.procBase = nil, nil
-		return
+		return nil
 	}
-	if d.proc != nil && below(&u, d.proc) {
+	var turn *event.Usage
+	switch {
+	case d.proc == nil:
+		turn = grownBy(&u, &event.Usage{})
+	case below(&u, d.proc):
 		// A running total that went down: a new process. What the one
 		// before spent stays in the session's usage.
 		d.procBase = sumUsage(d.procBase, d.proc)
+		turn = grownBy(&u, &event.Usage{})
+	default:
+		turn = grownBy(&u, d.proc)
 	}
 	d.proc = &u
+	return turn
+}
+
+// newProcess starts a new process's running totals (an init of another
+// session): what the one before spent stays in the session's usage.
+func (d *Decoder) newProcess() {
+	if d.proc != nil {
+		d.procBase = sumUsage(d.procBase, d.proc)
+		d.proc = nil
+	}
+}
+
+// emptyObject reports whether an object has no key.
+func emptyObject(r gjson.Result) bool {
+	empty := true
+	jsonobj.ForEach(r, func(_, _ gjson.Result) bool {
+		empty = false
+		return false
+	})
+	return empty
+}
+
+// grownBy returns the token counts of cur less those of prev, which
+// holds none above cur's (below is false), as new values: a count prev
+// lacks is cur's.
+func grownBy(cur, prev *event.Usage) *event.Usage {
+	sub := func(c, p *uint64) *uint64 {
+		if c == nil {
+			return nil
+		}
+		d := *c
+		if p != nil {
+			d -= *p
+		}
+		return &d
+	}
+	return &event.Usage{InputTokens: sub(cur.InputTokens, prev.InputTokens), OutputTokens: sub(cur.OutputTokens, prev.OutputTokens),
+		CacheReadTokens: sub(cur.CacheReadTokens, prev.CacheReadTokens), CacheCreationTokens: sub(cur.CacheCreationTokens, prev.CacheCreationTokens)}
+}
+
+// covers reports whether every token count u states is stated by all,
+// and no lower: the turn's tokens over every model include the main
+// thread's.
+func covers(all, u *event.Usage) bool {
+	ge := func(a, b *uint64) bool { return b == nil || a != nil && *a >= *b }
+	return ge(all.InputTokens, u.InputTokens) && ge(all.OutputTokens, u.OutputTokens) &&
+		ge(all.CacheReadTokens, u.CacheReadTokens) && ge(all.CacheCreationTokens, u.CacheCreationTokens)
+}
+
+// unstatedCost reports whether a result's total_cost_usd is a 0 that
+// states no cost: Claude Code computes its cost from modelUsage, so a 0
+// beside an empty modelUsage is no cost it computed but the 0 a writer
+// puts where the cost is unknown (evtool's own, writing another
+// dialect's run: the number is required). Read as a cost, it would say
+// $0 for a run whose cost nobody stated; a run that spent nothing loses
+// nothing by it, its tokens (0) are still stated.
+func unstatedCost(r gjson.Result) bool {
+	c, ok := decimal(r.Get("total_cost_usd").Raw)
+	if !ok || c.Sign() != 0 {
+		return false
+	}
+	mu := r.Get("modelUsage")
+	return mu.IsObject() && emptyObject(mu)
 }
 
 // below reports whether any count of a is below b's.

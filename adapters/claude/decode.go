@@ -63,6 +63,7 @@ type Decoder struct {
 	order    []string          // threads with an open round, in opening order
 	closed   map[string]string // thread → the message id of its last closed round
 	curMsg   map[string]string // thread → message id of the streamed message
+	models   map[string]string // thread → the model in force: its messages' last, the main thread's at init
 	tasks    map[string]event.TaskKind
 	titles   map[string]string // task → its description at task_started
 	statuses map[string]event.TaskStatus
@@ -106,13 +107,14 @@ type round struct {
 	usage   event.Usage
 	stop    event.StopReason
 	toolUse bool
+	final   bool // usage is the message_delta's final count, not a snapshot
 }
 
 type permInfo struct{ call, tool string }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
 	return &Decoder{opts: opts, st: newWireState(), calls: map[string]*call{}, rounds: map[string]*round{},
-		closed: map[string]string{}, curMsg: map[string]string{}, tasks: map[string]event.TaskKind{}, titles: map[string]string{},
+		closed: map[string]string{}, curMsg: map[string]string{}, models: map[string]string{}, tasks: map[string]event.TaskKind{}, titles: map[string]string{},
 		statuses: map[string]event.TaskStatus{}, perms: map[string]permInfo{}}
 }
 

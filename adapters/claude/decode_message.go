@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -67,6 +68,7 @@ func (l *line) assistant() {
 	if r := d.rounds[agent]; r != nil && r.id != id {
 		l.pre = append(l.pre, d.closeRound(agent))
 	}
+	l.model(agent, m.Get("model").Str)
 	r := d.rounds[agent]
 	if r == nil && d.closed[agent] != id {
 		r = &round{id: id, agent: agent}
@@ -74,12 +76,8 @@ func (l *line) assistant() {
 		d.order = append(d.order, agent)
 	}
 	if r != nil {
-		u := m.Get("usage")
-		r.usage = event.Usage{
-			InputTokens:         claudecode.Count(u.Get("input_tokens")),
-			OutputTokens:        claudecode.Count(u.Get("output_tokens")),
-			CacheReadTokens:     claudecode.Count(u.Get("cache_read_input_tokens")),
-			CacheCreationTokens: claudecode.Count(u.Get("cache_creation_input_tokens")),
+		if !r.final {
+			r.usage = usageOf(m.Get("usage"))
 		}
 		if s := m.Get("stop_reason"); s.Type == gjson.String {
 			r.stop = claudecode.StopReason(s.Str)
@@ -108,6 +106,41 @@ func (l *line) assistant() {
 	}
 	l.stamp()
 }
+
+// usageOf reads the token counts of an API usage object.
+func usageOf(u gjson.Result) event.Usage {
+	return event.Usage{
+		InputTokens:         claudecode.Count(u.Get("input_tokens")),
+		OutputTokens:        claudecode.Count(u.Get("output_tokens")),
+		CacheReadTokens:     claudecode.Count(u.Get("cache_read_input_tokens")),
+		CacheCreationTokens: claudecode.Count(u.Get("cache_creation_input_tokens")),
+	}
+}
+
+// model notes the model an API message of a thread names: a synthesised
+// model_configured of the thread when it is not the model in force there
+// (a subagent's, at first, is the main thread's), so that the rounds and
+// calls of an Explore subagent on Haiku are Haiku's. Claude Code's own
+// API-error messages name the model "<synthetic>", which is no model.
+func (l *line) model(agent, model string) {
+	d := l.d
+	if model == "" || model == syntheticModel {
+		return
+	}
+	cur, ok := d.models[agent]
+	if !ok {
+		cur = d.models[""]
+	}
+	if cur == model {
+		return
+	}
+	d.models[strings.Clone(agent)] = strings.Clone(model)
+	l.pre = append(l.pre, &event.Event{Synthetic: true, AgentID: agent, Body: &event.ModelConfigured{Model: model}})
+}
+
+// syntheticModel is the model Claude Code names on a message it wrote
+// itself (an API error shown as the answer).
+const syntheticModel = "<synthetic>"
 
 // stamp gives the line's events its timestamp (user lines, and assistant
 // lines since CLI 2.1.226), as canonical time.
@@ -231,6 +264,21 @@ func (l *line) streamEvent() bool {
 	switch e.Get("type").Str {
 	case "message_start":
 		l.d.curMsg[agent] = e.Get("message.id").Str
+	case "message_delta":
+		// The message's final usage (the API's streamed counts are
+		// cumulative): the assistant lines' snapshots were taken at its
+		// start, so their output_tokens understate it. It is the only
+		// figure a killed run (no result) has of the message's output.
+		if r := l.d.rounds[agent]; r != nil && r.id == l.d.curMsg[agent] {
+			if u := e.Get("usage"); u.IsObject() {
+				f := usageOf(u)
+				r.usage.InputTokens = cmp.Or(f.InputTokens, r.usage.InputTokens)
+				r.usage.OutputTokens = cmp.Or(f.OutputTokens, r.usage.OutputTokens)
+				r.usage.CacheReadTokens = cmp.Or(f.CacheReadTokens, r.usage.CacheReadTokens)
+				r.usage.CacheCreationTokens = cmp.Or(f.CacheCreationTokens, r.usage.CacheCreationTokens)
+				r.final = true
+			}
+		}
 	case "content_block_delta":
 		switch e.Get("delta.type").Str {
 		case "text_delta":

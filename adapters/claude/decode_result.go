@@ -59,15 +59,21 @@ func (l *line) result() {
 		CacheReadTokens:     claudecode.Count(u.Get("cache_read_input_tokens")),
 		CacheCreationTokens: claudecode.Count(u.Get("cache_creation_input_tokens")),
 	}
-	if c := l.r.Get("total_cost_usd"); c.Type == gjson.Number {
+	if c := l.r.Get("total_cost_usd"); c.Type == gjson.Number && !unstatedCost(l.r) {
 		// A running total for the process: the turn's own cost is what it
 		// adds to the previous result's (cost.go).
 		b.Usage.CostUSD = json.Number(turnCost(c.Raw, d.st.cost))
 	}
+	if all := d.modelUsage(l.r); all != nil && covers(all, b.Usage) {
+		// result.usage counts the main thread; the turn's tokens are
+		// those of every model it ran, as its cost is: the subagents'
+		// (and Claude Code's own calls on a small model) besides.
+		b.Usage.InputTokens, b.Usage.OutputTokens = all.InputTokens, all.OutputTokens
+		b.Usage.CacheReadTokens, b.Usage.CacheCreationTokens = all.CacheReadTokens, all.CacheCreationTokens
+	}
 	if *b.Usage == (event.Usage{}) {
 		b.Usage = nil
 	}
-	d.modelUsage(l.r)
 	ev := &event.Event{TurnID: d.turn, Body: b}
 	l.group = append(l.group, ev)
 	d.results++

@@ -256,10 +256,20 @@ func (l *line) init() {
 	d := l.d
 	model := l.str("model")
 	if d.started {
+		if d.st.newProcess(l.r) {
+			// Another process's run appended to the same file (`claude -p
+			// … >> log.jsonl`): its running totals start anew, and what
+			// the earlier process spent stays in the session's usage.
+			d.newProcess()
+			l.pre = append(l.pre, &event.Event{Synthetic: true, Body: &event.Notice{Severity: event.SeverityInfo,
+				Message: "another Claude Code process begins: session " + l.str("session_id")}})
+		}
 		// A later init (streaming input starts each turn with one).
 		l.group = append(l.group, &event.Event{Body: &event.ModelConfigured{Model: model}})
+		d.models[""] = strings.Clone(model)
 		return
 	}
+	d.models[""] = strings.Clone(model)
 	s := &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}, Agent: &event.Agent{Name: agentName},
 		SessionID: l.str("session_id"), Workspace: l.str("cwd"), Model: model}
 	s.Agent.Version = l.str("claude_code_version")

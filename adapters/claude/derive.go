@@ -21,6 +21,9 @@ type wireState struct {
 	tasks   map[string]taskInfo // by the tool_use_id that started the task
 	rounds  uint64              // main-thread API messages since the last result
 	cost    string              // the last result's total_cost_usd: the process's running total (cost.go)
+	inits   uint64              // system/init lines seen
+	initSID string              // the last system/init's session_id
+	resetTo string              // the conversation id the last conversation_reset announced
 }
 
 // thread is what the last assistant line of one agent (the main thread
@@ -49,10 +52,17 @@ func (st *wireState) observe(line []byte) {
 	}
 	switch kind, _ := kindOf(r); kind {
 	case "system/init":
+		if st.newProcess(r) {
+			st.cost = "" // a new process's running total starts at 0
+		}
+		st.inits++
 		if sid := r.Get("session_id"); sid.Type == gjson.String {
 			st.session = strings.Clone(sid.Str)
+			st.initSID = st.session
 		}
 		st.model = strings.Clone(r.Get("model").Str)
+	case "conversation_reset":
+		st.resetTo = strings.Clone(r.Get("new_conversation_id").Str)
 	case "assistant":
 		agent := r.Get("parent_tool_use_id").Str
 		th := st.threads[agent]
@@ -80,6 +90,16 @@ func (st *wireState) observe(line []byte) {
 			st.cost = strings.Clone(c.Raw)
 		}
 	}
+}
+
+// newProcess reports whether a system/init line begins another Claude
+// Code process: an init after an earlier one, with another session_id
+// that no conversation_reset announced. Two `claude -p` runs appended to
+// one file read so; a streaming-input process repeats its own session's
+// id at each turn's init.
+func (st *wireState) newProcess(r gjson.Result) bool {
+	sid := r.Get("session_id")
+	return st.inits > 0 && st.initSID != "" && sid.Type == gjson.String && sid.Str != st.initSID && sid.Str != st.resetTo
 }
 
 // keep sets *dst to a copy of s, unless it holds s already (most

@@ -2,9 +2,12 @@ package claude
 
 import (
 	"bufio"
+	"encoding/json"
+	"math/big"
 	"strconv"
 	"strings"
 
+	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
@@ -49,8 +52,10 @@ type Encoder struct {
 	results       int
 	turnUsage     event.Usage // summed round usage of the turn
 	haveUsage     bool
-	lastText      *string // the turn's last assistant text
-	prompt        bool    // a turn prompt waits for a user message
+	turnCost      *big.Rat // the rounds' summed cost; nil when none states one
+	costGap       bool     // a round of the turn states usage without a cost
+	lastText      *string  // the turn's last assistant text
+	prompt        bool     // a turn prompt waits for a user message
 	requests      int
 	lastStatus    event.Status // the last result's status and reason
 	lastReason    string
@@ -653,9 +658,27 @@ func (e *Encoder) toolResult(ev *event.Event, b *event.ToolFinished) error {
 	return e.line("user", &event.Event{AgentID: ev.AgentID, Time: ev.Time, Body: f})
 }
 
+// addUsage adds a round's usage to the turn's: its counts, and its cost
+// (a transcript's costUSD, opencode's step cost) while every round
+// states one.
 func (e *Encoder) addUsage(u *event.Usage) {
 	e.haveUsage = true
 	addCounts(&e.turnUsage, u)
+	c, ok := decimal(string(u.CostUSD))
+	if !ok {
+		e.costGap = true
+		return
+	}
+	if e.turnCost == nil {
+		e.turnCost = new(big.Rat)
+	}
+	e.turnCost.Add(e.turnCost, c)
+}
+
+// zeroCost reports whether a usage states a cost of 0.
+func zeroCost(u *event.Usage) bool {
+	c, ok := decimal(string(u.CostUSD))
+	return ok && c.Sign() == 0
 }
 
 // result writes a turn's result line.
@@ -664,8 +687,17 @@ func (e *Encoder) result(ev *event.Event, b *event.TurnFinished) error {
 	t := *b
 	if t.Usage == nil && e.haveUsage {
 		u := e.turnUsage
+		if e.turnCost != nil && !e.costGap {
+			u.CostUSD = json.Number(claudecode.DecimalString(e.turnCost))
+		}
 		t.Usage = &u
 		loss.Add(lossTurnUsage)
+	}
+	if t.Usage == nil || t.Usage.CostUSD == "" || zeroCost(t.Usage) {
+		// An unknown cost is never a stated 0: the 0 the result needs
+		// beside no modelUsage is read back as unknown (unstatedCost), and
+		// so is a stated 0.
+		loss.Add(lossUnstatedCost)
 	}
 	if t.Usage != nil && (t.Usage.ReasoningTokens != nil || t.Usage.ThoughtsTokens != nil || t.Usage.TotalTokens != nil || t.Usage.ModelResponses != nil) {
 		loss.Add(lossUsageCounts)
@@ -692,7 +724,7 @@ func (e *Encoder) result(ev *event.Event, b *event.TurnFinished) error {
 	err := e.line("result", &event.Event{Time: ev.Time, Body: &t})
 	e.lastStatus, e.lastReason = t.Status, t.Reason
 	e.activity, e.prompt, e.haveUsage, e.lastText = false, false, false, nil
-	e.turnUsage = event.Usage{}
+	e.turnUsage, e.turnCost, e.costGap = event.Usage{}, nil, false
 	e.results++
 	return err
 }

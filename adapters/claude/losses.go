@@ -77,6 +77,10 @@ var (
 	lossTurnUsage = losses.Approximate("turn-usage",
 		"turn's usage", "turns' usage",
 		"Claude Code's result states the turn's total; summed from the rounds")
+	lossUnstatedCost = losses.Approximate("cost-unknown",
+		"turn's cost read back as unknown", "turns' costs read back as unknown",
+		"Claude Code's result states total_cost_usd, computed from its per-model modelUsage; a turn whose source states "+
+			"no cost, or 0, is written as 0 beside an empty modelUsage, which evtool reads as an unknown cost, never a stated 0")
 	lossStopMaxTurnRequests = losses.Approximate("stop-max-turn-requests",
 		"stop reason \"max_turn_requests\" of a successful turn", "stop reasons \"max_turn_requests\" of successful turns",
 		"Claude Code states it only as an error_max_turns result; written as null")
