@@ -74,6 +74,7 @@ type heldStep struct {
 	stop      event.StopReason
 	u         *event.Usage
 	synthetic bool
+	msg       string // its step's message id
 }
 
 // call is what the tool_call and tool_started of a call said, for the

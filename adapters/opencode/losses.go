@@ -111,6 +111,9 @@ var (
 	lossTokenTotalNotSum = losses.Drop("token-total-not-sum",
 		"token total that is not the sum of the stated counts", "token totals that are not the sum of the stated counts",
 		"opencode's tokens.total is input + output + reasoning + cache read + cache write")
+	lossReasoningAboveOutput = losses.Approximate("reasoning-above-output",
+		"reasoning token count above the output token count", "reasoning token counts above the output token counts",
+		"the canonical output includes reasoning, opencode's excludes it; a step's output and reasoning are written as stated")
 	lossThoughtsResponses = losses.Drop("thoughts-responses",
 		"thoughts token or model response count", "thoughts token or model response counts",
 		"opencode counts input, output, reasoning and cache tokens")

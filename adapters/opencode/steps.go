@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/exact"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -43,12 +44,12 @@ func (e *Encoder) stepFinish(ev *event.Event, res gjson.Result, stop event.StopR
 				return err
 			}
 		}
-		e.held = &heldStep{ev: ev, stop: stop, u: u, synthetic: synthetic}
+		e.held = &heldStep{ev: ev, stop: stop, u: u, synthetic: synthetic, msg: e.stepMsg}
 		e.inStep = false
 		e.moreDue = stop == event.StopToolUse
 		return nil
 	}
-	return e.writeStep(ev, res, stop, u)
+	return e.writeStep(ev, res, stop, u, "")
 }
 
 // release writes the held step_finish. total is its turn's usage total,
@@ -67,7 +68,9 @@ func (e *Encoder) release(total *event.Usage) error {
 	}
 	e.releasing = true
 	defer func() { e.releasing = false }()
-	return e.writeStep(h.ev, gjson.Result{}, h.stop, u)
+	// The line may be written when the next step has begun: it names its
+	// own step's message, as every line of a step does.
+	return e.writeStep(h.ev, gjson.Result{}, h.stop, u, h.msg)
 }
 
 // fill returns u with each count and the cost it lacks taken from total,
@@ -111,11 +114,12 @@ func fill(u, total *event.Usage, w *usagesum.Tally) (*event.Usage, bool) {
 	return out, used
 }
 
-// writeStep writes a step_finish line.
-func (e *Encoder) writeStep(ev *event.Event, res gjson.Result, stop event.StopReason, u *event.Usage) error {
+// writeStep writes a step_finish line; messageID is its step's message,
+// "" for an opencode source's (which the residue holds).
+func (e *Encoder) writeStep(ev *event.Event, res gjson.Result, stop event.StopReason, u *event.Usage, messageID string) error {
 	o := e.envelope(ev, res, "step_finish")
 	o.sub("part", func(p *obj) {
-		e.ids(p, "step-finish", "")
+		e.ids(p, "step-finish", messageID)
 		word, ok := finishWord(stop)
 		if !ok {
 			e.loss.AddDetail(lossStopReason, strconv.Quote(string(stop)))
@@ -133,8 +137,9 @@ func (e *Encoder) writeStep(ev *event.Event, res gjson.Result, stop event.StopRe
 	return e.end(o)
 }
 
-// usage writes a step's cost and tokens. A count the source did not state
-// is written as 0, and counted.
+// usage writes a step's cost and tokens, opencode's output without the
+// reasoning. A count the source did not state is written as 0, and
+// counted.
 func (e *Encoder) usage(p *obj, u *event.Usage) {
 	if u == nil {
 		u = &event.Usage{}
@@ -158,18 +163,35 @@ func (e *Encoder) usage(p *obj, u *event.Usage) {
 		}
 	}
 	p.raw("cost", []byte(cost))
+	// The canonical output includes the reasoning; opencode's output
+	// excludes it. A reasoning count above the output (a source that
+	// counts it apart) cannot be taken out of it: both are written as
+	// stated, and counted.
+	output := u.OutputTokens
+	if output != nil && u.ReasoningTokens != nil {
+		if r := *u.ReasoningTokens; r <= *output {
+			v := *output - r
+			output = &v
+		} else if _, kept := p.kept("tokens"); !kept {
+			e.loss.Add(lossReasoningAboveOutput)
+		}
+	}
 	total := u.TotalTokens
 	if total != nil && !e.native {
+		// opencode's total is the sum of the disjoint counts the line
+		// states, an unstated one written as 0 (and counted as such).
 		sum, ok := uint64(0), true
-		for _, v := range []*uint64{u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CacheReadTokens, u.CacheCreationTokens} {
-			if v == nil || sum+*v < sum {
+		for _, v := range []*uint64{u.InputTokens, output, u.ReasoningTokens, u.CacheReadTokens, u.CacheCreationTokens} {
+			if v == nil {
+				continue
+			}
+			if sum+*v < sum {
 				ok = false
 				break
 			}
 			sum += *v
 		}
 		if !ok || sum != *total {
-			// opencode's total is the sum of the disjoint counts.
 			total = nil
 			e.loss.Add(lossTokenTotalNotSum)
 		}
@@ -180,7 +202,7 @@ func (e *Encoder) usage(p *obj, u *event.Usage) {
 			b = append(b, `"total":`+strconv.FormatUint(*total, 10)+`,`...)
 		}
 		b = append(b, `"input":`+zero(u.InputTokens, "input token")+
-			`,"output":`+zero(u.OutputTokens, "output token")+
+			`,"output":`+zero(output, "output token")+
 			`,"reasoning":`+zero(u.ReasoningTokens, "reasoning token")+
 			`,"cache":{"read":`+zero(u.CacheReadTokens, "cache read token")+
 			`,"write":`+zero(u.CacheCreationTokens, "cache write token")+`}}`...)
@@ -392,9 +414,11 @@ func (d *Decoder) stepFinish(p gjson.Result, ptr string, res *jsonobj.Residue) *
 	return b
 }
 
-// usage reads a step-finish part's tokens and cost. The tokens object is
-// kept whole in the residue when it is not as opencode writes it (a key
-// it does not have, or one missing), so that it comes back as it was.
+// usage reads a step-finish part's tokens and cost. The canonical output
+// is opencode's output and reasoning together (see
+// opencodewire.OutputTokens). The tokens object is kept whole in the
+// residue when it is not as opencode writes it (a key it does not have,
+// or one missing), so that it comes back as it was.
 func (d *Decoder) usage(p gjson.Result, ptr string, res *jsonobj.Residue) *event.Usage {
 	o := &d.o
 	u := &event.Usage{}
@@ -433,6 +457,12 @@ func (d *Decoder) usage(p gjson.Result, ptr string, res *jsonobj.Residue) *event
 	u.InputTokens = num(t.Get("input"), tptr+"/input")
 	u.OutputTokens = num(t.Get("output"), tptr+"/output")
 	u.ReasoningTokens = num(t.Get("reasoning"), tptr+"/reasoning")
+	// opencode's output excludes the reasoning; the canonical output
+	// includes it. A sum beyond a u64 is saturated, and the tokens object
+	// kept whole so that it comes back as it was.
+	var exact bool
+	u.OutputTokens, exact = opencodewire.OutputTokens(u.OutputTokens, u.ReasoningTokens)
+	whole = whole || !exact
 	if v := t.Get("total"); v.Exists() {
 		u.TotalTokens = num(v, tptr+"/total")
 	}

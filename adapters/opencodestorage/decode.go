@@ -272,9 +272,13 @@ func (d *Decoder) millisAt(v gjson.Result, ptr string) string {
 }
 
 // usage reads a message's (or step's) tokens and cost, exactly: counts as
-// u64 from their literal text, the cost as its decimal text.
-func (d *Decoder) usage(data gjson.Result, ptr string) *event.Usage {
-	u := &event.Usage{}
+// u64 from their literal text, the cost as its decimal text. The
+// canonical output is opencode's output and reasoning together (see
+// opencodewire.OutputTokens); exact is false when that sum is beyond a
+// u64 and saturated.
+func (d *Decoder) usage(data gjson.Result, ptr string) (u *event.Usage, exact bool) {
+	u = &event.Usage{}
+	exact = true
 	if c := data.Get("cost"); c.Exists() {
 		if c.Type != gjson.Number {
 			d.fail(ptr+"/cost", "%s, want a number", jsonobj.TypeName(c))
@@ -284,11 +288,11 @@ func (d *Decoder) usage(data gjson.Result, ptr string) *event.Usage {
 	}
 	t := data.Get("tokens")
 	if !t.Exists() {
-		return u
+		return u, exact
 	}
 	if !t.IsObject() {
 		d.fail(ptr+"/tokens", "%s, want an object", jsonobj.TypeName(t))
-		return u
+		return u, exact
 	}
 	num := func(k string) *uint64 {
 		v := t.Get(k)
@@ -305,13 +309,14 @@ func (d *Decoder) usage(data gjson.Result, ptr string) *event.Usage {
 		return &n
 	}
 	u.InputTokens, u.OutputTokens, u.ReasoningTokens = num("input"), num("output"), num("reasoning")
+	u.OutputTokens, exact = opencodewire.OutputTokens(u.OutputTokens, u.ReasoningTokens)
 	u.TotalTokens = num("total")
 	if c := t.Get("cache"); c.Exists() && !c.IsObject() {
 		d.fail(ptr+"/tokens/cache", "%s, want an object", jsonobj.TypeName(c))
 	} else {
 		u.CacheReadTokens, u.CacheCreationTokens = num("cache.read"), num("cache.write")
 	}
-	return u
+	return u, exact
 }
 
 // jsonPath turns a gjson path of plain keys into a JSON pointer's tail.
@@ -465,7 +470,8 @@ func (d *Decoder) messageLine(out []*event.Event, r, data gjson.Result, line []b
 		out = d.push(out, 0, "", &event.Event{Synthetic: true, Body: &event.TurnStarted{}})
 	}
 	m := &message{id: id, assistant: true, line: n, summary: data.Get("summary").Type == gjson.True}
-	m.usage = d.usage(data, "/data")
+	var exact bool
+	m.usage, exact = d.usage(data, "/data")
 	m.time = d.millisAt(data.Get("time.completed"), "")
 	m.ended = m.time != ""
 	if f := data.Get("finish"); f.Exists() {
@@ -487,7 +493,8 @@ func (d *Decoder) messageLine(out []*event.Event, r, data gjson.Result, line []b
 		m.ended = true
 	}
 	carried := map[string]bool{"role": true, "cost": true}
-	if standardTokens(data.Get("tokens")) {
+	if exact && standardTokens(data.Get("tokens")) {
+		// (a saturated output is not the record's: it is kept whole)
 		carried["tokens"] = true
 	}
 	dataResidue(data, &res, carried, id)

@@ -56,7 +56,10 @@ type database struct {
 }
 
 // errWALWithoutSHM says why a database is not read.
-var errWALWithoutSHM = errors.New("its write-ahead log (-wal) has no shared-memory index (-shm) beside it, and SQLite reads the log only by creating one, which evtool does not do: start opencode once (it recovers the log), or copy the database, -wal included, elsewhere and read the copy")
+// A copy of the database and its -wal is refused the same way: the advice
+// is to fold the log into the copy, which a writable connection does (and
+// TestReaderChangesNothing does); the copy then has no -wal.
+var errWALWithoutSHM = errors.New("its write-ahead log (-wal) has no shared-memory index (-shm) beside it, and SQLite reads the log only by creating one, which evtool does not do: start opencode once (it recovers the log), or copy the database and its -wal, under the same names, to another directory, fold the log into the copy with `sqlite3 COPY 'PRAGMA journal_mode=DELETE'`, and read the copy")
 
 // openDatabase opens an opencode database read-only, as the package
 // comment says.

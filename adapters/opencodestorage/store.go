@@ -153,7 +153,10 @@ func scanStorage(ctx context.Context, storage string, seen map[string]bool, foun
 	return nil
 }
 
-// scanSessionFile takes one session file of the JSON storage.
+// scanSessionFile takes one session file of the JSON storage. Any other
+// file holds no opencode session: a file named on the command line is
+// offered to every agent's store, and another agent's session file is
+// its store's to find, not an error of this one.
 func scanSessionFile(path string, found func(sessions.Ref) error) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -161,7 +164,7 @@ func scanSessionFile(path string, found func(sessions.Ref) error) error {
 	}
 	storage := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
 	if filepath.Ext(abs) != ".json" || filepath.Base(filepath.Dir(filepath.Dir(abs))) != "session" {
-		return fmt.Errorf("%s: not an opencode database, storage directory or storage/session/<project>/<session>.json file", path)
+		return nil
 	}
 	return found(sessionRef(storage, abs, strings.TrimSuffix(filepath.Base(abs), ".json")))
 }

@@ -1,6 +1,7 @@
 package opencodestorage_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,5 +123,66 @@ func TestStoragesAgree(t *testing.T) {
 	fromJSON := open(t, sessions.Ref{ID: refs[0].ID, Path: filepath.Join(dir, "storage", "session", gjson.GetBytes(stream, "data.project_id").Str, refs[0].ID+".json")})
 	if fromDB != fromJSON || fromDB != string(stream) {
 		t.Errorf("the storages disagree:\n%s\n%s", fromDB, fromJSON)
+	}
+}
+
+// TestSessionTokens: `evtool sessions` adds a session's input, output and
+// cache tokens, the canonical output holding the reasoning; opencode
+// counts reasoning apart from output, so none of it may be left out. The
+// one assistant message of this JSON storage session states input 10,
+// output 20, reasoning 30, cache read 40, cache write 50: 150 in all.
+func TestSessionTokens(t *testing.T) {
+	const s = `"sessionID":"ses_old1"`
+	stream := `{"type":"session","id":"ses_old1","data":{"id":"ses_old1","version":"1.0.150","projectID":"prj1","directory":"/home/u/old","title":"Old one","time":{"created":1760000000000,"updated":1760000009000}}}
+{"type":"message","id":"msg_a",` + s + `,"data":{"role":"user","time":{"created":1760000001000}}}
+{"type":"part","id":"prt_a1","messageID":"msg_a",` + s + `,"data":{"type":"text","text":"hello old"}}
+{"type":"message","id":"msg_b",` + s + `,"data":{"role":"assistant","time":{"created":1760000002000,"completed":1760000005000},"modelID":"claude-sonnet-4-5","providerID":"anthropic","mode":"build","path":{"cwd":"/home/u/old","root":"/home/u/old"},"cost":0.0123,"tokens":{"input":10,"output":20,"reasoning":30,"cache":{"read":40,"write":50}},"finish":"stop"}}
+{"type":"part","id":"prt_b1","messageID":"msg_b",` + s + `,"data":{"type":"text","text":"hi","time":{"start":1760000003000,"end":1760000004000}}}
+`
+	dir := t.TempDir()
+	writeStorage(t, filepath.Join(dir, "storage"), []byte(stream))
+	refs := scan(t, dir)
+	if len(refs) != 1 {
+		t.Fatalf("Scan: %+v", refs)
+	}
+	sum := sessions.Summarize(opencodestorage.Store{}, refs[0], nil, nil)
+	if sum.Err != nil || !sum.TokensStated || sum.Tokens != 150 || sum.CostUSD != "0.0123" {
+		t.Errorf("tokens %d (stated %v), cost %q, err %v; want 150 tokens, cost 0.0123", sum.Tokens, sum.TokensStated, sum.CostUSD, sum.Err)
+	}
+}
+
+// TestScanOthersFile: a file that is not opencode's (another agent's
+// session file, named on the command line, where every store is asked)
+// holds no opencode session: Scan finds none, and says nothing is wrong,
+// so that the search goes on to the store whose file it is.
+func TestScanOthersFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"claude.jsonl":                 `{"type":"user","sessionId":"aaaa","message":{"role":"user","content":"hi"}}` + "\n",
+		"rollout.jsonl":                `{"timestamp":"2025-10-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}` + "\n",
+		"notes.json":                   `{}`,
+		"storage/message/ses_1/m.json": `{}`,
+		"fake.db":                      "not a database",
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var refs []sessions.Ref
+		err := (opencodestorage.Store{}).Scan(t.Context(), path, func(r sessions.Ref) error {
+			refs = append(refs, r)
+			return nil
+		})
+		if err != nil || len(refs) != 0 {
+			t.Errorf("Scan(%s) = %v, %v; want no session and no error", name, refs, err)
+		}
+	}
+	// A root that does not exist is still an error (Find skips it only
+	// among the stores' own roots).
+	if err := (opencodestorage.Store{}).Scan(t.Context(), filepath.Join(dir, "nothing"), func(sessions.Ref) error { return nil }); err == nil {
+		t.Error("Scan of a missing path: no error")
 	}
 }

@@ -1,6 +1,7 @@
 package opencodestorage_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/opencodestorage"
@@ -11,7 +12,9 @@ import (
 // TestUsageByHand: a session's usage is the sum of its assistant
 // messages' tokens and costs, and only those: the step-finish parts,
 // which state tokens per step (here deliberately other figures), are
-// never added. The figures are worked out by hand below.
+// never added. opencode's output excludes reasoning, the canonical output
+// includes it: a message's canonical output is its output + reasoning.
+// The figures are worked out by hand below.
 func TestUsageByHand(t *testing.T) {
 	const s = `"sessionID":"ses_u"`
 	msg := func(id, role, rest string) string {
@@ -62,11 +65,34 @@ func TestUsageByHand(t *testing.T) {
 	if rounds != 3 || len(turns) != 2 {
 		t.Fatalf("%d rounds, %d turns", rounds, len(turns))
 	}
-	// turn 1 = A + B: 1200+70 = 1270, 300+25 = 325, 40+0 = 40,
+	// turn 1 = A + B: 1200+70 = 1270, (300+40)+(25+0) = 365, 40+0 = 40,
 	// 8000+9500 = 17500, 500+0 = 500, 0.0123+0.00045 = 0.01275
-	check("turn 1", turns[0], 1270, 325, 40, 17500, 500, "0.01275")
-	// turn 2 = C: 5, 1, 0, 0, 3, 0.00001
+	check("turn 1", turns[0], 1270, 365, 40, 17500, 500, "0.01275")
+	// turn 2 = C: 5, 1+0, 0, 0, 3, 0.00001
 	check("turn 2", turns[1], 5, 1, 0, 0, 3, "0.00001")
-	// session = A + B + C: 1275, 326, 40, 17500, 503, 0.01276
-	check("session", session, 1275, 326, 40, 17500, 503, "0.01276")
+	// session = A + B + C: 1275, 366, 40, 17500, 503, 0.01276
+	check("session", session, 1275, 366, 40, 17500, 503, "0.01276")
+}
+
+// TestOutputSaturated: an output and reasoning whose sum is beyond a u64
+// give the largest u64 as the canonical output (a saturated count), and
+// the message's tokens are kept whole in the residue, as written.
+func TestOutputSaturated(t *testing.T) {
+	const tokens = `{"input":1,"output":18446744073709551615,"reasoning":2,"cache":{"read":0,"write":0}}`
+	evs := dialecttest.DecodeStream(t, opencodestorage.Dialect{},
+		`{"type":"session","id":"ses_s","data":{"id":"ses_s","directory":"/w","title":"s","version":"1.2.6","time_created":1,"time_updated":2}}`,
+		`{"type":"message","id":"msg_1","sessionID":"ses_s","data":{"role":"assistant","time":{"created":11,"completed":12},"modelID":"m","providerID":"p","cost":0,"tokens":`+tokens+`,"finish":"stop"}}`,
+	)
+	for _, ev := range evs {
+		if r, ok := ev.Body.(*event.RoundFinished); ok {
+			if *r.Usage.OutputTokens != 18446744073709551615 || *r.Usage.ReasoningTokens != 2 {
+				t.Errorf("output %d, reasoning %d", *r.Usage.OutputTokens, *r.Usage.ReasoningTokens)
+			}
+			if !strings.Contains(string(ev.Ext.Get(opencodestorage.Name)), `"tokens":`+tokens) {
+				t.Errorf("the tokens are not kept whole: %s", ev.Ext.Get(opencodestorage.Name))
+			}
+			return
+		}
+	}
+	t.Fatal("no round_finished")
 }

@@ -230,6 +230,43 @@ func TestReaderChangesNothing(t *testing.T) {
 	if after := dirState(t, broken); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("the refused reading changed the files:\nbefore %v\nafter  %v", before, after)
 	}
+
+	// The refusal's advice, followed, reads every session: the database
+	// and its -wal copied elsewhere (broken is such a copy already, and is
+	// refused the same way), and their log folded into the copy by
+	// `PRAGMA journal_mode=DELETE`, which a writable SQLite connection
+	// (the sqlite3 shell's) runs.
+	const fold = "PRAGMA journal_mode=DELETE"
+	if err == nil || !strings.Contains(err.Error(), fold) {
+		t.Fatalf("the refusal does not say how to read the database: %v", err)
+	}
+	w, err = sql.Open("sqlite", "file:"+filepath.Join(broken, "opencode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(fold); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := collect(t, broken)
+	if _, serr := os.Stat(filepath.Join(broken, "opencode.db-wal")); serr == nil {
+		t.Error("the log folded into the copy is still beside it")
+	}
+	if err != nil || len(refs) != len(dbStreams) {
+		t.Errorf("the copy, its log folded in: %d sessions, %v; want %d", len(refs), err, len(dbStreams))
+	}
+}
+
+// collect scans root and returns what it found and the error.
+func collect(t *testing.T, root string) ([]sessions.Ref, error) {
+	var refs []sessions.Ref
+	err := (opencodestorage.Store{}).Scan(t.Context(), root, func(r sessions.Ref) error {
+		refs = append(refs, r)
+		return nil
+	})
+	return refs, err
 }
 
 func TestConcurrentWriter(t *testing.T) {

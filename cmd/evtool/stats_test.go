@@ -49,12 +49,13 @@ func TestStatsByHand(t *testing.T) {
 			input: 21772 + 671, output: 110 + 8, cacheRead: 0 + 21415, cacheWrite: 0 + 0, reasoning: u64(0 + 0), cost: "0.001"},
 		// opencode server bus: the finished step's part is the one with
 		// usage ({"total":8755,"input":523,"output":4,"reasoning":36,
-		// "cache":{"write":0,"read":8192}}, cost 0; 523+4+36+8192 = 8755,
-		// so reasoning is beside output, not in it); the earlier
+		// "cache":{"write":0,"read":8192}}, cost 0; 523+4+36+8192 = 8755:
+		// opencode counts reasoning beside output, and the canonical
+		// output, which holds it, is 4+36 = 40); the earlier
 		// message.updated lines restate the assistant message with zeros
 		// while it runs.
 		{file: filepath.Join(next, "opencode", "meawoppl_server_event_stream.jsonl"),
-			input: 523, output: 4, cacheRead: 8192, cacheWrite: 0, reasoning: u64(36), cost: "0"},
+			input: 523, output: 4 + 36, cacheRead: 8192, cacheWrite: 0, reasoning: u64(36), cost: "0"},
 		// Claude: one result. result.usage is the main model's (sonnet):
 		// {"input_tokens":4,"cache_creation_input_tokens":7281,
 		// "cache_read_input_tokens":40618,"output_tokens":576}; modelUsage

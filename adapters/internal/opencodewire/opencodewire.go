@@ -6,6 +6,7 @@
 package opencodewire
 
 import (
+	"math"
 	"strings"
 	"time"
 
@@ -52,6 +53,25 @@ func KeepOthers(res *jsonobj.Residue, v gjson.Result, carried map[string]bool) {
 		}
 		return true
 	})
+}
+
+// OutputTokens returns the canonical output count of opencode's output
+// and reasoning counts. opencode counts them apart (its total is input +
+// output + reasoning + cache read + cache write); the canonical output
+// includes the reasoning, as the producers that state reasoning inside
+// output count it. An output opencode does not state stays unstated. exact
+// is false when the sum is beyond a u64: the output is then the largest
+// u64, a saturated count.
+func OutputTokens(output, reasoning *uint64) (out *uint64, exact bool) {
+	if output == nil || reasoning == nil {
+		return output, true
+	}
+	n := *output + *reasoning
+	if n < *output {
+		n = math.MaxUint64
+		return &n, false
+	}
+	return &n, true
 }
 
 // maxMillis is the last millisecond of year 9999, the last an RFC 3339
