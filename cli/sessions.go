@@ -147,6 +147,12 @@ func summaryCache(stderr io.Writer, priceFiles []string) *sessions.Cache {
 	if err != nil {
 		return nil // no home, no $XDG_CACHE_HOME: nothing to keep
 	}
+	if in := inAgents(path); in != "" {
+		// Never written into an agent's own directories, whatever
+		// $XDG_CACHE_HOME says.
+		fmt.Fprintf(stderr, "evtool: the sessions cache is not kept: %s is in %s\n", path, in)
+		return nil
+	}
 	var extra [][]byte
 	for _, f := range priceFiles {
 		b, err := os.ReadFile(f)

@@ -110,6 +110,9 @@ func (c *Cache) load() {
 		return
 	}
 	c.entries, c.used = map[string]cacheEntry{}, map[string]bool{}
+	if !regularOrAbsent(c.Path) {
+		return // a FIFO there would hang the listing; Save leaves it be
+	}
 	b, err := os.ReadFile(c.Path)
 	if err != nil {
 		return
@@ -216,6 +219,9 @@ func (c *Cache) Save() error {
 			delete(c.entries, k)
 		}
 	}
+	if !regularOrAbsent(c.Path) {
+		return fmt.Errorf("%s is not a regular file", c.Path)
+	}
 	b, err := json.Marshal(cacheFile{Version: cacheVersion, Salt: c.Salt, Entries: c.entries})
 	if err != nil {
 		return err
@@ -240,6 +246,14 @@ func (c *Cache) Save() error {
 	}
 	c.dirty = false
 	return nil
+}
+
+// regularOrAbsent reports whether path is a regular file (by its own
+// name, not a link's target) or nothing: the only cache file evtool reads
+// or replaces.
+func regularOrAbsent(path string) bool {
+	fi, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular()
 }
 
 // summarizeCached is Summarize through the cache, when there is one.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,4 +164,38 @@ func byID(list []*sessions.Summary, id string) *sessions.Summary {
 		}
 	}
 	return nil
+}
+
+// A FIFO (or anything but a regular file) where the cache would be is
+// neither read, which would hang the listing, nor replaced.
+func TestCacheIsARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(session("a", "/w/a", "2026-01-02T10:00:00.000000Z", "2026-01-02T11:00:00.000000Z", 100, 20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "sessions.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	c := &sessions.Cache{Path: fifo, Salt: "s"}
+	done := make(chan error, 1)
+	go func() {
+		_, err := sessions.List(context.Background(), []string{dir}, sessions.ListOptions{
+			Filter: sessions.Filter{Agents: []string{"counting"}}, Workers: 1, Cache: c})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the listing hangs on a FIFO at the cache's path")
+	}
+	if err := c.Save(); err == nil {
+		t.Error("Save replaced a FIFO")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO is gone: %v %v", fi, err)
+	}
 }
