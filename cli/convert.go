@@ -285,7 +285,11 @@ func runConvert(cmd *cli.Command, args []string, fl *convertFlags) error {
 			return ioErr(err)
 		}
 	}
-	// Every output is replaced together, once all were written.
+	// Every output is replaced together, once all were written, and
+	// what was to be said of them was said.
+	if err := failedWrite(stderr); err != nil {
+		return ioErr(err)
+	}
 	if err := set.CommitAll(); err != nil {
 		return ioErr(err)
 	}

@@ -298,6 +298,16 @@ func (t *trackedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// failedWrite returns the first write to w that failed, when w is a
+// writer Run tracks (stdout, stderr), else nil: an output file is not
+// replaced after the run could not say what it did (2>/dev/full).
+func failedWrite(w io.Writer) error {
+	if t, ok := w.(*trackedWriter); ok && t.err != nil {
+		return fmt.Errorf("writing the diagnostics: %w", t.err)
+	}
+	return nil
+}
+
 // fileOf returns the *os.File under a writer or reader Run was given, or
 // nil: convert compares it with its input, and the progress bar asks
 // whether it is a terminal.

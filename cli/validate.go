@@ -288,6 +288,11 @@ func (v *validation) finish(outs *outfile.Set, unchecked int) error {
 		fmt.Fprintf(v.stderr, "evtool: %s\n", v.tot)
 	}
 	if v.complete {
+		// Replaced only once what was to be said was said (not with a
+		// stderr that fails: 2>/dev/full).
+		if err := failedWrite(v.stderr); err != nil {
+			return ioErr(err)
+		}
 		if err := outs.CommitAll(); err != nil {
 			return ioErr(err)
 		}
