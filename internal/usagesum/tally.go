@@ -12,8 +12,8 @@ import (
 // Tally sums usages into a total, for a producer that states usage per
 // step or per message and no total (opencode's run output and its stored
 // messages). Counts saturate; costs are added as exact decimals, never
-// through float64, and a sum is given only when every usage stated its
-// cost.
+// through float64; a sum, of a count or of the cost, is given only when
+// every usage stated it.
 type Tally struct {
 	// N counts the usages added.
 	N                                   int
@@ -26,11 +26,16 @@ type Tally struct {
 	NoCost bool
 }
 
-// Counter is one count of a Tally: its sum, and whether any usage
-// stated it (an unstated count is absent, not 0).
+// Counter is one count of a Tally: its sum, whether any usage stated it
+// (an unstated count is absent, not 0), and whether a usage added to a
+// Tally left it out.
 type Counter struct {
 	N    uint64
 	Seen bool
+	// Missed says a usage added to a Tally did not state the count: the
+	// sum of those that did is not the count of them all (a run whose
+	// earlier steps predate opencode's tokens.total), so Get gives none.
+	Missed bool
 }
 
 // Add adds a stated count (nil: not stated).
@@ -42,9 +47,10 @@ func (c *Counter) Add(p *uint64) {
 	c.N = Sat(c.N, *p)
 }
 
-// Get returns the sum, nil when no usage stated the count.
+// Get returns the sum, nil when no usage stated the count, or when a
+// usage of a Tally did not (Missed).
 func (c *Counter) Get() *uint64 {
-	if !c.Seen {
+	if !c.Seen || c.Missed {
 		return nil
 	}
 	n := c.N
@@ -57,12 +63,14 @@ func (t *Tally) Add(u *event.Usage) {
 		return
 	}
 	t.N++
-	t.In.Add(u.InputTokens)
-	t.Out.Add(u.OutputTokens)
-	t.Reason.Add(u.ReasoningTokens)
-	t.Read.Add(u.CacheReadTokens)
-	t.Write.Add(u.CacheCreationTokens)
-	t.Total.Add(u.TotalTokens)
+	for _, c := range []struct {
+		c *Counter
+		p *uint64
+	}{{&t.In, u.InputTokens}, {&t.Out, u.OutputTokens}, {&t.Reason, u.ReasoningTokens},
+		{&t.Read, u.CacheReadTokens}, {&t.Write, u.CacheCreationTokens}, {&t.Total, u.TotalTokens}} {
+		c.c.Add(c.p)
+		c.c.Missed = c.c.Missed || c.p == nil
+	}
 	r, ok := new(big.Rat).SetString(string(u.CostUSD))
 	if u.CostUSD == "" || !ok {
 		t.NoCost = true

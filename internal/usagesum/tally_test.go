@@ -15,11 +15,15 @@ func TestTally(t *testing.T) {
 	if tl.Usage() != nil {
 		t.Fatal("an empty tally states usage")
 	}
-	// 0.1 + 1.5e-7 = 0.10000015 exactly; input saturates; output unstated.
-	tl.Add(&event.Usage{InputTokens: u64(math.MaxUint64 - 1), CostUSD: json.Number("0.1")})
-	tl.Add(&event.Usage{InputTokens: u64(5), CacheReadTokens: u64(7), CostUSD: json.Number("1.5e-7")})
+	// 0.1 + 1.5e-7 = 0.10000015 exactly; input saturates; output
+	// unstated; cache read and total stated by one usage of two: not the
+	// count of both (a run whose first steps predate opencode's
+	// tokens.total), so unstated too; reasoning stated by both.
+	tl.Add(&event.Usage{InputTokens: u64(math.MaxUint64 - 1), ReasoningTokens: u64(2), CostUSD: json.Number("0.1")})
+	tl.Add(&event.Usage{InputTokens: u64(5), ReasoningTokens: u64(3), CacheReadTokens: u64(7), TotalTokens: u64(1020), CostUSD: json.Number("1.5e-7")})
 	u := tl.Usage()
-	if *u.InputTokens != math.MaxUint64 || u.OutputTokens != nil || *u.CacheReadTokens != 7 || u.CostUSD != "0.10000015" {
+	if *u.InputTokens != math.MaxUint64 || u.OutputTokens != nil || u.CacheReadTokens != nil || u.TotalTokens != nil ||
+		*u.ReasoningTokens != 5 || u.CostUSD != "0.10000015" {
 		t.Errorf("usage %+v cost %s", u, u.CostUSD)
 	}
 	// A usage without a cost leaves the sum unknown, never partial.
