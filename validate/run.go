@@ -34,10 +34,11 @@ type Input struct {
 
 // Inputs expands command-line arguments into inputs: a file is itself
 // (whatever its name), a directory stands for its *.jsonl and *.ndjson
-// files at any depth (plain, .gz or .zst), and "-" for standard input; a
-// name that is not a directory stands for a file, so a missing one fails
-// when it is read, as its Result's Err. The inputs are sorted by name, as
-// diagnostics are, and each appears once. A directory without
+// files at any depth (plain, .gz or .zst, but not a compressed copy whose
+// plain sibling exists: see compressedCopy), and "-" for standard input;
+// a name that is not a directory stands for a file, so a missing one
+// fails when it is read, as its Result's Err. The inputs are sorted by
+// name, as diagnostics are, and each appears once. A directory without
 // such a file is an error: it would pass without a line being checked.
 func Inputs(args []string) ([]Input, error) {
 	var out []Input
@@ -58,7 +59,7 @@ func Inputs(args []string) ([]Input, error) {
 			if err != nil {
 				return err
 			}
-			if e.IsDir() || !isStream(p) {
+			if e.IsDir() || !isStream(p) || compressedCopy(p) {
 				return nil
 			}
 			if !e.Type().IsRegular() {
@@ -91,6 +92,27 @@ func isStream(p string) bool {
 	}
 	ext := filepath.Ext(p)
 	return ext == ".jsonl" || ext == ".ndjson"
+}
+
+// compressedCopy reports whether a stream found in a directory is a
+// compressed copy of a plain sibling that exists: x.jsonl.zst (or .gz)
+// beside x.jsonl. The plain file is the stream and the copy is left out,
+// else every line would be read twice: Codex compresses a rollout to
+// .jsonl.zst while it may still append to the plain one, and its own
+// reader, as evtool's session store (adapters/codexrollout Store.Scan),
+// takes the plain one where both exist. A compressed file named as an
+// operand is read all the same.
+func compressedCopy(p string) bool {
+	lower := strings.ToLower(p)
+	for _, z := range []string{".gz", ".zst"} {
+		if !strings.HasSuffix(lower, z) {
+			continue
+		}
+		plain := p[:len(p)-len(z)]
+		fi, err := os.Stat(plain) // a link to a file counts, as in Inputs
+		return err == nil && fi.Mode().IsRegular()
+	}
+	return false
 }
 
 // Result is what validating one input found.

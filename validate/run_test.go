@@ -68,6 +68,35 @@ func TestInputs(t *testing.T) {
 	})
 }
 
+// A directory holding a stream and a compressed copy of it (Codex
+// compresses a rollout to .jsonl.zst and keeps appending to the plain one
+// while both exist) stands for the plain file alone, as the session store
+// reads it: the copy would count every line twice. A compressed file
+// without its plain sibling is read, and one named is itself.
+func TestInputsPlainSiblingWins(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"s/r.jsonl": "", "s/r.jsonl.zst": "", "s/g.ndjson": "", "s/g.ndjson.gz": "",
+		"s/only.jsonl.zst": "", "s/UP.JSONL": "", "s/UP.JSONL.GZ": "",
+	})
+	t.Chdir(dir)
+	got, err := validate.Inputs([]string{"s", "s/r.jsonl.zst"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"s/UP.JSONL", "s/g.ndjson", "s/only.jsonl.zst", "s/r.jsonl", "s/r.jsonl.zst"}
+	if fmt.Sprint(names(got)) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", names(got), want)
+	}
+	got, err = validate.Inputs([]string{"s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"s/UP.JSONL", "s/g.ndjson", "s/only.jsonl.zst", "s/r.jsonl"}
+	if fmt.Sprint(names(got)) != fmt.Sprint(want) {
+		t.Errorf("the directory alone: got %v, want %v", names(got), want)
+	}
+}
+
 // many writes n broken streams and returns their inputs.
 func many(t *testing.T, n int) []validate.Input {
 	t.Helper()

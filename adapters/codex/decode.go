@@ -320,8 +320,9 @@ func (d *Decoder) turnEnded(r *reader, root gjson.Result, typ string) ([]*event.
 			if err != nil {
 				return nil, err
 			}
-			// The turn's own usage; the thread's total ends the run.
-			b.Usage, d.usage = c.since(d.enc.st.usage).canonical(), c.canonical()
+			// The turn's own usage; the thread's total (and the totals
+			// of the threads before it) ends the run.
+			b.Usage, d.usage = c.since(d.enc.st.usage).canonical(), c.add(d.enc.st.spent).canonical()
 		}
 	} else {
 		b.Status = event.StatusError

@@ -303,3 +303,55 @@ func TestResumedHeaderDecodeError(t *testing.T) {
 		t.Fatalf("events %v, want the line kept whole", evs)
 	}
 }
+
+// Two `codex exec --json` runs of different threads appended to one file:
+// each thread's running total starts from zero, so the second turn counts
+// its own thread's total and the session what both threads spent (the
+// stream breaks codex/thread-changed, which validate reports).
+func TestUsageNewThreadRestartsTotal(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		a, b       string // the threads' totals: input, output
+		turn2, fin [2]uint64
+	}{
+		{"second above first", `"input_tokens":1000,"cached_input_tokens":0,"output_tokens":100`, `"input_tokens":1500,"cached_input_tokens":0,"output_tokens":150`,
+			[2]uint64{1500, 150}, [2]uint64{2500, 250}},
+		{"second below first", `"input_tokens":1500,"cached_input_tokens":0,"output_tokens":150`, `"input_tokens":1000,"cached_input_tokens":0,"output_tokens":100`,
+			[2]uint64{1000, 100}, [2]uint64{2500, 250}},
+	} {
+		evs := decode(t,
+			`{"type":"thread.started","thread_id":"019c0000-0000-7000-8000-00000000000a"}`,
+			`{"type":"turn.started"}`,
+			`{"type":"turn.completed","usage":{`+c.a+`}}`,
+			`{"type":"thread.started","thread_id":"019c0000-0000-7000-8000-00000000000b"}`,
+			`{"type":"turn.started"}`,
+			`{"type":"turn.completed","usage":{`+c.b+`}}`,
+			// A resumed process of the second thread goes on from its total.
+			`{"type":"thread.started","thread_id":"019c0000-0000-7000-8000-00000000000b"}`,
+			`{"type":"turn.started"}`,
+			`{"type":"turn.completed","usage":{"input_tokens":2000,"cached_input_tokens":0,"output_tokens":200}}`,
+		)
+		var turns [][2]uint64
+		var fin *event.Usage
+		for _, e := range evs {
+			switch b := e.Body.(type) {
+			case *event.TurnFinished:
+				if b.Usage == nil || b.Usage.InputTokens == nil || b.Usage.OutputTokens == nil {
+					turns = append(turns, [2]uint64{})
+					continue
+				}
+				turns = append(turns, [2]uint64{*b.Usage.InputTokens, *b.Usage.OutputTokens})
+			case *event.SessionFinished:
+				fin = b.Usage
+			}
+		}
+		third := [2]uint64{2000 - c.turn2[0], 200 - c.turn2[1]}
+		if len(turns) != 3 || turns[1] != c.turn2 || turns[2] != third {
+			t.Errorf("%s: turns' usage %v, want the second %v, the third %v", c.name, turns, c.turn2, third)
+		}
+		want := [2]uint64{c.fin[0] - c.turn2[0] + 2000, c.fin[1] - c.turn2[1] + 200}
+		if fin == nil || fin.InputTokens == nil || *fin.InputTokens != want[0] || *fin.OutputTokens != want[1] || *fin.TotalTokens != want[0]+want[1] {
+			t.Errorf("%s: session usage %+v, want input %d, output %d", c.name, fin, want[0], want[1])
+		}
+	}
+}

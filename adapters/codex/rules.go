@@ -74,6 +74,7 @@ type item struct {
 type checker struct {
 	check.Frame
 	thread   string // the first thread.started's thread_id
+	cur      string // the current process's thread_id
 	procLine int    // line of the current process's thread.started
 	procTurn int    // line of the turn.started of the current process's turn, 0 before it
 	turn     int    // the open turn's number, 0 when none is open
@@ -162,15 +163,24 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 // process checks a thread.started: the first begins the stream, a later
 // one another process of the same thread (codex exec resume), after the
 // one before it ended its turn. What belongs to a process (its item ids,
-// its turn) starts again; the thread's running usage goes on.
+// its turn) starts again; the thread's running usage goes on, and that of
+// another thread (codex/thread-changed) starts from zero, as the decoder
+// counts it.
 func (c *checker) process(rep dialect.Reporter, r gjson.Result, report func(dialect.Finding)) {
 	id := r.Get("thread_id")
 	if c.Lines == 1 {
 		c.thread, c.procLine = strings.Clone(id.Str), rep.Line
+		c.cur = c.thread
 		return
 	}
 	if id.Type == gjson.String && c.procLine > 0 && id.Str != c.thread {
 		rep.Reportf(ruleThreadChanged, "/thread_id", "thread %q, and %q on line 1: a stream holds the processes of one thread", id.Str, c.thread)
+	}
+	if id.Type == gjson.String && id.Str != "" && id.Str != c.cur {
+		if c.cur != "" {
+			c.hasUsage = [5]bool{}
+		}
+		c.cur = strings.Clone(id.Str)
 	}
 	switch {
 	case c.turn > 0:

@@ -19,10 +19,13 @@ import (
 // several (`codex exec resume`) written one after the other. Each process
 // writes its own thread.started and then one turn, and numbers its items
 // from item_0 again; so thread.started begins a process and resets what
-// belongs to one.
+// belongs to one. A thread.started of another thread (two runs' output
+// appended to one file, which codex/thread-changed reports) begins that
+// thread's running usage from zero.
 type state struct {
 	header bool   // thread.started was seen
 	thread string // the thread_id of the first thread.started
+	cur    string // the thread_id of the current process's thread.started
 	procs  int    // thread.started lines seen: the number of the current process
 	turn   bool   // a turn is open
 	ended  bool   // the current process's turn ended: a next line begins a new process
@@ -30,6 +33,7 @@ type state struct {
 	open   map[string]*openItem
 	todo   string // id of the open todo_list item, "" if none
 	usage  counts // the thread's running usage, as the last turn.completed wrote it
+	spent  counts // the running usage of the threads before the current one, summed
 }
 
 // openItem is an item that started (or was updated) and has not
@@ -104,9 +108,17 @@ func (st *state) commitRoot(r gjson.Result) {
 	st.ended = false
 	switch t {
 	case "thread.started":
+		id := r.Get("thread_id").Str
 		if !st.header {
 			st.header = true
-			st.thread = strings.Clone(r.Get("thread_id").Str)
+			st.thread = strings.Clone(id)
+		}
+		if id != "" && st.cur != "" && id != st.cur {
+			// Another thread: its total starts from zero.
+			st.spent, st.usage = st.spent.add(st.usage), counts{}
+		}
+		if id != "" && id != st.cur {
+			st.cur = strings.Clone(id)
 		}
 		st.procs++
 		st.turn, st.ended, st.next, st.todo = false, false, 0, ""

@@ -38,8 +38,10 @@ import (
 // The running total is for the thread, across the processes of its
 // turns (codex exec resume), while a canonical count is the event's own:
 // a turn_finished carries what its turn added to the total before it in
-// the stream (the total itself for the stream's first turn), the
-// session_finished the total. The encoder adds the total back.
+// the stream (the total itself for the stream's first turn, and for the
+// first turn of another thread, whose total starts from zero), the
+// session_finished the total (summed over the threads of a stream that
+// holds several). The encoder adds the total back.
 
 // wire is a usage as Codex writes it.
 type wire struct {
@@ -135,6 +137,25 @@ func (c counts) since(prev counts) counts {
 		if c.has[i] && prev.has[i] {
 			c.n[i] -= prev.n[i]
 		}
+	}
+	return c
+}
+
+// add returns the sum of two running totals (of two threads), count by
+// count: a count either has is in the sum, saturating at the largest i64.
+func (c counts) add(o counts) counts {
+	for i := range c.n {
+		if !o.has[i] {
+			continue
+		}
+		if c.has[i] && c.n[i] > 0 && o.n[i] > math.MaxInt64-c.n[i] {
+			c.n[i] = math.MaxInt64
+		} else if c.has[i] {
+			c.n[i] += o.n[i]
+		} else {
+			c.n[i] = o.n[i]
+		}
+		c.has[i] = true
 	}
 	return c
 }

@@ -37,7 +37,6 @@ type Decoder struct {
 	jsonobj.OwnLine // a long line is read in place (UseOwn)
 	opts            dialect.DecodeOptions
 	begun           bool // session_started was emitted
-	legacy          bool // the stream is of the mid-2025 format: messages are read from its items
 
 	rp replay
 	m  meter
@@ -52,6 +51,13 @@ type Decoder struct {
 
 	calls map[string]string // open tool calls: id → name
 	done  idset.Set         // finished tool calls
+	// Web searches of the turn told once so far, in their order: id-less
+	// web_search_call items (their ids made of the line) no
+	// web_search_end has answered, and web_search_end events of calls
+	// no item announced. Builds whose item has no id write the search's
+	// call_id on its end event alone; the two are one search (see
+	// pairSearch).
+	searchItems, searchEnds []string
 
 	compacted bool // the last content event was a compaction: a second account of it is a copy
 
@@ -177,6 +183,10 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 		// this line ends the copy.
 		out = d.flushHeld(out, !copied && d.rp.endedLine == d.rp.lines)
 	}
+	if d.rp.endedMidTurn() {
+		out = append(out, &event.Event{Synthetic: true, Body: &event.Notice{Severity: event.SeverityWarning,
+			Message: "the fork's copy of its parent's history ends here, after a pause, inside a turn: the fork's own turn began within the copy, and its first lines were kept as the copy"}})
+	}
 	if copied && l.v.form == formEnvelope && l.v.typ == "turn_context" && !d.rp.hasStart && !d.rp.preserved {
 		d.held = &held{raw: append([]byte(nil), raw...), n: n}
 		return out, nil
@@ -190,7 +200,6 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 	}
 	if !d.begun {
 		d.begun = true
-		d.legacy = l.v.legacy()
 		if l.v.isSessionMeta() {
 			if d.session(l); l.err != nil {
 				// The header cannot be read: the stream still begins.
@@ -487,7 +496,9 @@ func (d *Decoder) item(l *line) {
 // without the context Codex adds to the model's copy), so the item is a
 // copy. The mid-2025 format has no events: its items are read, its user
 // messages that only carry Codex's context (<environment_context>,
-// <user_instructions>) kept as unmapped.
+// <user_instructions>) kept as unmapped. Which a line is goes by its own
+// form, not the stream's first line's: a mid-2025 rollout resumed by a
+// newer build goes on in the newer lines, events and all.
 func (d *Decoder) messageItem(l *line) {
 	role := l.str("role")
 	content := l.get("content")
@@ -498,7 +509,7 @@ func (d *Decoder) messageItem(l *line) {
 		return
 	}
 	text, images := contentText(content)
-	if !d.legacy {
+	if l.v.form != formBare {
 		if role == "assistant" || role == "user" && !isContext(text) {
 			d.kept(l, keptCopy)
 		} else {
@@ -532,13 +543,13 @@ func (d *Decoder) messageItem(l *line) {
 // reasoningItem reads a reasoning item. Where Codex writes events its
 // summaries come as agent_reasoning events too, and the item is a copy (an
 // item with no text to show, encrypted or empty, is unmapped); the
-// mid-2025 format's item is read.
+// mid-2025 format's item is read (by the line's form, as messageItem).
 func (d *Decoder) reasoningItem(l *line) {
 	text := reasoningText(l.v.payload)
 	switch {
 	case text == "":
 		d.kept(l, keptUnmapped)
-	case !d.legacy:
+	case l.v.form != formBare:
 		d.kept(l, keptCopy)
 	default:
 		d.emit(l, &event.Reasoning{Text: text}, nil)

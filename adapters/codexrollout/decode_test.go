@@ -199,3 +199,46 @@ func TestCanonicalOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestWebSearchWithoutID: builds whose web_search_call item has no id
+// (serde skips it) write the search's call_id only on its web_search_end;
+// the item and the end event are one search, paired in their order,
+// whichever comes first, and several searches pair one to one.
+func TestWebSearchWithoutID(t *testing.T) {
+	item := `{"timestamp":"2026-05-01T08:00:03.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}}`
+	end := func(id string) string {
+		return `{"timestamp":"2026-05-01T08:00:03.001Z","type":"event_msg","payload":{"type":"web_search_end","call_id":"` + id + `","query":"q","action":{"type":"search","query":"q"}}}`
+	}
+	start := `{"timestamp":"2026-05-01T08:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"w1"}}`
+	stop := `{"timestamp":"2026-05-01T08:00:04.000Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"w1"}}`
+	for _, c := range []struct {
+		name  string
+		lines []string
+		calls int
+	}{
+		{"item, then end", []string{start, item, end("ws_1"), stop}, 1},
+		{"end, then item", []string{start, end("ws_1"), item, stop}, 1},
+		{"two searches", []string{start, item, item, end("ws_1"), end("ws_2"), stop}, 2},
+		{"an end of a search with an id", []string{start, strings.Replace(item, `"status"`, `"id":"ws_1","status"`, 1), end("ws_1"), stop}, 1},
+		// The end event first (the extended persistence writes end
+		// events before the items), then its item with its id, then a
+		// search whose item has none.
+		{"end, then item with id, then item", []string{start, end("ws_1"), strings.Replace(item, `"status"`, `"id":"ws_1","status"`, 1), item, stop}, 2},
+		// Unpaired across turns: each turn's search is its own.
+		{"two turns", []string{start, item, stop, start, end("ws_2"), stop}, 2},
+	} {
+		evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, stream(c.lines...)...)
+		calls, finished := 0, 0
+		for _, e := range evs {
+			switch e.Body.(type) {
+			case *event.ToolCall:
+				calls++
+			case *event.ToolFinished:
+				finished++
+			}
+		}
+		if calls != c.calls || finished != c.calls {
+			t.Errorf("%s: %d calls, %d finished, want %d:\n%s", c.name, calls, finished, c.calls, dialecttest.Canonical(t, evs))
+		}
+	}
+}

@@ -32,10 +32,16 @@ import (
 //     form seen in 2026 files), the first task_started whose started_at
 //     (its turn's start, in seconds, which a copy keeps) falls in the
 //     second its line was written, at or after the fork: a copied
-//     task_started was written long after its turn began. Failing that
-//     (builds whose task_started has no started_at), the first line
-//     written more than a minute after the copy began: Codex writes the
-//     copy in one burst.
+//     task_started was written long after its turn began; failing that,
+//     the first line written more than a minute after the copy began.
+//     Where no copied task_started states started_at (builds whose
+//     task_started has none, and builds that write no task events), the
+//     first line written more than a second after the line before it:
+//     Codex writes the copy in one burst, its lines milliseconds apart,
+//     and a fork's own first line waits for its prompt. A line ending the
+//     copy so that is no turn's first (the fork's own turn began inside
+//     the burst: a subagent prompted at once) leaves the start of that
+//     turn in the copy, and codex-rollout/replay-unended says so.
 //
 // A copy with no such line is the rest of the stream: the decoder counts
 // nothing of it, rather than the parent's usage twice, and
@@ -57,6 +63,14 @@ type replay struct {
 	fromLine  int    // line of the copied header
 	ownTurn   bool   // the stream began a turn of its own
 	endedLine int    // line of the child's first own line after the copy
+	// Of a copy stamped anew: the time of its latest line, and whether
+	// the line that ended it, after a pause, opens no turn.
+	lastTime time.Time
+	hasLast  bool
+	midTurn  bool
+	// A copied task_started stated started_at: the build writes it, and
+	// the fork's own first task_started will say it is its own.
+	startedAt bool
 }
 
 type replayState uint8
@@ -71,6 +85,12 @@ const (
 // header's line must be for the copy to be taken as keeping its original
 // times: a copy stamped anew is written within milliseconds of the fork.
 const preservedGap = time.Minute
+
+// copyPause is the longest a copy stamped anew pauses between two of its
+// lines: Codex writes the copy in one burst (hundreds of lines within
+// milliseconds, ccusage #1501), so a longer pause is the fork waiting for
+// its own first prompt.
+const copyPause = time.Second
 
 // step reads one line and reports whether it is a copied line, and
 // whether it is the copy's first.
@@ -113,6 +133,7 @@ func (r *replay) step(v *view) (copied, began bool) {
 				r.state, r.from, r.fromLine = replayActive, cloneStr(id.Str), r.lines
 				if t, ok := timeOf(v.ts); ok {
 					r.copyTime, r.hasCopy = t, true
+					r.lastTime, r.hasLast = t, true
 					r.preserved = r.hasHead && t.Add(preservedGap).Before(r.headTime)
 				}
 				return true, true
@@ -129,6 +150,9 @@ func (r *replay) step(v *view) (copied, began bool) {
 			r.ownTurn = true
 			return false, false
 		}
+		if t, ok := timeOf(v.ts); ok {
+			r.lastTime, r.hasLast = t, true
+		}
 		return true, false
 	}
 	return false, false
@@ -140,7 +164,16 @@ func (r *replay) ends(v *view) bool {
 	if r.preserved {
 		return ok && !t.Before(r.headTime)
 	}
-	if ok && r.hasCopy && t.Sub(r.copyTime) > preservedGap {
+	switch {
+	case !ok:
+	case r.startedAt:
+		// A build that writes started_at marks the fork's first turn
+		// so; the time is the fallback it had.
+		if r.hasCopy && t.Sub(r.copyTime) > preservedGap {
+			return true
+		}
+	case r.hasLast && t.Sub(r.lastTime) > copyPause:
+		r.midTurn = !opensTurn(v)
 		return true
 	}
 	if !ok || v.form != formEnvelope || v.typ != "event_msg" || !isTurnStart(v.ptype) {
@@ -150,6 +183,7 @@ func (r *replay) ends(v *view) bool {
 	if msg != "" {
 		return false
 	}
+	r.startedAt = true
 	if started >= 100_000_000_000 || started <= -100_000_000_000 {
 		started /= 1000 // milliseconds, should a build write them
 	}
@@ -159,6 +193,31 @@ func (r *replay) ends(v *view) bool {
 
 // unended reports whether the stream ended inside the copy.
 func (r *replay) unended() bool { return r.state == replayActive }
+
+// endedMidTurn reports whether the line just read ended the copy after a
+// pause while opening no turn: the fork's own turn began inside the copy,
+// and its first lines were kept as copied.
+func (r *replay) endedMidTurn() bool {
+	return r.state == replayDone && r.endedLine == r.lines && r.midTurn
+}
+
+// opensTurn reports whether a line is one a turn begins with: its
+// turn_context, task_started, the user's message as an event or an item.
+func opensTurn(v *view) bool {
+	switch {
+	case v.form == formBare:
+		return v.typ == "message" && jsonobj.Lookup(v.root, "role").Str == "user"
+	case v.form != formEnvelope:
+		return false
+	case v.typ == "turn_context":
+		return true
+	case v.typ == "event_msg":
+		return isTurnStart(v.ptype) || v.ptype == "user_message"
+	case v.typ == "response_item":
+		return v.ptype == "message" && jsonobj.Lookup(v.payload, "role").Str == "user"
+	}
+	return false
+}
 
 // isTurnStart reports whether an event type starts a turn (task_started,
 // and its alias turn_started).

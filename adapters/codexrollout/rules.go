@@ -76,6 +76,10 @@ type checker struct {
 	hasBase bool
 
 	turnLine int // line of the open turn's task_started, 0 for none
+	// A user_message began a turn no task_started opened: builds that
+	// persist no task events (their turns begin with the user's message,
+	// as the decoder reads them) still persist turn_aborted.
+	implicit bool
 	calls    check.Calls
 }
 
@@ -99,6 +103,9 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	}
 	v := read(root)
 	copied, began := c.rp.step(&v)
+	if c.rp.endedMidTurn() {
+		rep.Reportf(ruleReplayUnended, "", "the copy of thread %s's history that begins on line %d ends here, after a pause, inside a turn: the fork's own turn began within the copy, and its first lines are kept as the copy, uncounted", c.rp.from, c.rp.fromLine)
+	}
 	if c.Lines == 1 {
 		c.legacy = v.legacy()
 		if !v.isSessionMeta() {
@@ -245,12 +252,16 @@ func (c *checker) event(rep dialect.Reporter, v *view) {
 		if c.turnLine > 0 {
 			rep.Reportf(ruleTurnOpen, "/payload/type", "%s while the turn begun on line %d is open: that turn has no task_complete or turn_aborted", v.ptype, c.turnLine)
 		}
-		c.turnLine = rep.Line
+		c.turnLine, c.implicit = rep.Line, false
 	case isTurnEnd(v.ptype):
-		if c.turnLine == 0 {
+		// A turn_aborted ends the turn a user_message began; no build
+		// persists task_complete without task_started.
+		if c.turnLine == 0 && !(c.implicit && v.ptype == "turn_aborted") {
 			rep.Reportf(ruleTurnNotStarted, "/payload/type", "%s without an open turn", v.ptype)
 		}
-		c.turnLine = 0
+		c.turnLine, c.implicit = 0, false
+	case v.ptype == "user_message":
+		c.implicit = c.implicit || c.turnLine == 0
 	case v.ptype == "dynamic_tool_call_request":
 		c.call(rep, v, "call_id")
 	}
@@ -302,7 +313,7 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 		return
 	}
 	if c.rp.unended() {
-		report(ruleReplayUnended.Finding(c.rp.fromLine, "", fmt.Sprintf("the copy of thread %s's history that begins here runs to the end: no line tells the fork's own lines from it, so none is counted (a task_started whose started_at is its own second marks the first)", c.rp.from)))
+		report(ruleReplayUnended.Finding(c.rp.fromLine, "", fmt.Sprintf("the copy of thread %s's history that begins here runs to the end: no line tells the fork's own lines from it, so none is counted (a task_started whose started_at is its own second, or a line after a pause of more than a second, marks the first)", c.rp.from)))
 	}
 	if c.turnLine > 0 {
 		report(ruleTruncated.Finding(last, "", fmt.Sprintf("the stream ends inside the turn begun on line %d: the session is running, or its process died", c.turnLine)))

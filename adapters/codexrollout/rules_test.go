@@ -82,6 +82,8 @@ func TestInvalidStreams(t *testing.T) {
 func TestValidStreamsWarnings(t *testing.T) {
 	want := map[string][]string{
 		"fork_unended.jsonl":    {"codex-rollout/replay-unended"},
+		"fork_midturn.jsonl":    {"codex-rollout/replay-unended", "codex-rollout/turn-not-started"},
+		"legacy_resumed.jsonl":  {"codex-rollout/format-mixed"},
 		"legacy_cli_0.34.jsonl": {"codex-rollout/arguments"},
 		"unknown_types.jsonl":   {"codex-rollout/unknown-type", "codex-rollout/unknown-field"},
 	}

@@ -2,6 +2,7 @@ package codexrollout
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,14 +209,27 @@ func (d *Decoder) wholeCall(l *line) {
 	consumed := []string{}
 	var notes []note
 	if id == "" {
+		if l.v.ptype == "web_search_call" && pairSearch(&d.searchEnds) {
+			// The search a web_search_end before it told.
+			d.kept(l, keptCopy)
+			return
+		}
 		// An item without its id: one made of the line, unique in the
 		// stream.
 		id = l.v.ptype + "@" + strconv.Itoa(l.n)
 		notes = append(notes, note{"@call_id", `"line"`})
+		if l.v.ptype == "web_search_call" {
+			d.searchItems = append(d.searchItems, cloneStr(id))
+		}
 	} else {
 		consumed = append(consumed, "id")
 	}
 	if d.known(id) {
+		// The item of a search whose end event came first: that end
+		// was no id-less item's.
+		if i := slices.Index(d.searchEnds, id); i >= 0 {
+			d.searchEnds = slices.Delete(d.searchEnds, i, i+1)
+		}
 		d.kept(l, keptCopy)
 		return
 	}
@@ -241,6 +255,20 @@ func (d *Decoder) wholeCall(l *line) {
 	d.close(id)
 }
 
+// pairSearch takes the first of the turn's web searches told once so far
+// by the other kind of line, reporting whether there was one. Builds
+// whose web_search_call has no id (serde skips it) write the search's
+// call_id on web_search_end alone: an id-less item and an end event of a
+// call no item announced, in one turn, are one search told twice, paired
+// in their order.
+func pairSearch(q *[]string) bool {
+	if len(*q) == 0 {
+		return false
+	}
+	*q = append((*q)[:0], (*q)[1:]...)
+	return true
+}
+
 // toolEnd reads an end event.
 func (d *Decoder) toolEnd(l *line) {
 	id := l.str("call_id")
@@ -262,6 +290,14 @@ func (d *Decoder) toolEnd(l *line) {
 	if d.done.Has(id) {
 		d.kept(l, keptCopy)
 		return
+	}
+	if l.v.ptype == "web_search_end" && !d.known(id) {
+		if pairSearch(&d.searchItems) {
+			// The search an id-less web_search_call before it told.
+			d.kept(l, keptCopy)
+			return
+		}
+		d.searchEnds = append(d.searchEnds, cloneStr(id))
 	}
 	b := &event.ToolFinished{CallID: id, Status: event.ToolSuccess}
 	consumed := []string{"call_id"}

@@ -29,6 +29,7 @@ func (d *Decoder) beginTurn(id string, explicit bool) {
 		id = "turn-" + strconv.Itoa(d.turns)
 	}
 	d.turn, d.turnOpen, d.explicit = cloneStr(id), true, explicit
+	d.searchItems, d.searchEnds = d.searchItems[:0], d.searchEnds[:0]
 	if len(d.recent) == maxRecent {
 		d.recent = append(d.recent[:0], d.recent[1:]...)
 	}
@@ -102,6 +103,7 @@ func (d *Decoder) turnEnded(l *line, status event.Status) {
 	}
 	d.emit(l, b, keys(consumed...))
 	d.turnOpen, d.explicit = false, false
+	d.searchItems, d.searchEnds = d.searchItems[:0], d.searchEnds[:0]
 }
 
 // rolledBack reads thread_rolled_back: the last num_turns user turns

@@ -3,6 +3,8 @@ package codexrollout_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/adapters/codexrollout"
@@ -113,6 +115,9 @@ func TestStreamUsage(t *testing.T) {
 		{"fork_preserved", [5]uint64{2000, 4000, 200, 60, 6200}},
 		{"fork_ordinal", [5]uint64{2000, 6000, 400, 100, 8400}},
 		{"fork_late", [5]uint64{1000, 4000, 200, 50, 5200}},
+		// A subagent prompted at once: the copy ends at its first total,
+		// after the pause its request took (with a warning).
+		{"fork_midturn", [5]uint64{1000, 4000, 200, 50, 5200}},
 		// 240000/200000/3000/1000, the refill to zeros (nothing), then
 		// 12000/0/800/300 and 20000/6000/1000/400 counted from it.
 		{"compaction", [5]uint64{54000, 206000, 4000, 1400, 264000}},
@@ -135,5 +140,90 @@ func TestStreamUsage(t *testing.T) {
 	fin := evs[len(evs)-1].Body.(*event.SessionFinished)
 	if n, ok := evs[len(evs)-2].Body.(*event.Notice); fin.Usage != nil || !ok || n.Severity != event.SeverityWarning {
 		t.Errorf("fork_unended: usage %+v, the event before it %T", fin.Usage, evs[len(evs)-2].Body)
+	}
+}
+
+// A fork's own first turn that comes within a minute of the copy, from a
+// build that writes no started_at (or no task events at all), is the
+// child's: the copy Codex writes in one burst ends at the first pause
+// between two lines. fork_backtrack is the TUI's Esc-Esc backtrack (no
+// task events, the edited prompt 8 seconds after the copy), fork_nostart
+// a fork whose task_started has no started_at, prompted 30 seconds after.
+func TestForkOwnTurnSoonAfterCopy(t *testing.T) {
+	cases := []struct {
+		stream string
+		turns  int
+		want   [5]uint64 // input, cache read, output, reasoning, total
+	}{
+		// The copy ends at 10000/8000/500/100; the fork's own total is
+		// 36000/28000/1500/400.
+		{"fork_backtrack", 2, [5]uint64{6000, 20000, 1000, 300, 27000}},
+		// The copy ends at 25000/20000/900/200; the fork's own total is
+		// 40000/30000/1200/260.
+		{"fork_nostart", 2, [5]uint64{5000, 10000, 300, 60, 15300}},
+	}
+	for _, c := range cases {
+		evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, dialecttest.ReadLines(t, filepath.Join("testdata", c.stream+".jsonl"))...)
+		turns := 0
+		for _, e := range evs {
+			switch b := e.Body.(type) {
+			case *event.TurnStarted:
+				turns++
+			case *event.Notice:
+				t.Errorf("%s: notice %q", c.stream, b.Message)
+			}
+		}
+		fin, ok := evs[len(evs)-1].Body.(*event.SessionFinished)
+		if !ok || fin.Usage == nil {
+			t.Errorf("%s: no session_finished with usage", c.stream)
+			continue
+		}
+		u := fin.Usage
+		got := [5]uint64{*u.InputTokens, *u.CacheReadTokens, *u.OutputTokens, *u.ReasoningTokens, *u.TotalTokens}
+		if got != c.want || turns != c.turns {
+			t.Errorf("%s: %d turns, usage %v; want %d turns, %v", c.stream, turns, got, c.turns, c.want)
+		}
+	}
+}
+
+// A mid-2025 rollout resumed by a newer build goes on in the newer line
+// format: its bare items are read (they have no events), and its newer
+// lines' items are the copies of their events, line by line, so that no
+// message or turn is read twice.
+func TestLegacyResumedInNewerFormat(t *testing.T) {
+	evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, dialecttest.ReadLines(t, filepath.Join("testdata", "legacy_resumed.jsonl"))...)
+	var turns int
+	var said []string
+	for _, e := range evs {
+		switch b := e.Body.(type) {
+		case *event.TurnStarted:
+			turns++
+		case *event.UserMessage:
+			said = append(said, "user: "+b.Text)
+		case *event.Message:
+			said = append(said, "model: "+b.Text)
+		case *event.Reasoning:
+			said = append(said, "reasoning: "+b.Text)
+		}
+	}
+	want := []string{"user: list files", "reasoning: **Listing**", "model: a", "user: thanks", "model: welcome",
+		"user: resume: continue", "reasoning: **Thinking**", "model: continued"}
+	if turns != 3 || !slices.Equal(said, want) {
+		t.Errorf("%d turns, %q; want 3 turns, %q", turns, said, want)
+	}
+}
+
+// A copy whose task_started states started_at ends only by it (or a
+// minute after the copy began): a pause inside it does not end it.
+func TestForkPauseInCopyWithStartedAt(t *testing.T) {
+	lines := dialecttest.ReadLines(t, filepath.Join("testdata", "fork_replay.jsonl"))
+	for i := 7; i < 14; i++ { // lines 8 to 14: five seconds later
+		lines[i] = strings.Replace(strings.Replace(lines[i], "T10:00:00.", "T10:00:05.", 1), "T10:00:01.", "T10:00:06.", 1)
+	}
+	evs := dialecttest.DecodeStream(t, codexrollout.Dialect{}, lines...)
+	u := evs[len(evs)-1].Body.(*event.SessionFinished).Usage
+	got := [5]uint64{*u.InputTokens, *u.CacheReadTokens, *u.OutputTokens, *u.ReasoningTokens, *u.TotalTokens}
+	if want := [5]uint64{2000, 4000, 300, 100, 6300}; got != want {
+		t.Errorf("usage %v, want %v", got, want)
 	}
 }
