@@ -169,38 +169,7 @@ func withPipeCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args
 		ts.Check(cmd.Wait())
 		ts.Logf("stderr: %s", stderr.String())
 	}
-	// headone ARGS... runs evtool ARGS | head -1: it reads one line of
-	// evtool's stdout, closes the pipe and requires evtool to end quietly
-	// (nothing on stderr; exit 0, or the SIGPIPE that ends cat, or 141).
-	cmds["headone"] = func(ts *testscript.TestScript, neg bool, args []string) {
-		if neg {
-			ts.Fatalf("usage: headone ARGS...")
-		}
-		cmd := evtoolCmd(ts, args...)
-		outPipe, err := cmd.StdoutPipe()
-		ts.Check(err)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		ts.Check(cmd.Start())
-		first, err := bufio.NewReader(outPipe).ReadString('\n')
-		ts.Check(err)
-		outPipe.Close()
-		err = cmd.Wait()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGPIPE:
-		case errors.As(err, &ee) && ee.ExitCode() == 128+int(syscall.SIGPIPE):
-			// Killed by SIGPIPE as a shell reports it: what a run that
-			// holds temporary files ends with once it has removed them.
-		default:
-			ts.Fatalf("evtool | head -1: %v; stderr: %s", err, stderr.String())
-		}
-		if stderr.Len() > 0 {
-			ts.Fatalf("evtool | head -1 printed on stderr: %s", stderr.String())
-		}
-		ts.Check(os.WriteFile(ts.MkAbs("head.out"), []byte(first), 0o666))
-	}
+	cmds["headone"] = headOne
 	// interrupt SIGNAL CODE ARGS... runs evtool ARGS with a pipe on stdin
 	// that stays open, writes a header and a message, waits until evtool
 	// has made its temporary output file, sends SIGNAL (INT or TERM) and
@@ -278,4 +247,39 @@ func evtoolCmd(ts *testscript.TestScript, args ...string) *exec.Cmd {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// headOne is the script command headone ARGS...: it runs evtool ARGS |
+// head -1, reading one line of evtool's stdout, closes the pipe and
+// requires evtool to end quietly (nothing on stderr; exit 0, or the
+// SIGPIPE that ends cat, or 141).
+func headOne(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: headone ARGS...")
+	}
+	cmd := evtoolCmd(ts, args...)
+	outPipe, err := cmd.StdoutPipe()
+	ts.Check(err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ts.Check(cmd.Start())
+	first, err := bufio.NewReader(outPipe).ReadString('\n')
+	ts.Check(err)
+	outPipe.Close()
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGPIPE:
+	case errors.As(err, &ee) && ee.ExitCode() == 128+int(syscall.SIGPIPE):
+		// Killed by SIGPIPE as a shell reports it: what a run that
+		// holds temporary files ends with once it has removed them.
+	default:
+		ts.Fatalf("evtool | head -1: %v; stderr: %s", err, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		ts.Fatalf("evtool | head -1 printed on stderr: %s", stderr.String())
+	}
+	ts.Check(os.WriteFile(ts.MkAbs("head.out"), []byte(first), 0o666))
+
 }
