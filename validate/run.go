@@ -38,8 +38,10 @@ type Input struct {
 // plain sibling exists: see compressedCopy), and "-" for standard input;
 // a name that is not a directory stands for a file, so a missing one
 // fails when it is read, as its Result's Err. The inputs are sorted by
-// name, as diagnostics are, and each appears once. A directory without
-// such a file is an error: it would pass without a line being checked.
+// name, as diagnostics are, and each file appears once, by any spelling
+// (the first name of it kept). A directory without such a file is an
+// error: it would pass without a line being checked. A folder below that
+// cannot be read is an input of its own, which fails in its place.
 func Inputs(args []string) ([]Input, error) {
 	var out []Input
 	for _, a := range args {
@@ -57,7 +59,13 @@ func Inputs(args []string) ([]Input, error) {
 		n := len(out)
 		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				// A folder that cannot be read is an input of its own that
+				// fails in its place: the others are still checked.
+				out = append(out, Input{Name: p, Path: p})
+				if e != nil && e.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
 			}
 			if e.IsDir() || !isStream(p) || compressedCopy(p) {
 				return nil
@@ -79,7 +87,38 @@ func Inputs(args []string) ([]Input, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Input) int { return strings.Compare(a.Name, b.Name) })
-	return slices.CompactFunc(out, func(a, b Input) bool { return a.Name == b.Name && a.Path == b.Path }), nil
+	out = slices.CompactFunc(out, func(a, b Input) bool { return a.Name == b.Name && a.Path == b.Path })
+	return sameFilesOnce(out), nil
+}
+
+// sameFilesOnce keeps the first of the inputs that name one file by
+// different spellings (./a and a, a link, a hard link): read twice, its
+// figures would count twice.
+func sameFilesOnce(in []Input) []Input {
+	type stamp struct {
+		size int64
+		mod  int64
+	}
+	seen := map[stamp][]os.FileInfo{}
+	out := in[:0]
+	for _, x := range in {
+		if x.Path == "" || x.Open != nil {
+			out = append(out, x)
+			continue
+		}
+		fi, err := os.Stat(x.Path)
+		if err != nil || !fi.Mode().IsRegular() {
+			out = append(out, x) // its error is its own, in its place
+			continue
+		}
+		k := stamp{fi.Size(), fi.ModTime().UnixNano()}
+		if slices.ContainsFunc(seen[k], func(o os.FileInfo) bool { return os.SameFile(o, fi) }) {
+			continue
+		}
+		seen[k] = append(seen[k], fi)
+		out = append(out, x)
+	}
+	return out
 }
 
 // isStream reports whether a file in a directory is a stream: *.jsonl

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -216,5 +217,62 @@ func TestRunStdin(t *testing.T) {
 	out, tot, _ := render(t, []validate.Input{{Name: validate.StdinName}}, validate.RunOptions{Stdin: strings.NewReader(brokenBasis)})
 	if tot.Errors == 0 || !strings.Contains(out, "<stdin>:2:") {
 		t.Errorf("%s", out)
+	}
+}
+
+// One file named by two spellings (./a and a, a hard link, a symbolic
+// link) is one input, the first name of it kept: read twice, its figures
+// would count twice.
+func TestInputsSameFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	if err := os.WriteFile(a, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(a, filepath.Join(dir, "hard.jsonl")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if err := os.Symlink(a, filepath.Join(dir, "soft.jsonl")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	other := filepath.Join(dir, "other.jsonl")
+	if err := os.WriteFile(other, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dotted := dir + string(filepath.Separator) + "." + string(filepath.Separator) + "a.jsonl"
+	in, err := validate.Inputs([]string{dir, dotted, a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, x := range in {
+		names = append(names, filepath.Base(x.Name))
+	}
+	if len(in) != 2 || !slices.Contains(names, "other.jsonl") {
+		t.Errorf("inputs %v, want the one file once and other.jsonl", names)
+	}
+}
+
+// A folder below a directory operand that cannot be read fails in its
+// place; the other files are still inputs.
+func TestInputsUnreadableFolder(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o000); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(sub, 0o755)
+	in, err := validate.Inputs([]string{dir})
+	if err != nil {
+		t.Fatalf("one unreadable folder failed the whole run: %v", err)
+	}
+	if len(in) != 2 {
+		t.Errorf("inputs %v, want a.jsonl and the folder that fails in its place", in)
 	}
 }
