@@ -16,6 +16,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/acp"
 	"github.com/evtool/evtool/convert"
+	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/outfile"
 	"github.com/evtool/evtool/stream"
@@ -294,7 +295,7 @@ func runConvert(cmd *cli.Command, args []string, fl *convertFlags) error {
 		return ioErr(err)
 	}
 	if res.Torn > 0 {
-		fmt.Fprintf(stderr, "evtool: %s: the last line (%d) is torn; %s\n", file, res.Torn, fate(plan.opts.OnError, 1))
+		fmt.Fprintf(stderr, "evtool: %s: the last line (%d) is torn; %s\n", diag.Escape(file), res.Torn, fate(plan.opts.OnError, 1))
 	}
 	switch {
 	case res.Errors > 0:

@@ -128,7 +128,7 @@ func sessionsCmd() *cli.Command {
 			for _, s := range list {
 				if s.Err != nil {
 					failed++
-					fmt.Fprintf(cmd.Root().ErrWriter, "evtool: %s: %v\n", s.Path, s.Err)
+					fmt.Fprintf(cmd.Root().ErrWriter, "evtool: %s: %v\n", diag.Escape(s.Path), s.Err)
 				}
 			}
 			if failed > 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/prices"
 	"github.com/evtool/evtool/sessions"
@@ -173,7 +174,7 @@ func statsCmd() *cli.Command {
 					usage = true
 				}
 				if run.BadLines > 0 {
-					fmt.Fprintf(stderr, "evtool: %s: %s with problems (above); the figures count what could be read\n", file, plural(int(run.BadLines), "line"))
+					fmt.Fprintf(stderr, "evtool: %s: %s with problems (above); the figures count what could be read\n", diag.Escape(file), plural(int(run.BadLines), "line"))
 					problem = true
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/internal/outfile"
 	"github.com/evtool/evtool/report"
 	"github.com/evtool/evtool/rules"
@@ -273,7 +274,7 @@ func (v *validation) file(r *validate.Result) {
 	if r.Err != nil {
 		fmt.Fprintf(v.stderr, "evtool: %v\n", r.Err)
 	} else if !v.quiet {
-		fmt.Fprintf(v.stderr, "evtool: %s: %s\n", r.File, report.FileSummary(r))
+		fmt.Fprintf(v.stderr, "evtool: %s: %s\n", diag.Escape(r.File), report.FileSummary(r))
 	}
 }
 

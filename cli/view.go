@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/internal/outfile"
 	"github.com/evtool/evtool/sessions"
 	"github.com/evtool/evtool/stats"
@@ -164,7 +165,7 @@ func (v *viewRun) run() error {
 				v.usage = true
 			}
 			if run.Stats.BadLines > 0 {
-				fmt.Fprintf(stderr, "evtool: %s: %s with problems (above); the page shows what could be read\n", file, plural(int(run.Stats.BadLines), "line"))
+				fmt.Fprintf(stderr, "evtool: %s: %s with problems (above); the page shows what could be read\n", diag.Escape(file), plural(int(run.Stats.BadLines), "line"))
 				v.problem = true
 			}
 		}
