@@ -351,9 +351,9 @@ func (o *opener) fs(ctx context.Context, p string) (filesystem.Interface, error)
 
 // open opens a run's lines as the command line opens them: its file, or
 // its session as its store opens it. The reading looks ahead in a regular
-// file (stream.RegularFile: a decoder may hold an event back until a later
-// line names what it needs) and not in a session, which the command line
-// reads through a wrapper: a session comes wrapped here too, and an object
+// file and in a session (stream.RegularFile, stream.Whole: a decoder may
+// hold an event back until a later line names what it needs), as the
+// command line's does: a session comes wrapped as a Whole reader, and an object
 // of an object store (gs://, s3://) is copied to a local temporary file
 // first, unless raw (for a reading that sets stream.Options.Lookahead
 // itself).
@@ -380,9 +380,13 @@ func (o *opener) open(ctx context.Context, r Run, raw ...bool) (io.ReadCloser, e
 	return spool(rc)
 }
 
-// sessionReader is a session's lines, which the reading takes as a
-// stream, not as a file.
+// sessionReader is a session's lines, read from what its store keeps on
+// disk: whole, as a file is (stream.Whole), so that the decoder may look
+// ahead, as the command line's reading of a session does.
 type sessionReader struct{ io.ReadCloser }
+
+// Whole implements stream.Whole.
+func (sessionReader) Whole() bool { return true }
 
 // spool copies an object to a temporary file and returns the file, read
 // from its start: an *os.File, which is what stream.RegularFile looks

@@ -244,8 +244,9 @@ func (f *usageReadFn) ProcessElement(ctx context.Context, r Run, emit func(Part)
 			return err
 		}
 	}
-	// Whole files are read looking ahead, sessions not (see opener.open).
-	so.Lookahead = r.Session == nil
+	// Files and sessions are whole: read looking ahead, as the command
+	// line reads them (see opener.open).
+	so.Lookahead = true
 	rc, err := f.o.open(ctx, r, true)
 	if err != nil {
 		// The command line reports it and leaves it out of the report.
