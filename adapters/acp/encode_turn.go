@@ -189,18 +189,23 @@ func (e *Encoder) endTurn(reason string, atEnd bool) error {
 
 // usageObj renders the turn's usage. ACP's Usage requires totalTokens,
 // inputTokens and outputTokens: it is written only when the source states
-// input and output (the total is the stated one, else their sum with the
-// thoughts); the optional counts only when stated. A count the source does
-// not state is never written as 0.
+// input and output (the total is the stated one, else the sum of every
+// count stated, as ACP's schema says, "sum of all token types": input,
+// output, thoughts, cache reads and writes, which are apart from input in
+// the canonical model; reasoning is inside output); the optional counts
+// only when stated. A count the source does not state is never written as
+// 0.
 func usageObj(u *event.Usage) obj {
 	if u.InputTokens == nil || u.OutputTokens == nil {
 		return nil
 	}
 	total := u.TotalTokens
 	if total == nil {
-		n := *u.InputTokens + *u.OutputTokens
-		if u.ThoughtsTokens != nil {
-			n += *u.ThoughtsTokens
+		var n uint64
+		for _, c := range []*uint64{u.InputTokens, u.OutputTokens, u.ThoughtsTokens, u.CacheReadTokens, u.CacheCreationTokens} {
+			if c != nil {
+				n = usagesum.Sat(n, *c)
+			}
 		}
 		total = &n
 	}
