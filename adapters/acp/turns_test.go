@@ -307,9 +307,9 @@ func TestFiniteNumbers(t *testing.T) {
 func TestUsageOnlyWhatIsStated(t *testing.T) {
 	for usage, want := range map[string]string{
 		`{"total_tokens":12}`: ``,
-		`{"input_tokens":9,"output_tokens":3,"total_tokens":20,"cache_read_tokens":4}`: `{"totalTokens":20,"inputTokens":9,"outputTokens":3,"cachedReadTokens":4}`,
+		`{"input_tokens":9,"output_tokens":3,"total_tokens":20,"cache_read_tokens":4}`:                             `{"totalTokens":20,"inputTokens":9,"outputTokens":3,"cachedReadTokens":4}`,
 		`{"input_tokens":9,"output_tokens":3,"cache_read_tokens":4,"cache_creation_tokens":5,"thoughts_tokens":2}`: `{"totalTokens":23,"inputTokens":9,"outputTokens":3,"thoughtTokens":2,"cachedReadTokens":4,"cachedWriteTokens":5}`,
-		`{"input_tokens":18446744073709551615,"output_tokens":3}`: `{"totalTokens":18446744073709551615,"inputTokens":18446744073709551615,"outputTokens":3}`,
+		`{"input_tokens":18446744073709551615,"output_tokens":3}`:                                                  `{"totalTokens":18446744073709551615,"inputTokens":18446744073709551615,"outputTokens":3}`,
 	} {
 		msgs := project(t, &acp.Config{Profile: acp.Unstable, Transcript: true}, head,
 			`{"seq":1,"type":"turn_started","turn_id":"t1"}`,
