@@ -472,8 +472,9 @@ func (c *call) inputField(k string) (json.RawMessage, bool) {
 }
 
 // commandOf returns the command line of a call: its input's command (a
-// string, or an argument vector joined with spaces), else its title or
-// name.
+// string, or an argument vector joined as a shell reads it back, each
+// word quoted where it must be: Codex writes "/bin/bash -lc 'exit 42'"),
+// else its title or name.
 func (c *call) commandOf() string {
 	if len(c.input) > 0 {
 		in := gjson.ParseBytes(c.input)
@@ -485,7 +486,7 @@ func (c *call) commandOf() string {
 			if v.IsArray() {
 				var parts []string
 				jsonobj.ForEach(v, func(_, p gjson.Result) bool {
-					parts = append(parts, p.String())
+					parts = append(parts, shellWord(p.String()))
 					return true
 				})
 				return strings.Join(parts, " ")
@@ -493,6 +494,19 @@ func (c *call) commandOf() string {
 		}
 	}
 	return cmpOr(c.title, c.name)
+}
+
+// shellWord quotes a word of an argument vector for a POSIX shell: as it
+// is when it holds only characters no shell reads specially, else in
+// single quotes (a quote inside closes them, escaped, and opens them
+// again), so that joined with spaces the words read back as they were:
+// ["bash","-lc","go test ./..."] is bash -lc 'go test ./...', not a
+// command that runs something else.
+func shellWord(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 func (e *Encoder) command(li *jsonobj.Writer, c *call, o *openItem, fin *event.ToolFinished) {
