@@ -33,7 +33,6 @@ package stats
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -265,9 +264,8 @@ func read(r io.Reader, file string, opts Options, usage bool) (*Run, *collector,
 			col.add(ev)
 		}
 	}
-	if err == nil && rd.Dialect() == nil && rd.Lines() == 0 {
-		// Nothing to tell a dialect from, as validate says: not a run.
-		err = fmt.Errorf("%s: %w", file, stream.ErrEmpty)
+	if err == nil {
+		err = rd.Empty() // nothing to tell a dialect from: not a run
 	}
 	run := c.Run()
 	run.File, run.Err = file, err

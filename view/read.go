@@ -2,7 +2,6 @@ package view
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -83,9 +82,8 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 		c.Add(ev)
 		m.add(ev)
 	}
-	if err == nil && rd.Dialect() == nil && rd.Lines() == 0 {
-		// Nothing to tell a dialect from: as stats and validate say.
-		err = fmt.Errorf("%s: %w", file, stream.ErrEmpty)
+	if err == nil {
+		err = rd.Empty() // nothing to tell a dialect from: not a run
 	}
 	// As stats.Read finishes its Run, so that the figures are the same.
 	st := c.Run()
