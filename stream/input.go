@@ -360,3 +360,14 @@ func (z zstdCloser) Close() error {
 	z.d.Close()
 	return nil
 }
+
+// Empty returns, once the stream has ended, an error wrapping ErrEmpty
+// when it had no line and no dialect was named, else nil: a caller that
+// sums streams up (stats, view) reports such a stream rather than count an
+// empty run, as validate does.
+func (r *Reader) Empty() error {
+	if r.Dialect() == nil && r.Lines() == 0 {
+		return fmt.Errorf("%s: %w", r.file, ErrEmpty)
+	}
+	return nil
+}

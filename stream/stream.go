@@ -251,17 +251,6 @@ var ErrUndetected = errors.New("cannot tell the dialect from the first line; nam
 // an empty run.
 var ErrEmpty = errors.New("the stream is empty and no --dialect was given")
 
-// Empty returns, once the stream has ended, an error wrapping ErrEmpty
-// when it had no line and no dialect was named, else nil: a caller that
-// sums streams up (stats, view) reports such a stream rather than count an
-// empty run, as validate does.
-func (r *Reader) Empty() error {
-	if r.Dialect() == nil && r.Lines() == 0 {
-		return fmt.Errorf("%s: %w", r.file, ErrEmpty)
-	}
-	return nil
-}
-
 // ErrMismatch means the first JSON line is of another dialect than the one named.
 var ErrMismatch = errors.New("the stream is not of the named dialect")
 
