@@ -57,9 +57,9 @@ func TestBadLinesAreReportedAndKept(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	// The line that is JSON but cannot be read is kept whole, as an
-	// unknown event of its dialect; the lines that are not JSON are kept as
+	// unknown event of its dialect and its type as written; the lines that are not JSON are kept as
 	// unknown events that hold their text.
-	if len(lines) != 6 || !strings.Contains(lines[3], `"type":"unknown","dialect":"basis","source_type":"","raw":{"seq":3,`) ||
+	if len(lines) != 6 || !strings.Contains(lines[3], `"type":"unknown","dialect":"basis","source_type":"usage","raw":{"seq":3,`) ||
 		!strings.Contains(lines[1], `"type":"unknown","dialect":"evtool","source_type":"unreadable-line","raw":{"text":"{\"seq\":1,`) ||
 		!strings.Contains(lines[2], `"raw":{"text":"{\"seq\":2,\"type\":\"assistant_delta\",\"text\":\"�\"}"}`) ||
 		!strings.Contains(lines[4], "still here") || !strings.Contains(lines[5], "session_finished") {

@@ -725,13 +725,15 @@ func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
 	if err != nil && len(evs) == 0 && gjson.ParseBytes(l.Raw).IsObject() {
 		// Keep what cannot be read as an unknown event: a writer of the
 		// same dialect writes it back as it was, another counts it as lost.
-		u := &event.Unknown{Dialect: r.d.Name()}
+		// Its type, where the line states one as most dialects do, is
+		// what a reader of the unknown event asks first (source_type).
+		u := &event.Unknown{Dialect: r.d.Name(), SourceType: gjson.GetBytes(l.Raw, "type").Str}
 		if !r.opts.Summary && !r.opts.VerdictsOnly {
 			u.Raw = slices.Clone(l.Raw)
 		}
 		ev := &event.Event{Body: u}
 		if r.opts.Provenance {
-			ev.Src = &event.Source{Dialect: r.d.Name(), Line: l.N}
+			ev.Src = &event.Source{Dialect: r.d.Name(), Line: l.N, Type: u.SourceType}
 		}
 		l.Events = append(l.Events, ev)
 	}
