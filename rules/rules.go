@@ -17,11 +17,12 @@ import (
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/stream"
+	"github.com/evtool/evtool/validate"
 )
 
 // UserSchema is the rule of a line that fails the user's schema given with
 // `evtool validate --schema FILE`.
-const UserSchema = "json/schema"
+const UserSchema = validate.RuleUserSchema
 
 // Rule is one rule of the catalogue.
 type Rule struct {

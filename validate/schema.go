@@ -18,7 +18,6 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/schemaerr"
-	"github.com/evtool/evtool/rules"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -228,7 +227,7 @@ func (s *Schema) check(line []byte, file string, n int) []diag.Diagnostic {
 		ds = schemaerr.Explain(err, line, s.relative)
 	}
 	for i := range ds {
-		ds[i].File, ds[i].Line, ds[i].Rule = file, n, rules.UserSchema
+		ds[i].File, ds[i].Line, ds[i].Rule = file, n, RuleUserSchema
 	}
 	return ds
 }
@@ -265,7 +264,17 @@ func (l *localLoader) Load(u string) (any, error) {
 		return nil, err
 	}
 	if pu.Scheme == "file" {
-		return jsonschema.FileLoader{}.Load(u)
+		// A reference resolves against the schema's own URL: a relative
+		// one names a file beside it or below it, and nothing else is read
+		// ("../x.json" and absolute paths would reach anywhere).
+		f, err := jsonschema.FileLoader{}.ToFile(u)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(l.dir, f); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("%s is outside the schema's directory %s: a reference names a file beside the schema or below it", f, l.dir)
+		}
+		return loadFile(f)
 	}
 	l.once.Do(l.index)
 	pu.Fragment = ""
@@ -308,8 +317,8 @@ func (l *localLoader) index() {
 		return
 	}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+			continue // a folder, a link, or a named pipe, which would block
 		}
 		f := filepath.Join(l.dir, e.Name())
 		doc, err := loadFile(f)
@@ -327,7 +336,14 @@ func (l *localLoader) index() {
 	}
 }
 
+// loadFile reads a schema document from a regular file: a named pipe or a
+// device named in a reference would block the reading or never end.
 func loadFile(path string) (any, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

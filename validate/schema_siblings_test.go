@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evtool/evtool/validate"
 )
@@ -110,5 +111,51 @@ func TestUserSchemaSiblingDraft(t *testing.T) {
 		if got := strings.Join(checkLines(t, s, `{"who":"nobody"}`, `{"who":"ada@example.org"}`), "|"); got != want {
 			t.Errorf("%s: got %q, want %q", draft, got, want)
 		}
+	}
+}
+
+// A reference names a file beside the schema or below it, and no other:
+// "../x.json" and an absolute file URL reached anywhere, and a named pipe
+// beside the schema blocked the $id scan for good (hunt-hostile D14).
+func TestUserSchemaConfined(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"parent.json":        `{"type":"object"}`,
+		"d/sub/inner.json":   `{"type":"object","required":["a"]}`,
+		"d/down.schema.json": `{"$ref":"sub/inner.json"}`,
+		"d/up.schema.json":   `{"$ref":"../parent.json"}`,
+	})
+	abs := filepath.Join(dir, "d", "abs.schema.json")
+	if err := os.WriteFile(abs, []byte(`{"$ref":"file://`+filepath.ToSlash(filepath.Join(dir, "parent.json"))+`"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := validate.CompileSchema(filepath.Join(dir, "d", "down.schema.json")); err != nil {
+		t.Errorf("below the schema: %v", err)
+	}
+	for _, name := range []string{"up", "abs"} {
+		_, err := validate.CompileSchema(filepath.Join(dir, "d", name+".schema.json"))
+		if err == nil || !strings.Contains(err.Error(), "outside the schema's directory") {
+			t.Errorf("%s: %v, want it refused as outside the schema's directory", name, err)
+		}
+	}
+	fifo := filepath.Join(dir, "d", "fifo.json")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	net := filepath.Join(dir, "d", "net.schema.json")
+	if err := os.WriteFile(net, []byte(`{"$ref":"https://example.com/x.json"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := validate.CompileSchema(net)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "never fetches") {
+			t.Errorf("net: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the $id scan blocks on a named pipe beside the schema")
 	}
 }

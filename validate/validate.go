@@ -28,6 +28,10 @@ const (
 	RuleUTF8   = stream.RuleUTF8
 )
 
+// RuleUserSchema is the rule of a line that fails the user's schema given
+// with Options.Schema (`evtool validate --schema FILE`).
+const RuleUserSchema = "json/schema"
+
 // Options configure a validation.
 type Options struct {
 	// Dialect is the stream's dialect; nil detects it from the first line.
