@@ -52,13 +52,21 @@ skip leaves it out; fail stops at it and leaves -o FILE as it was. A torn
 last line (no newline at the end and not JSON, as a producer that stopped
 mid-line leaves it) is a warning only.
 
+A stream that ends inside its session (cut short, as when its producer was
+stopped) is converted as far as it goes; the output is cut short too, and
+the run exits 1. Where the source can carry lines verbatim for the target
+(from canonical or acp, or to the source's own dialect), the output is
+checked by the target's validator as it is written, and its errors fail
+the run: convert never exits 0 after writing what validate rejects.
+
 What the target cannot carry is counted, one line per kind on stderr
 (silenced by -q), and written as JSON by --loss-report FILE.
 
 Exit status: 0 on success; 1 when a line had problems, the input had no
-line, or, with --strict, anything was lost or the last line was torn;
-2 for usage errors and files that cannot be read or written; 129, 130 and
-143 when stopped by SIGHUP, SIGINT or SIGTERM (-o and --loss-report left as
+line, the stream was cut short, the output fails the target's validator,
+or, with --strict, anything was lost or the last line was torn; 2 for
+usage errors and files that cannot be read or written; 129, 130 and 143
+when stopped by SIGHUP, SIGINT or SIGTERM (-o and --loss-report left as
 they were).`
 
 func convertCmd() *cli.Command {
@@ -260,6 +268,9 @@ func runConvert(cmd *cli.Command, args []string, fl *convertFlags) error {
 	}
 
 	bar := newProgress(fl.progress, stderr, inInfo)
+	if out != nil {
+		plan.opts.OutputName = out.Path()
+	}
 	plan.opts.Progress = func(n int, bytes int64) {
 		lines.Store(int64(n))
 		bar.update(n, bytes)
@@ -297,16 +308,40 @@ func runConvert(cmd *cli.Command, args []string, fl *convertFlags) error {
 	if res.Torn > 0 {
 		fmt.Fprintf(stderr, "evtool: %s: the last line (%d) is torn; %s\n", diag.Escape(file), res.Torn, fate(plan.opts.OnError, 1))
 	}
+	if res.Unfinished && res.OutputErrors == 0 {
+		fmt.Fprintf(stderr, "evtool: %s: the stream ends inside its session (nothing ends it by line %d, as when its producer was stopped): the output is cut short too\n", diag.Escape(file), res.Lines)
+	}
+	if res.Errors == 0 {
+		// Kept lines with problems make output lines with the same: the
+		// input's diagnostics say it. Else what the output check finds is
+		// news.
+		for _, d := range res.OutputDiags {
+			fmt.Fprintf(stderr, "evtool: output: %s\n", d.String())
+		}
+	}
 	switch {
 	case res.Errors > 0:
 		return problem("%s: %s with problems (%s); %s, and the other lines converted", file,
 			plural(res.Errors, "line"), lineList(res.BadLines), fate(plan.opts.OnError, res.Errors))
+	case res.OutputErrors > 0:
+		return problem("%s: evtool validate finds %s in the output (%s): the input carried them over verbatim, or the output is cut short", file,
+			plural(res.OutputErrors, "error"), shownOf(len(res.OutputDiags), res.OutputErrors))
+	case res.Unfinished:
+		return problem("%s: the stream is cut short, and so is the output", file)
 	case fl.strict && len(losses) > 0:
 		return problem("--strict: the conversion lost information (see above)")
 	case fl.strict && res.Torn > 0:
 		return problem("--strict: the last line is torn")
 	}
 	return nil
+}
+
+// shownOf says how many of n diagnostics were shown.
+func shownOf(shown, n int) string {
+	if shown == n {
+		return "shown above"
+	}
+	return fmt.Sprintf("the first %d shown above", shown)
 }
 
 // convertFailed reports a conversion that did not run to the end; -o

@@ -25,7 +25,7 @@ func startEncoder(enc dialect.Encoder, bw *bufio.Writer, res *Result, err *error
 	return handoff.Start(func(b batch) bool {
 		res.Losses.SetLine(b.line)
 		for _, ev := range b.evs {
-			res.Events++
+			res.count(ev)
 			if *err = enc.Encode(ev); *err != nil {
 				return true
 			}

@@ -80,6 +80,9 @@ type Options struct {
 	// Workers and MaxLineBytes are stream.Options's: how many goroutines
 	// check lines ahead of decoding, and the longest line read.
 	Workers, MaxLineBytes int
+	// OutputName names the output in the output check's diagnostics
+	// ("<stdout>" when empty).
+	OutputName string
 }
 
 // Result says what a conversion did.
@@ -101,6 +104,29 @@ type Result struct {
 	// Errors; 0 when the last line is whole.
 	Torn   int
 	Losses *dialect.Losses
+	// Unfinished reports that the events end inside a session (no
+	// session_finished after the last session_started), as a source cut
+	// short leaves them: the output is cut short too, and the target's
+	// validator says so. Never for an OpenEnded target.
+	Unfinished bool
+	// OutputErrors counts the errors the target's own validator finds in
+	// the output, which is checked as it is written where the source can
+	// carry residue for the target (see residueFor); OutputDiags are the
+	// first MaxOutputDiags of them.
+	OutputErrors int
+	OutputDiags  []diag.Diagnostic
+	open         bool // a session_started not yet finished
+}
+
+// count counts an event passed to the target.
+func (res *Result) count(ev *event.Event) {
+	res.Events++
+	switch ev.Body.(type) {
+	case *event.SessionStarted:
+		res.open = true
+	case *event.SessionFinished:
+		res.open = false
+	}
 }
 
 // LineError is a problem of one input line. Whatever could be read of the
@@ -187,12 +213,16 @@ func Run(r io.Reader, w io.Writer, file string, opts Options, report func(*LineE
 	c.rd = stream.NewReader(c.in, file, stream.Options{Dialect: opts.From, Provenance: opts.Provenance, Workers: opts.Workers, MaxLineBytes: opts.MaxLineBytes,
 		Lookahead: stream.RegularFile(r)})
 	defer c.rd.Close()
-	c.bw = bufio.NewWriterSize(w, 64<<10)
+	c.out = &tee{w: w}
+	c.bw = bufio.NewWriterSize(c.out, 64<<10)
 	if opts.From != nil {
 		c.res.From = opts.From.Name()
 	}
 	defer c.stopPipe()
 	err := c.run()
+	if c.out.oc != nil {
+		c.out.oc.wait()
+	}
 	return c.res, err
 }
 
@@ -206,6 +236,7 @@ type conversion struct {
 	res    Result
 	in     *tracker
 	rd     *stream.Reader
+	out    *tee
 	bw     *bufio.Writer
 	enc    dialect.Encoder
 	// held are the events of the lines before the first JSON line, and
@@ -368,6 +399,13 @@ func (c *conversion) ensureEncoder(n int) error {
 	}
 	// A kept line must not become the target's header, nor cut a streamed
 	// message in two: KeepInPlace holds it back.
+	if from := c.rd.Dialect(); residueFor(from, c.opts.To) {
+		name := c.opts.OutputName
+		if name == "" {
+			name = "<stdout>"
+		}
+		c.out.oc = startOutCheck(c.opts.To, name, &c.res)
+	}
 	c.enc = dialect.KeepInPlace(c.opts.To.NewEncoder(c.bw, dialect.EncodeOptions{Losses: c.res.Losses, Defaults: c.opts.Defaults, Config: c.opts.Config}))
 	for _, h := range c.held {
 		c.res.Losses.SetLine(h.n)
@@ -423,6 +461,8 @@ func (c *conversion) finish() error {
 	if err := c.enc.Close(); err != nil {
 		return err
 	}
+	_, open := c.opts.To.(dialect.OpenEnded)
+	c.res.Unfinished = c.res.open && !open
 	return c.bw.Flush()
 }
 
@@ -446,7 +486,7 @@ func isObject(raw []byte) bool {
 
 func encode(enc dialect.Encoder, evs []*event.Event, res *Result) error {
 	for _, ev := range evs {
-		res.Events++
+		res.count(ev)
 		if err := enc.Encode(ev); err != nil {
 			return err
 		}

@@ -110,6 +110,16 @@ func Writable(d Dialect) bool {
 	return !ro
 }
 
+// OpenEnded is implemented by dialects whose streams may stop anywhere: a
+// session cut short is still a well-formed stream of them (ACP, where a
+// session stays open for the next prompt and the encoder closes what is
+// left open). Convert fails the conversion of a stream cut short into any
+// other target, whose validator calls the output truncated, but not into
+// these.
+type OpenEnded interface {
+	OpenEnded()
+}
+
 // Producer is implemented by dialects that one agent writes, whether it
 // prints them or keeps them on disk: Agent names that agent as evtool
 // names agents everywhere (usage --by agent, evtool sessions, --agent),

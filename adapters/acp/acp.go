@@ -96,5 +96,10 @@ func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.E
 	return newEncoder(w, opts)
 }
 
+// OpenEnded implements dialect.OpenEnded: an ACP session stays open for
+// the next prompt, and the encoder closes the tool calls a recording cut
+// short leaves open.
+func (Dialect) OpenEnded() {}
+
 // NewChecker implements dialect.Dialect.
 func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }

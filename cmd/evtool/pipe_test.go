@@ -126,8 +126,8 @@ func withPipeCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args
 	}
 	// livepipe ARGS... runs evtool ARGS with its stdin a pipe: it writes
 	// a basis header and one message, and requires the message to come out
-	// converted while the pipe is still open; then it closes the pipe and
-	// requires exit 0.
+	// converted while the pipe is still open; then it ends the run, closes
+	// the pipe and requires exit 0.
 	cmds["livepipe"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg {
 			ts.Fatalf("usage: livepipe ARGS...")
@@ -163,6 +163,7 @@ func withPipeCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args
 				ts.Fatalf("the message did not come out while stdin stayed open")
 			}
 		}
+		fmt.Fprintf(in, basisTail+"\n", 2)
 		in.Close()
 		for range lines {
 		}
