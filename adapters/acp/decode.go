@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -49,13 +50,15 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	if carried := r.Get("params._meta." + MetaKey + ".events"); carried.IsArray() {
 		d.meta, d.started = true, true
 		var err error
-		jsonobj.ForEach(carried, func(k, v gjson.Result) bool {
+		i := 0
+		carried.ForEach(func(_, v gjson.Result) bool {
 			ev, perr := event.Parse([]byte(v.Raw))
 			if perr != nil {
-				err = &DecodeError{Msg: "/params/_meta/" + MetaKey + "/events/" + k.Raw + ": " + perr.Error()}
+				err = metaError(i, perr)
 				return false
 			}
 			out = append(out, ev)
+			i++
 			return true
 		})
 		return out, err
@@ -91,10 +94,33 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	return append(out, evs...), nil
 }
 
+// metaPointer is the JSON Pointer of the canonical events an ACP message
+// carries (the key's "/" escaped as "~1").
+var metaPointer = "/params/_meta/" + strings.ReplaceAll(strings.ReplaceAll(MetaKey, "~", "~0"), "/", "~1") + "/events/"
+
+// metaError is the error of the i-th canonical event carried under _meta,
+// placed at its pointer.
+func metaError(i int, err error) error {
+	at := metaPointer + strconv.Itoa(i)
+	msg := err.Error()
+	var fe *event.FieldError
+	if errors.As(err, &fe) {
+		at += fe.Pointer
+		msg = fe.Msg
+	}
+	return &DecodeError{Msg: at + ": " + msg, Pointer: at}
+}
+
 // DecodeError is an ACP message evtool cannot read.
-type DecodeError struct{ Msg string }
+type DecodeError struct {
+	Msg     string
+	Pointer string // where in the message, when known
+}
 
 func (e *DecodeError) Error() string { return e.Msg }
+
+// Position implements the position the stream reports the error at.
+func (e *DecodeError) Position() string { return e.Pointer }
 
 func ptr(n uint64) *uint64 { return &n }
 
