@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/internal/jsonenc"
+	"github.com/evtool/evtool/ndjson"
 	"github.com/tidwall/gjson"
 )
 
@@ -208,6 +209,13 @@ func (s *server) judge(line []byte, n int, pw *io.PipeWriter) error {
 		fmt.Fprintf(s.opts.Log, "it has no id to answer\n")
 		return nil
 	}
+	if se := ndjson.Check(line); se != nil && se.Kind == ndjson.DuplicateKey {
+		// A key twice ("id":3,"id":4) is read one way by the client's
+		// JSON.parse (the last) and another by evtool's reading (the
+		// first): a request that is not one request. Its id is unknown.
+		fmt.Fprintf(s.opts.Log, "evtool: acp replay: client message %d has a key twice (%s at %s); answered -32600\n", n, se.Msg, orRoot(se.Pointer))
+		return s.reply("null", -32600, "Invalid request", "a key appears twice in the message: "+se.Msg)
+	}
 	r := gjson.ParseBytes(line)
 	id := r.Get("id")
 	valid := r.IsObject() && (!id.Exists() || id.Type == gjson.Number || id.Type == gjson.String || id.Type == gjson.Null) &&
@@ -355,4 +363,12 @@ func (s *server) reply(id string, code int, msg, detail string) error {
 	b = append(b, "}}}\n"...)
 	_, err := s.out.write(b)
 	return err
+}
+
+// orRoot names the JSON Pointer p, the message itself when it is "".
+func orRoot(p string) string {
+	if p == "" {
+		return "the top level"
+	}
+	return p
 }
