@@ -41,7 +41,7 @@ func acpReplayCmd() *cli.Command {
 			&cli.StringFlag{Name: "acp-profile", Value: "stable", Destination: &profile, Usage: "stable, unstable or basis"},
 			&cli.BoolFlag{Name: "acp-meta", Destination: &meta, Usage: "carry source residue under _meta"},
 			&cli.StringFlag{Name: "session-id", Destination: &sessionID, Usage: "the session `ID` session/new returns (default: the recording's)"},
-			&cli.IntFlag{Name: "rate", Value: replay.DefaultRate, Destination: &rate, Usage: "send at most `N` notifications a second (0: as fast as the client reads)"},
+			&cli.IntFlag{Config: base10, Name: "rate", Value: replay.DefaultRate, Destination: &rate, Usage: "send at most `N` notifications a second (0: as fast as the client reads)"},
 		},
 		Metadata: completions(map[string][]string{"from": sourceDialects(), "acp-profile": acpProfiles}),
 		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {

@@ -44,7 +44,7 @@ func acpServeCmd() *cli.Command {
 			&cli.StringFlag{Name: "project", Aliases: []string{"p"}, Destination: &project, Usage: "only sessions whose working directory is `DIR`"},
 			&cli.StringFlag{Name: "acp-profile", Value: "stable", Destination: &profile, Usage: "stable, unstable or basis"},
 			&cli.BoolFlag{Name: "acp-meta", Destination: &meta, Usage: "carry source residue under _meta"},
-			&cli.IntFlag{Name: "rate", Value: replay.DefaultRate, Destination: &rate, Usage: "send at most `N` notifications a second (0: as fast as the client reads)"},
+			&cli.IntFlag{Config: base10, Name: "rate", Value: replay.DefaultRate, Destination: &rate, Usage: "send at most `N` notifications a second (0: as fast as the client reads)"},
 		},
 		Metadata: completions(map[string][]string{"agent": agentNames(), "acp-profile": acpProfiles}),
 		Action: action(func(ctx context.Context, cmd *cli.Command, args []string) error {

@@ -611,3 +611,16 @@ func checkJobs(workers int) error {
 	}
 	return nil
 }
+
+// base10 makes a count flag read decimal only: 0x10, 010 and 1_000 are
+// not the whole numbers the usage asks for (Go's base 0 would take them).
+var base10 = cli.IntegerConfig{Base: 10}
+
+// namesAFile refuses an empty file name: -o "$OUT" with OUT unset would
+// otherwise mean stdout, or no output, without a word.
+func namesAFile(name string) error {
+	if name == "" {
+		return errors.New("want a file name, not an empty one")
+	}
+	return nil
+}

@@ -69,7 +69,7 @@ func sessionsCmd() *cli.Command {
 			&cli.StringFlag{Name: "until", Destination: &until, Usage: "only sessions with an event at or before `WHEN`"},
 			&cli.StringFlag{Name: "project", Aliases: []string{"p"}, Destination: &project, Usage: "only sessions whose working directory is `DIR` (a path, or its last element)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the output's `FORMAT`: text or json"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "read `N` sessions at once (0, the default: one per CPU)"},
+			&cli.IntFlag{Config: base10, Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "read `N` sessions at once (0, the default: one per CPU)"},
 			&cli.StringSliceFlag{Name: "prices", Destination: &priceFiles, TakesFile: true, Usage: "prices from `FILE` (LiteLLM's, models.dev's or genai-prices' JSON) before the embedded table's (repeatable)"},
 			&cli.BoolFlag{Name: "no-cache", Destination: &noCache, Usage: "read every session, and neither read nor write the summaries cache"},
 		},

@@ -81,8 +81,8 @@ func statsCmd() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dialect", Aliases: []string{"d"}, Destination: &dialectName, Usage: "the streams' `DIALECT` (default, or none: detected from each first line)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Destination: &format, Usage: "the output's `FORMAT`: " + strings.Join(stats.Formats(), " or ") + "; with --by also csv or markdown"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "check each stream's lines with `N` workers ahead of decoding (0, the default: one per CPU; 1: no workers); the figures are the same"},
-			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &maxLine, Usage: "refuse lines longer than `N` bytes: each is reported, counted and skipped (0: no limit)"},
+			&cli.IntFlag{Config: base10, Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "check each stream's lines with `N` workers ahead of decoding (0, the default: one per CPU; 1: no workers); the figures are the same"},
+			&cli.Int64Flag{Config: base10, Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &maxLine, Usage: "refuse lines longer than `N` bytes: each is reported, counted and skipped (0: no limit)"},
 			&cli.StringFlag{Name: "by", Aliases: []string{"b"}, Destination: &by, Usage: "report usage grouped by `DIMS`, comma-separated: " + dimNames()},
 			&cli.StringFlag{Name: "since", Aliases: []string{"s"}, Destination: &since, Usage: "with --by: only usage at or after `WHEN` (a date, 2026-01-02 or 20260102, in --timezone; or an RFC 3339 time)"},
 			&cli.StringFlag{Name: "until", Aliases: []string{"u"}, Destination: &until, Usage: "with --by: only usage at or before `WHEN` (a date: its whole day)"},

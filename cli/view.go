@@ -71,11 +71,11 @@ func viewCmd() *cli.Command {
 		ArgsUsage:   "[FILE|DIR|SESSION|-...]",
 		Description: viewLong,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &output, TakesFile: true, Usage: "write the page to `FILE`, or a folder of pages to DIR/ (default: stdout)"},
+			&cli.StringFlag{Name: "output", Validator: namesAFile, Aliases: []string{"o"}, Destination: &output, TakesFile: true, Usage: "write the page to `FILE`, or a folder of pages to DIR/ (default: stdout)"},
 			&cli.StringFlag{Name: "dialect", Aliases: []string{"d"}, Destination: &dialectName, Usage: "the streams' `DIALECT` (default, or none: detected from each first line)"},
 			&cli.StringFlag{Name: "title", Destination: &title, Usage: "the page's `TITLE` (default: the file's name, or evtool view)"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "check each stream's lines with `N` workers ahead of decoding (0, the default: one per CPU; 1: no workers); the page is the same"},
-			&cli.Int64Flag{Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &maxLine, Usage: "refuse lines longer than `N` bytes: each is reported, counted and skipped (0: no limit)"},
+			&cli.IntFlag{Config: base10, Name: "jobs", Aliases: []string{"j"}, HideDefault: true, Destination: &workers, Usage: "check each stream's lines with `N` workers ahead of decoding (0, the default: one per CPU; 1: no workers); the page is the same"},
+			&cli.Int64Flag{Config: base10, Name: "max-line-bytes", Value: stream.DefaultMaxLineBytes, Destination: &maxLine, Usage: "refuse lines longer than `N` bytes: each is reported, counted and skipped (0: no limit)"},
 		},
 		Metadata: completions(map[string][]string{"dialect": sourceDialects()}),
 		Action: action(func(_ context.Context, cmd *cli.Command, args []string) error {
