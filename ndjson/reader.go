@@ -199,15 +199,40 @@ func (r *Reader) Take(line []byte) bool {
 // soon as it is converted, while a file is written in large blocks.
 func (r *Reader) Buffered() int { return r.br.Buffered() }
 
-// readPhysical returns one physical line without its '\n'.
+// readPhysical returns one physical line without its '\n'. The limit is
+// on what the line holds: the '\r' of a line that ends in "\r\n" is its
+// terminator, as the '\n' is, so it is read with one byte of room and the
+// line is held to the limit once it is whole.
 func (r *Reader) readPhysical() ([]byte, error) {
+	if r.max <= 0 {
+		return r.readTerminated()
+	}
+	r.max++
+	b, err := r.readTerminated()
+	r.max--
+	var tl *LineTooLongError
+	if errors.As(err, &tl) {
+		tl.Max = r.max
+		return b, err
+	}
+	if n := len(b); n > r.max && (n > r.max+1 || b[n-1] != '\r' || err != nil) {
+		if err != nil {
+			r.err = err // the input ends with this line
+		}
+		return nil, r.tooLong(int64(n))
+	}
+	return b, err
+}
+
+// readTerminated is readPhysical, with the limit on the line and its '\r'.
+func (r *Reader) readTerminated() ([]byte, error) {
 	b, err := r.br.ReadSlice('\n')
 	if cap(r.long) > keepLong && !errors.Is(err, bufio.ErrBufferFull) {
 		r.long = nil // a giant line's buffer, which a short line does not need
 	}
 	if err == nil {
 		if r.max > 0 && len(b)-1 > r.max {
-			return nil, r.tooLong(int64(len(b) - 1))
+			return nil, r.tooLong(int64(len(b) - 1 - crlf(b, 0)))
 		}
 		return b[:len(b)-1], nil
 	}
@@ -235,12 +260,18 @@ func (r *Reader) readPhysical() ([]byte, error) {
 func (r *Reader) readLongAt(start, have int64) ([]byte, error) {
 	n := have
 	var end error // what follows the line: nil (a newline) or the end of the input
+	var last byte // the last byte read before the newline's block
+	cr := 0       // 1 when the newline follows a '\r'
 	for {
 		b, err := r.br.ReadSlice('\n')
 		n += int64(len(b))
 		if err == nil {
 			n-- // the newline
+			cr = crlf(b, last)
 			break
+		}
+		if len(b) > 0 {
+			last = b[len(b)-1]
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			if err != io.EOF {
@@ -255,7 +286,7 @@ func (r *Reader) readLongAt(start, have int64) ([]byte, error) {
 		if end != nil {
 			r.err = end
 		}
-		return nil, r.tooLong(n)
+		return nil, r.tooLong(n - int64(cr))
 	}
 	if int64(int(n)) != n {
 		r.err = errors.New("ndjson: a line too long for this machine's memory")
@@ -291,12 +322,20 @@ func (r *Reader) gather(first []byte) ([]byte, error) {
 		var b []byte
 		b, err = r.br.ReadSlice('\n')
 		if r.max > 0 && n+len(b) > r.max+1 { // +1: a '\n' may end it
+			prev := lastOf(head, r.parts)
+			if len(b) > 0 {
+				prev = b[len(b)-1]
+			}
+			cr := 0
+			if err == nil {
+				cr = crlf(b, lastOf(head, r.parts))
+			}
 			r.long, r.parts = head[:0], dropParts(r.parts)
 			switch {
 			case err == nil:
-				return nil, r.tooLong(int64(n + len(b) - 1))
+				return nil, r.tooLong(int64(n + len(b) - 1 - cr))
 			case errors.Is(err, bufio.ErrBufferFull):
-				return nil, r.skip(int64(n + len(b)))
+				return nil, r.skip(int64(n+len(b)), prev)
 			}
 			r.err = err // the input ends inside the long line
 			return nil, r.tooLong(int64(n + len(b)))
@@ -350,20 +389,46 @@ func dropParts(parts [][]byte) [][]byte {
 }
 
 // skip reads past the rest of a line that is over the limit, of which
-// have bytes were read already, and reports it.
-func (r *Reader) skip(have int64) error {
+// have bytes were read already, the last of them last, and reports it.
+func (r *Reader) skip(have int64, last byte) error {
 	n := have
 	for {
 		b, err := r.br.ReadSlice('\n')
 		n += int64(len(b))
 		if err == nil {
-			return r.tooLong(n - 1)
+			return r.tooLong(n - 1 - int64(crlf(b, last)))
+		}
+		if len(b) > 0 {
+			last = b[len(b)-1]
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			r.err = err // EOF or a read error, after this line
 			return r.tooLong(n)
 		}
 	}
+}
+
+// crlf returns 1 when the block b, which ends with a newline, ends a CRLF
+// line: the byte before the newline is a '\r', in b or, when b is the
+// newline alone, the last byte read before it (prev).
+func crlf(b []byte, prev byte) int {
+	if len(b) >= 2 && b[len(b)-2] == '\r' || len(b) == 1 && prev == '\r' {
+		return 1
+	}
+	return 0
+}
+
+// lastOf returns the last byte gathered so far of a long line.
+func lastOf(head []byte, parts [][]byte) byte {
+	for i := len(parts) - 1; i >= 0; i-- {
+		if p := parts[i]; len(p) > 0 {
+			return p[len(p)-1]
+		}
+	}
+	if len(head) > 0 {
+		return head[len(head)-1]
+	}
+	return 0
 }
 
 func (r *Reader) tooLong(n int64) error {

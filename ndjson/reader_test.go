@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -138,7 +139,13 @@ func TestMaxLineBytes(t *testing.T) {
 		{"a long line over the limit", "a\n" + long + "\nb\n", 1 << 10, []string{"a", "!204800", "b"}},
 		{"a long last line without newline", "a\n" + long, 1 << 10, []string{"a", "!204800"}},
 		{"a long line within the limit", long + "\n", 300 << 10, []string{long}},
-		{"CRLF counts the CR as the line's", "ab\r\n", 2, []string{"!3"}},
+		// The '\r' of a CRLF line is its terminator, not its content: the
+		// line fits as its LF form does (it was counted, hunt-hostile).
+		{"CRLF: the CR is the terminator's", "ab\r\n", 2, []string{"ab"}},
+		{"CRLF over the limit", "abc\r\n", 2, []string{"!3"}},
+		{"a last CR with no LF is the line's", "ab\r", 2, []string{"!3"}},
+		{"CRLF long line within the limit", long + "\r\n", len(long), []string{long}},
+		{"CRLF long line over the limit", long + "x\r\n", len(long), []string{"!" + strconv.Itoa(len(long)+1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewReader(strings.NewReader(tc.in))
