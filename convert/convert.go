@@ -168,12 +168,13 @@ func (e *EmptyError) Unwrap() error { return ErrEmpty }
 // (package stream) tells it, for every command; Run gives it this type
 // of its own, as before.
 type UTF16Error struct {
-	File string
-	Why  string // "a UTF-16LE byte order mark", …
+	File     string
+	Why      string // "a UTF-16LE byte order mark", …
+	Encoding string // "UTF-16" or "UTF-32" ("" is UTF-16)
 }
 
 func (e *UTF16Error) Error() string {
-	return fmt.Sprintf("%s: the input looks like UTF-16 (%s); evtool reads UTF-8: convert it first, e.g. with iconv -f UTF-16 -t UTF-8", e.File, e.Why)
+	return e.File + ": " + stream.NotUTF8(e.Encoding, e.Why)
 }
 
 // FailError is the line at which --on-error fail stopped the conversion.
@@ -287,7 +288,7 @@ func (c *conversion) stopPipe() error {
 func (c *conversion) readFailed(err error) error {
 	var ie *stream.InputError
 	if errors.As(err, &ie) && ie.Kind == stream.UTF16 {
-		err = &UTF16Error{File: c.file, Why: ie.Why}
+		err = &UTF16Error{File: c.file, Why: ie.Why, Encoding: ie.Encoding}
 	}
 	if werr := c.stopPipe(); werr != nil {
 		return werr

@@ -246,9 +246,14 @@ func TestRefusedInputs(t *testing.T) {
 		kind stream.InputKind
 		msg  string
 	}{
+		{"utf-16le bom message", append([]byte{0xff, 0xfe}, utf16le(basisStream)...), stream.UTF16, "looks like UTF-16 (it starts with a UTF-16LE byte order mark); evtool reads UTF-8: convert it first, e.g. with iconv -f UTF-16 -t UTF-8"},
 		{"utf-16le bom", append([]byte{0xff, 0xfe}, utf16le(basisStream)...), stream.UTF16, "it starts with a UTF-16LE byte order mark"},
 		{"utf-16le", utf16le(basisStream), stream.UTF16, "every other byte is NUL, as in UTF-16LE"},
 		{"utf-16be", append([]byte{0}, utf16le(basisStream)...), stream.UTF16, "every other byte is NUL, as in UTF-16BE"},
+		// UTF-32 was called UTF-16, and iconv -f UTF-16 suggested (hunt-hostile).
+		{"utf-32le bom", append([]byte{0xff, 0xfe, 0, 0}, utf32le(basisStream)...), stream.UTF16, "looks like UTF-32 (it starts with a UTF-32LE byte order mark); evtool reads UTF-8: convert it first, e.g. with iconv -f UTF-32 -t UTF-8"},
+		{"utf-32le", utf32le(basisStream), stream.UTF16, "looks like UTF-32 (three of every four bytes are NUL, as in UTF-32LE)"},
+		{"utf-32be", append([]byte{0, 0, 0}, utf32le(basisStream)...), stream.UTF16, "looks like UTF-32 (three of every four bytes are NUL, as in UTF-32BE)"},
 		{"random", random, stream.Binary, "are not text"},
 		{"elf", elf, stream.Binary, "the input is binary"},
 		{"nul first", []byte("\x00\x00\x00\x01abc\n" + basisStream), stream.Binary, "the input is binary"},
@@ -355,4 +360,13 @@ func TestMismatchOfALineThatDecodesToNothing(t *testing.T) {
 	if _, err := rd.ReadLine(); err != nil {
 		t.Errorf("opencode: %v", err)
 	}
+}
+
+// utf32le encodes ASCII text as UTF-32LE.
+func utf32le(s string) []byte {
+	out := make([]byte, 0, 4*len(s))
+	for i := 0; i < len(s); i++ {
+		out = append(out, s[i], 0, 0, 0)
+	}
+	return out
 }

@@ -29,7 +29,8 @@ type InputKind int
 
 // The kinds of input refused as a whole.
 const (
-	// UTF16 is text in UTF-16, which evtool does not read.
+	// UTF16 is text in UTF-16 (or UTF-32: Encoding says which), which
+	// evtool does not read.
 	UTF16 InputKind = iota + 1
 	// Binary is input that is not text.
 	Binary
@@ -50,6 +51,8 @@ type InputError struct {
 	Format string
 	// Why says what gave the input away, for UTF16 and Binary.
 	Why string
+	// Encoding names the encoding of a UTF16 input: "UTF-16" or "UTF-32".
+	Encoding string
 	// Offset is how many compressed bytes were read when a Corrupt input
 	// failed: the damage is at or shortly before it.
 	Offset int64
@@ -60,7 +63,7 @@ type InputError struct {
 func (e *InputError) Error() string {
 	switch e.Kind {
 	case UTF16:
-		return fmt.Sprintf("the input looks like UTF-16 (%s); evtool reads UTF-8: convert it first, e.g. with iconv -f UTF-16 -t UTF-8", e.Why)
+		return NotUTF8(e.Encoding, e.Why)
 	case Binary:
 		return fmt.Sprintf("the input is binary, not newline-delimited JSON (%s)", e.Why)
 	case Compressed:
@@ -234,20 +237,67 @@ func compression(head []byte) (string, bool) {
 	return "", false
 }
 
-// textProblem says why an input that starts with head is not UTF-8 text,
-// or returns nil.
-func textProblem(head []byte) *InputError {
-	h := head
+// NotUTF8 says that an input looks like enc ("UTF-16" when empty), which
+// why gave away, and how to convert it.
+func NotUTF8(enc, why string) string {
+	if enc == "" {
+		enc = "UTF-16"
+	}
+	return fmt.Sprintf("the input looks like %s (%s); evtool reads UTF-8: convert it first, e.g. with iconv -f %s -t UTF-8", enc, why, enc)
+}
+
+// otherUnicode says why an input that starts with h looks like UTF-16 or
+// UTF-32, or returns nil.
+func otherUnicode(h []byte) *InputError {
+	bom := func(b string) bool { return bytes.HasPrefix(h, []byte(b)) }
 	switch {
-	case len(h) >= 2 && h[0] == 0xFF && h[1] == 0xFE:
+	// UTF-32 first: its little-endian byte order mark begins as UTF-16's.
+	case bom("\xff\xfe\x00\x00"):
+		return &InputError{Kind: UTF16, Encoding: "UTF-32", Why: "it starts with a UTF-32LE byte order mark"}
+	case bom("\x00\x00\xfe\xff"):
+		return &InputError{Kind: UTF16, Encoding: "UTF-32", Why: "it starts with a UTF-32BE byte order mark"}
+	case utf32Text(h, 0):
+		return &InputError{Kind: UTF16, Encoding: "UTF-32", Why: "three of every four bytes are NUL, as in UTF-32LE"}
+	case utf32Text(h, 3):
+		return &InputError{Kind: UTF16, Encoding: "UTF-32", Why: "three of every four bytes are NUL, as in UTF-32BE"}
+	case bom("\xff\xfe"):
 		return &InputError{Kind: UTF16, Why: "it starts with a UTF-16LE byte order mark"}
-	case len(h) >= 2 && h[0] == 0xFE && h[1] == 0xFF:
+	case bom("\xfe\xff"):
 		return &InputError{Kind: UTF16, Why: "it starts with a UTF-16BE byte order mark"}
 	case len(h) >= 4 && h[0] != 0 && h[1] == 0 && h[2] != 0 && h[3] == 0:
 		return &InputError{Kind: UTF16, Why: "every other byte is NUL, as in UTF-16LE"}
 	case len(h) >= 4 && h[0] == 0 && h[1] != 0 && h[2] == 0 && h[3] != 0:
 		return &InputError{Kind: UTF16, Why: "every other byte is NUL, as in UTF-16BE"}
 	}
+	return nil
+}
+
+// utf32Text reports whether head begins with two characters of ASCII text
+// in UTF-32, the byte of each at offset at of its four, the others NUL.
+func utf32Text(head []byte, at int) bool {
+	if len(head) < 8 {
+		return false
+	}
+	for i := 0; i < 8; i++ {
+		c := head[i]
+		if i%4 == at {
+			if c < '\t' || c > '~' {
+				return false
+			}
+		} else if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// textProblem says why an input that starts with head is not UTF-8 text,
+// or returns nil.
+func textProblem(head []byte) *InputError {
+	if ie := otherUnicode(head); ie != nil {
+		return ie
+	}
+	h := head
 	// The first non-blank line, as far as head goes. A UTF-8 byte order
 	// mark is text.
 	h = bytes.TrimPrefix(h, []byte("\xef\xbb\xbf"))
