@@ -40,8 +40,8 @@ type Input struct {
 // fails when it is read, as its Result's Err. The inputs are sorted by
 // name, as diagnostics are, and each file appears once, by any spelling
 // (the first name of it kept). A directory without such a file is an
-// error: it would pass without a line being checked. A folder below that
-// cannot be read is an input of its own, which fails in its place.
+// input that fails in its place when opened: it would pass without a
+// line being checked. So is a folder below that cannot be read.
 func Inputs(args []string) ([]Input, error) {
 	var out []Input
 	for _, a := range args {
@@ -83,7 +83,10 @@ func Inputs(args []string) ([]Input, error) {
 			return nil, err
 		}
 		if len(out) == n {
-			return nil, fmt.Errorf("%s: a directory without *.jsonl or *.ndjson files", a)
+			// It would pass without a line being checked: an input that
+			// fails in its place, while the others are read.
+			empty := fmt.Errorf("%s: a directory without *.jsonl or *.ndjson files", a)
+			out = append(out, Input{Name: a, Path: a, Open: func() (io.ReadCloser, error) { return nil, empty }})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Input) int { return strings.Compare(a.Name, b.Name) })

@@ -54,8 +54,11 @@ func TestInputs(t *testing.T) {
 	if got[0].Path != "" || got[1].Path != "b/a.ndjson" {
 		t.Errorf("paths: %+v", got)
 	}
-	if _, err := validate.Inputs([]string{"empty"}); err == nil || !strings.Contains(err.Error(), "without *.jsonl") {
-		t.Errorf("a directory without streams: %v", err)
+	// A directory without streams fails in its place, the others read.
+	if ins, err := validate.Inputs([]string{"empty", "one.txt"}); err != nil || len(ins) != 2 || ins[0].Open == nil {
+		t.Errorf("a directory without streams: %v, %+v", err, ins)
+	} else if _, err := ins[0].Open(); err == nil || !strings.Contains(err.Error(), "empty: a directory without *.jsonl") {
+		t.Errorf("a directory without streams opens: %v", err)
 	}
 	// A missing file is an input, which fails when it is read.
 	ins, err := validate.Inputs([]string{"missing.jsonl"})
