@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -82,6 +83,9 @@ type Decoder struct {
 	runSum   usagesum.Tally   // usage of the whole stream
 	users    map[string]bool  // bus: ids of the user's messages
 	kinds    map[string]bool  // bus: open reasoning parts, by id
+	// firstTime and lastTime are the times of the stream's first line and of the
+	// last line read: the synthetic session start and ends take them.
+	firstTime, lastTime string
 }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
@@ -96,6 +100,12 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	typ, err := d.o.OpenMembers(root, ms, "an opencode line")
 	if err != nil {
 		return out, err
+	}
+	if t, msg := opencodewire.Millis(root.Get("timestamp")); msg == "" && t != "" {
+		if d.firstTime == "" {
+			d.firstTime = t
+		}
+		d.lastTime = t
 	}
 	if d.session == "" {
 		if s := root.Get("sessionID"); s.Type == gjson.String {
@@ -128,7 +138,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 // flush emits the events of one line, after the session and turn starts
 // they need, with the lines held back riding on the first of them.
 func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
-	out = d.start(out)
+	out = d.start(out, cmp.Or(d.firstTime, evs[0].Time))
 	if len(d.before) > 0 {
 		opencodewire.WithBefore(evs[0], Name, d.before)
 		d.before = d.before[:0]
@@ -138,7 +148,7 @@ func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
 		case *event.SessionStarted, *event.SessionFinished:
 		case *event.TurnFinished:
 			if d.turn == "" {
-				out = d.beginTurn(out, nil)
+				out = d.beginTurn(out, nil, ev.Time)
 			}
 			ev.TurnID = d.closeTurn(b)
 		default:
@@ -147,7 +157,7 @@ func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
 				if u, ok := b.(*event.UserMessage); ok {
 					prompt = &u.Text
 				}
-				out = d.beginTurn(out, prompt)
+				out = d.beginTurn(out, prompt, ev.Time)
 			}
 			ev.TurnID = d.turn
 			switch b := b.(type) {
@@ -164,13 +174,15 @@ func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
 	return out
 }
 
-// start emits session_started before the stream's first event.
-func (d *Decoder) start(out []*event.Event) []*event.Event {
+// start emits session_started before the stream's first event, at the
+// time of that event: every opencode line has one, and a target whose
+// header states a time (Gemini CLI's init) would have none.
+func (d *Decoder) start(out []*event.Event, at string) []*event.Event {
 	if d.started {
 		return out
 	}
 	d.started = true
-	return append(out, &event.Event{Synthetic: true, Body: &event.SessionStarted{
+	return append(out, &event.Event{Synthetic: true, Time: at, Body: &event.SessionStarted{
 		Schema:    event.SchemaVersion,
 		Source:    event.SourceInfo{Dialect: Name},
 		Agent:     &event.Agent{Name: Name},
@@ -178,11 +190,11 @@ func (d *Decoder) start(out []*event.Event) []*event.Event {
 	}})
 }
 
-func (d *Decoder) beginTurn(out []*event.Event, prompt *string) []*event.Event {
+func (d *Decoder) beginTurn(out []*event.Event, prompt *string, at string) []*event.Event {
 	d.turns++
 	d.turn = "turn-" + strconv.Itoa(d.turns)
 	d.turnSum, d.errored, d.turnErr, d.stop = usagesum.Tally{}, false, "", ""
-	return append(out, &event.Event{TurnID: d.turn, Synthetic: true, Body: &event.TurnStarted{Prompt: prompt}})
+	return append(out, &event.Event{TurnID: d.turn, Synthetic: true, Time: at, Body: &event.TurnStarted{Prompt: prompt}})
 }
 
 // closeTurn fills a turn_finished with what the turn's lines said and
@@ -477,7 +489,7 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 	switch {
 	case d.turn != "" && (d.last == lastStepEnd || d.last == lastError):
 		tf := &event.TurnFinished{}
-		ev := &event.Event{Synthetic: true, Body: tf}
+		ev := &event.Event{Synthetic: true, Time: d.lastTime, Body: tf}
 		out = d.flush(out, []*event.Event{ev})
 		return append(out, d.finish())
 	case d.turn != "":
@@ -491,7 +503,7 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 		}
 		return append(out, f)
 	case len(d.before) > 0:
-		out = d.start(out)
+		out = d.start(out, "")
 		return append(out, d.carrier("the opencode stream has no event of a run"))
 	}
 	return out
@@ -516,7 +528,7 @@ func (d *Decoder) finish() *event.Event {
 		b.Status = event.StatusError
 		b.Message = d.turnErr
 	}
-	return &event.Event{Synthetic: true, Body: b}
+	return &event.Event{Synthetic: true, Time: d.lastTime, Body: b}
 }
 
 // UseMembers hands the decoder the top-level members of the line its next

@@ -50,3 +50,24 @@ func TestRunWithoutTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestSyntheticTimes: the session start, turn start and ends opencode
+// never writes take the times of the stream's first and last lines (they
+// had none, and Gemini CLI's init and result were written at 1970-01-01
+// with a duration of 0: hunt-gemop D8).
+func TestSyntheticTimes(t *testing.T) {
+	in := `{"type":"step_start","timestamp":1767036059338,"sessionID":"ses_t1","part":{"id":"prt_1","sessionID":"ses_t1","messageID":"msg_1","type":"step-start"}}
+{"type":"step_finish","timestamp":1767036061205,"sessionID":"ses_t1","part":{"id":"prt_2","sessionID":"ses_t1","messageID":"msg_1","type":"step-finish","reason":"stop","cost":0,"tokens":{"input":1000,"output":10,"reasoning":0,"cache":{"read":0,"write":0}}}}
+`
+	out, _ := conv(t, []byte(in), opencode.Name, "canonical")
+	for _, w := range []string{
+		`"type":"session_started","time":"2025-12-29T19:20:59.338000Z"`,
+		`"type":"turn_started","time":"2025-12-29T19:21:01.205000Z"`,
+		`"type":"turn_finished","time":"2025-12-29T19:21:01.205000Z"`,
+		`"type":"session_finished","time":"2025-12-29T19:21:01.205000Z"`,
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %s:\n%s", w, out)
+		}
+	}
+}
