@@ -295,6 +295,11 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 	}
 	r.idx = len(c.recs)
 	c.recs = append(c.recs, r)
+	if level == atSession {
+		if parts := modelSplit(ev); parts != nil {
+			c.splitByModel(r, parts)
+		}
+	}
 	return r
 }
 
@@ -440,6 +445,14 @@ func (c *collector) attribute() *attribution {
 			}
 			for _, r := range outside {
 				sub = append(sub, piece{r, ci, r.val(ci)})
+			}
+			if len(sub) == 0 {
+				// Nothing finer: each session record carries its own
+				// figure, at its own time and model (several processes of
+				// one stream, a session's usage split by model), rather
+				// than the sum at the last.
+				own(byLevel[atSession])
+				break
 			}
 			var want decimal
 			for _, s := range byLevel[atSession] {

@@ -279,3 +279,51 @@ func TestDuplicates(t *testing.T) {
 		"2026-03-02|Read: input=20 output=7 unknown calls=1 failed=0",
 		"total: input=30 output=12 unknown calls=2 failed=1")
 }
+
+// TestSplitByModel: a session whose configured model is an alias ("auto")
+// and whose session_finished states each model's counts (Gemini CLI's
+// stats.models, kept in the residue) is reported by those models, which
+// the price table knows; a map that does not add up to the session's
+// figures is not used.
+func TestSplitByModel(t *testing.T) {
+	stream := func(flashIn string) string {
+		return canonical(
+			start(`,"model":"auto"`),
+			`turn_started "time":"2026-10-01T09:00:00.100000Z","turn_id":"t1"`,
+			`turn_finished "time":"2026-10-01T09:00:05.100000Z","turn_id":"t1","status":"ok","usage":{"input_tokens":4904,"output_tokens":60,"cache_read_tokens":4096,"total_tokens":9220}`,
+			`session_finished "time":"2026-10-01T09:00:05.100000Z","status":"ok","usage":{"input_tokens":4904,"output_tokens":60,"cache_read_tokens":4096,"total_tokens":9220},`+
+				`"ext":{"gemini":{"stats":{"models":{"gemini-2.5-flash":{"total_tokens":9120,"input_tokens":`+flashIn+`,"output_tokens":60,"cached":4096,"input":4804},"gemini-2.5-flash-lite":{"total_tokens":100,"input_tokens":100,"output_tokens":0,"cached":0,"input":100}}}}}`,
+		)
+	}
+	p, err := prices.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := report(t, stats.ReportOptions{By: []stats.Dim{stats.ByModel}, Prices: p}, stream("8900"))
+	check(t, rows(rp),
+		// 4804 × 0.3 + 60 × 2.5 + 4096 × 0.03 per million
+		"gemini-2.5-flash: input=4804 output=60 cache_read=4096 total=9120 cost=0.00171408 priced",
+		"gemini-2.5-flash-lite: input=100 output=0 cache_read=0 total=100 cost=0.00001 priced",
+		"total: input=4904 output=60 cache_read=4096 total=9220 cost=0.00172408 priced")
+	// 8899 + 100 ≠ 9000: the map does not account for the session's input.
+	rp = report(t, stats.ReportOptions{By: []stats.Dim{stats.ByModel}, Prices: p}, stream("8899"))
+	check(t, rows(rp),
+		"auto: input=4904 output=60 cache_read=4096 total=9220 unknown",
+		"total: input=4904 output=60 cache_read=4096 total=9220 unknown")
+}
+
+// TestSessionsOwnFigures: two processes of one stream, each closing with
+// its own session_finished and nothing finer, count on their own days.
+func TestSessionsOwnFigures(t *testing.T) {
+	s := canonical(
+		start(`,"model":"m"`),
+		`session_finished "time":"2026-03-01T10:00:00.000000Z","status":"ok","usage":{"input_tokens":10}`,
+		`session_started "time":"2026-03-02T10:00:00.000000Z","schema":1,"source":{"dialect":"canonical"},"session_id":"s1","workspace":"/w"`,
+		`session_finished "time":"2026-03-02T10:01:00.000000Z","status":"ok","usage":{"input_tokens":5}`,
+	)
+	rp := report(t, stats.ReportOptions{By: []stats.Dim{stats.ByDay}}, s)
+	check(t, rows(rp),
+		"2026-03-01: input=10 unknown",
+		"2026-03-02: input=5 unknown",
+		"total: input=15 unknown")
+}
