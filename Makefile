@@ -3,7 +3,7 @@ GO      ?= go
 PYTHON  ?= python3
 FUZZTIME ?= 60s
 
-.PHONY: all build test test-beam check bench compare compare-targets instructions sameout fuzz fmt vet acp-measure bench-view bench-sessions screenshots types
+.PHONY: all build test test-beam check bench compare compare-targets instructions sameout fuzz fmt vet acp-measure bench-view bench-sessions bench-mixed screenshots types
 
 all: build
 
@@ -146,6 +146,10 @@ fuzz:
 # generated 4 GB history of 750 Claude Code transcripts and one 700 MB file.
 bench-sessions: internal/testkit/ccusagediff/node_modules
 	bench/sessions.sh $(DIR)
+
+# The daily report over a 10 GB history of three agents, beside ccusage.
+bench-mixed: internal/testkit/ccusagediff/node_modules
+	bench/mixed.sh $(DIR)
 
 # evtool view: the 10,000-turn run's page, its load and "show all" in headless Chromium.
 bench-view:

@@ -1,8 +1,9 @@
 // Command genhistory writes a generated history of Claude Code transcripts
 // of any size, in Claude Code's layout (DIR/.claude/projects/<encoded
-// cwd>/<session>.jsonl), for measuring `evtool sessions` and `evtool
-// usage` beside ccusage (bench/sessions.sh). It is deterministic: the same
-// flags write the same bytes.
+// cwd>/<session>.jsonl), and, when asked, Codex rollouts and Gemini CLI
+// chats beside them (agents.go), for measuring `evtool sessions` and
+// `evtool usage` beside ccusage (bench/sessions.sh, bench/mixed.sh). It
+// is deterministic: the same flags write the same bytes.
 //
 //	go run ./bench/genhistory -out /tmp/h -files 750 -bytes 4G -seed 1
 //
@@ -40,19 +41,39 @@ func main() {
 	size := flag.String("bytes", "4G", "their total `SIZE` (bytes; K, M, G suffixes are powers of 1024)")
 	seed := flag.Uint64("seed", 1, "the random seed")
 	days := flag.Int("days", 60, "spread the sessions over this many days")
+	codexFiles := flag.Int("codex-files", 0, "how many Codex rollouts besides (DIR/.codex/sessions/…)")
+	codexSize := flag.String("codex-bytes", "1G", "their total `SIZE`")
+	geminiFiles := flag.Int("gemini-files", 0, "how many Gemini CLI chats besides (DIR/.gemini/tmp/…)")
+	geminiSize := flag.String("gemini-bytes", "1G", "their total `SIZE`")
 	flag.Parse()
 	total, err := parseSize(*size)
-	if *out == "" || err != nil || *files < 1 {
-		fmt.Fprintln(os.Stderr, "usage: genhistory -out DIR [-files N] [-bytes SIZE] [-seed N] [-days N]")
+	codexTotal, cerr := parseSize(*codexSize)
+	geminiTotal, gerr := parseSize(*geminiSize)
+	if *out == "" || err != nil || cerr != nil || gerr != nil || *files < 0 || *codexFiles < 0 || *geminiFiles < 0 {
+		fmt.Fprintln(os.Stderr, "usage: genhistory -out DIR [-files N] [-bytes SIZE] [-codex-files N] [-codex-bytes SIZE] [-gemini-files N] [-gemini-bytes SIZE] [-seed N] [-days N]")
 		os.Exit(2)
 	}
 	g := newGen(*seed, *days)
-	n, longest, err := g.history(*out, *files, total)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "genhistory:", err)
-		os.Exit(1)
+	for _, a := range []struct {
+		name  string
+		files int
+		total int64
+		write func(string, int, int64) (int64, int, error)
+	}{
+		{"Claude Code transcripts", *files, total, g.history},
+		{"Codex rollouts", *codexFiles, codexTotal, g.codexHistory},
+		{"Gemini CLI chats", *geminiFiles, geminiTotal, g.geminiHistory},
+	} {
+		if a.files == 0 {
+			continue
+		}
+		n, longest, err := a.write(*out, a.files, a.total)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "genhistory:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%d %s, %d bytes, longest line %d bytes\n", a.files, a.name, n, longest)
 	}
-	fmt.Printf("%d files, %d bytes, longest line %d bytes\n", *files, n, longest)
 }
 
 func parseSize(s string) (int64, error) {
