@@ -35,7 +35,7 @@ func modelSplit(ev *event.Event) []*rec {
 	var out []*rec
 	ok := true
 	models.ForEach(func(name, m gjson.Result) bool {
-		r := &rec{model: name.Str}
+		r := &rec{model: name.Str, part: true}
 		in, okIn := countOf(m, "input_tokens")
 		cached, okCached := countOf(m, "cached")
 		out1, okOut := countOf(m, "output_tokens")

@@ -108,7 +108,8 @@ type rec struct {
 	key     uint64 // digest of the API response it counts; 0: none
 	calls   []*callRec
 	dropped bool
-	idx     int // position among the run's records
+	part    bool // one model's part of a session's usage (split.go)
+	idx     int  // position among the run's records
 }
 
 // val returns a record's value of count c as a decimal.
@@ -450,8 +451,15 @@ func (c *collector) attribute() *attribution {
 				// Nothing finer: each session record carries its own
 				// figure, at its own time and model (several processes of
 				// one stream, a session's usage split by model), rather
-				// than the sum at the last.
-				own(byLevel[atSession])
+				// than the sum at the last. As a remainder, a figure of 0
+				// (a resumed copy whose responses were all counted
+				// already) carries nothing; a model's part of a split is
+				// the figure the session states for it, 0 included.
+				for _, r := range byLevel[atSession] {
+					if v := r.val(ci); v.sign() > 0 || r.part {
+						pieces = append(pieces, piece{r, ci, v})
+					}
+				}
 				break
 			}
 			var want decimal
