@@ -117,6 +117,20 @@ func parseTime(s string) (time.Time, bool) {
 // does not exist is skipped; any other error stops the search. found is
 // called from one goroutine at a time.
 func Find(ctx context.Context, paths []string, f Filter, found func(Store, Ref) error) error {
+	// A session reached twice (~/.config/claude a link to ~/.claude, a
+	// folder named twice, a root inside another) is found once: by its
+	// agent, id and main file's identity.
+	seen := map[string]bool{}
+	once := func(s Store) func(Ref) error {
+		return func(r Ref) error {
+			k := s.Agent() + "\x00" + r.ID + "\x00" + identity(r.Path)
+			if seen[k] {
+				return nil
+			}
+			seen[k] = true
+			return found(s, r)
+		}
+	}
 	for _, s := range Stores() {
 		if !f.agent(s.Agent()) {
 			continue
@@ -129,12 +143,29 @@ func Find(ctx context.Context, paths []string, f Filter, found func(Store, Ref) 
 			if _, err := os.Stat(root); errors.Is(err, os.ErrNotExist) && len(paths) == 0 {
 				continue
 			}
-			if err := s.Scan(ctx, root, func(r Ref) error { return found(s, r) }); err != nil {
+			if err := s.Scan(ctx, root, once(s)); err != nil {
 				return fmt.Errorf("%s sessions in %s: %w", s.Agent(), root, err)
 			}
 		}
 	}
 	return nil
+}
+
+// identity names the file at path by its device and inode where the
+// system says them, else by its absolute path with links resolved.
+func identity(path string) string {
+	if st, err := os.Stat(path); err == nil {
+		if id := fileID(st); id != "" {
+			return id
+		}
+	}
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	if p, err := filepath.Abs(path); err == nil {
+		return p
+	}
+	return path
 }
 
 // Summarize reads one session once and sums it up. Usage whose cost the

@@ -116,3 +116,27 @@ func TestList(t *testing.T) {
 		t.Errorf("an ambiguous prefix: %v", err)
 	}
 }
+
+// TestFindOnce: a session reached by two roots (~/.config/claude a link to
+// ~/.claude, a folder named twice) is found, listed and resolved once; it
+// was listed twice, and an id prefix was "ambiguous" between it and
+// itself (hunt-usage2).
+func TestFindOnce(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	os.Mkdir(real, 0o755)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	os.WriteFile(filepath.Join(real, "a.jsonl"), []byte(session("sa", "/w/alpha", "2026-01-02T10:00:00.000000Z", "2026-01-02T11:00:00.000000Z", 100, 20)), 0o644)
+	fake.roots = []string{real, link, real + "/"}
+	ctx := context.Background()
+	all, err := sessions.List(ctx, nil, sessions.ListOptions{Filter: sessions.Filter{Agents: []string{"fake"}}, Workers: 2})
+	if err != nil || len(all) != 1 {
+		t.Fatalf("listed %d sessions (%v), want 1", len(all), err)
+	}
+	if _, r, err := sessions.Resolve(ctx, []string{real, link}, "a"); err != nil || r.ID != "a" {
+		t.Fatalf("resolve: %v, %v", r, err)
+	}
+}
