@@ -70,7 +70,7 @@ type figures struct {
 type key struct{ period, model string }
 
 // ccusageRows reads a ccusage --json --breakdown report: its one list of
-// periods (daily, monthly, sessions), each with the models' figures in
+// periods (daily, weekly, monthly, sessions), each with the models' figures in
 // modelBreakdowns (with a cost each) or, for Codex, in models (with one
 // cost for the period, compared only when the period has one model).
 func ccusageRows(t *testing.T, out []byte) map[key]figures {
@@ -90,10 +90,10 @@ func ccusageRows(t *testing.T, out []byte) map[key]figures {
 		Cost   json.Number `json:"cost"`
 	}
 	var periods []struct {
-		Period, Date, Month, SessionID string
-		Breakdowns                     []counts          `json:"modelBreakdowns"`
-		Models                         map[string]counts `json:"models"`
-		CostUSD                        json.Number       `json:"costUSD"`
+		Period, Date, Week, Month, SessionID string
+		Breakdowns                           []counts          `json:"modelBreakdowns"`
+		Models                               map[string]counts `json:"models"`
+		CostUSD                              json.Number       `json:"costUSD"`
 	}
 	for k, v := range doc {
 		if k != "totals" && len(v) > 0 && v[0] == '[' {
@@ -113,7 +113,7 @@ func ccusageRows(t *testing.T, out []byte) map[key]figures {
 	}
 	rows := map[key]figures{}
 	for _, p := range periods {
-		period := p.Period + p.Date + p.Month + p.SessionID
+		period := p.Period + p.Date + p.Week + p.Month + p.SessionID
 		if i := strings.LastIndex(period, "rollout-"); i >= 0 && len(period) >= 36 {
 			period = period[len(period)-36:] // a Codex session: its id
 		}
@@ -396,7 +396,10 @@ func TestAgainstCcusage(t *testing.T) {
 			if name == "tiers" && a.ccusage != "gemini" {
 				continue // Gemini's alone
 			}
-			for _, rep := range []struct{ ccusage, by string }{{"daily", "day"}, {"monthly", "month"}, {"session", "session"}} {
+			for _, rep := range []struct{ ccusage, by string }{{"daily", "day"}, {"weekly", "week"}, {"monthly", "month"}, {"session", "session"}} {
+				if rep.ccusage == "weekly" && a.ccusage != "claude" {
+					continue // "The weekly report is not available for Codex usage" (and Gemini CLI's)
+				}
 				for _, tz := range []string{"UTC", "Asia/Tokyo"} {
 					ccOut := run(t, home, cc, a.ccusage, rep.ccusage, "--offline", "--json", "--breakdown", "--timezone", tz)
 					evOut := run(t, home, ev, "usage", "--by", rep.by+",model", "--format", "json", "--timezone", tz, "--agent", a.evtool)
