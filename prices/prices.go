@@ -445,7 +445,35 @@ func readModelsDev(doc map[string]json.RawMessage, add func(string, *Model)) err
 	} else {
 		providers = doc
 	}
-	for _, pk := range sortedKeys(providers) {
+	// A model id many providers list takes its maker's price: models.dev
+	// lists gpt-5 under github-copilot at 0 (a subscription) before
+	// openai, by name. So the makers' providers come first, and an entry
+	// that costs nothing is taken only where no provider prices the id.
+	keys := sortedKeys(providers)
+	slices.SortStableFunc(keys, func(a, b string) int { return makerRank(a) - makerRank(b) })
+	for _, free := range []bool{false, true} {
+		if err := readModelsDevPass(providers, keys, free, add); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// makers are the providers whose models' ids are their own.
+var makers = []string{"anthropic", "openai", "google"}
+
+// makerRank orders the makers' providers before the others.
+func makerRank(provider string) int {
+	if i := slices.Index(makers, provider); i >= 0 {
+		return i
+	}
+	return len(makers)
+}
+
+// readModelsDevPass adds the priced models of the providers, in order:
+// those that cost something, or, with free, those that cost nothing.
+func readModelsDevPass(providers map[string]json.RawMessage, keys []string, free bool, add func(string, *Model)) error {
+	for _, pk := range keys {
 		var p modelsDevProvider
 		if err := unmarshalNumbers(providers[pk], &p); err != nil {
 			continue
@@ -457,7 +485,7 @@ func readModelsDev(doc map[string]json.RawMessage, add func(string, *Model)) err
 		slices.Sort(ids)
 		for _, id := range ids {
 			c := p.Models[id].Cost
-			if c == nil || (c.Input == "" && c.Output == "") {
+			if c == nil || (c.Input == "" && c.Output == "") || costsNothing(c) != free {
 				continue
 			}
 			m := &Model{}
@@ -488,6 +516,16 @@ func readModelsDev(doc map[string]json.RawMessage, add func(string, *Model)) err
 		}
 	}
 	return nil
+}
+
+// costsNothing reports whether every price of a models.dev cost is 0.
+func costsNothing(c *modelsDevCost) bool {
+	for _, n := range []json.Number{c.Input, c.Output, c.CacheRead, c.CacheWrite, c.Reasoning} {
+		if r, ok := new(big.Rat).SetString(string(n)); ok && r.Sign() != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func mustMarshal(v any) json.RawMessage {

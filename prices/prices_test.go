@@ -128,3 +128,30 @@ func TestReadShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestModelsDevMaker: in models.dev's api.json a model id several providers
+// list takes its maker's price, and an entry that costs nothing (GitHub
+// Copilot's gpt-5, a subscription) is taken only where no provider prices
+// the id. It took the first provider by name: every gpt-5 cost 0, "priced"
+// (hunt-usage2 #5).
+func TestModelsDevMaker(t *testing.T) {
+	api := `{
+ "github-copilot": {"id": "github-copilot", "models": {"gpt-5": {"id": "gpt-5", "cost": {"input": 0, "output": 0}}, "only-free": {"id": "only-free", "cost": {"input": 0, "output": 0}}, "glm-4.6": {"id": "glm-4.6", "cost": {"input": 0, "output": 0}}}},
+ "openai": {"id": "openai", "models": {"gpt-5": {"id": "gpt-5", "cost": {"input": 1.25, "output": 10}}}},
+ "zai": {"id": "zai", "models": {"glm-4.6": {"id": "glm-4.6", "cost": {"input": 0.6, "output": 2.2}}}}
+}`
+	tb, err := Read(strings.NewReader(api), "api.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"gpt-5": "0.00001125", "glm-4.6": "0.0000028", "only-free": "0"} {
+		m, ok := tb.Lookup(name)
+		if !ok {
+			t.Errorf("%s: not found", name)
+			continue
+		}
+		if got := Decimal(m.Model.Cost(Tokens{Input: 1, Output: 1})); got != want {
+			t.Errorf("%s: one input and one output token cost %s, want %s", name, got, want)
+		}
+	}
+}
