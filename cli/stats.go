@@ -199,7 +199,7 @@ func statsCmd() *cli.Command {
 					if name == "" {
 						name = "-"
 					}
-					if rp != nil && before(name, rp.Options().Since) {
+					if rp != nil && before(name, skipSince(rp.Options())) {
 						continue
 					}
 					r, file, err := openInput(cmd, name)
@@ -322,12 +322,25 @@ func reportWhen(flag, v string, loc *time.Location, end bool) (time.Time, error)
 
 // before reports whether a file was last written before since: it holds
 // no line of a later time, and is not read at all.
+//
+// Not so with blocks (skipSince): where a block that reaches into the
+// range begins depends on every record before, back to a gap of five
+// hours, in files of any time.
 func before(name string, since time.Time) bool {
 	if since.IsZero() || name == "-" {
 		return false
 	}
 	fi, err := os.Stat(name)
 	return err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(since)
+}
+
+// skipSince is the time before which a file or session last written is
+// not read: --since, or none when the report has blocks (see before).
+func skipSince(o stats.ReportOptions) time.Time {
+	if slices.Contains(o.By, stats.ByBlock) {
+		return time.Time{}
+	}
+	return o.Since
 }
 
 // readSessions reads every session the agents' stores find in their
@@ -340,7 +353,7 @@ func readSessions(ctx context.Context, rp *stats.Report, agents []string, opts s
 	if f.Agents, err = agentFlag(agents); err != nil {
 		return err
 	}
-	since := rp.Options().Since
+	since := skipSince(rp.Options())
 	type found struct {
 		s   sessions.Store
 		ref sessions.Ref

@@ -249,6 +249,7 @@ type wireEntry struct {
 	Cost     wireDec   `json:"cost"`
 	Source   string    `json:"source,omitempty"`
 	Unpriced string    `json:"unpriced,omitempty"`
+	Outside  bool      `json:"outside,omitempty"`
 }
 
 const wireVersion = 1
@@ -339,7 +340,7 @@ func (rp *Report) MarshalBinary() ([]byte, error) {
 		}
 		w.Pending = append(w.Pending, wireEntry{When: e.when, HasTime: e.hasTime, Model: e.model, Run: n, Call: e.call,
 			Tool: e.tool, Failed: e.failed, Tools: e.tools, Tok: e.tok[:], Set: e.set[:], Rank: wireRank{Order: e.rank.order, Seq: e.rank.seq},
-			Cost: decWire(&e.priced.cost), Source: e.priced.source, Unpriced: e.priced.unpriced})
+			Cost: decWire(&e.priced.cost), Source: e.priced.source, Unpriced: e.priced.unpriced, Outside: e.outside})
 	}
 	return json.Marshal(w)
 }
@@ -391,7 +392,7 @@ func (rp *Report) UnmarshalBinary(data []byte) error {
 			return errors.New("stats: a report's held entry is malformed")
 		}
 		e := entry{when: we.When, hasTime: we.HasTime, model: we.Model, run: infos[we.Run], call: we.Call, tool: we.Tool,
-			failed: we.Failed, tools: we.Tools, rank: rank{order: we.Rank.Order, seq: we.Rank.Seq}}
+			failed: we.Failed, tools: we.Tools, rank: rank{order: we.Rank.Order, seq: we.Rank.Seq}, outside: we.Outside}
 		copy(e.tok[:], we.Tok)
 		copy(e.set[:], we.Set)
 		if e.priced.cost, err = we.Cost.decimal(); err != nil {

@@ -157,6 +157,7 @@ type entry struct {
 	covered bool // its tokens are inside a stated cost
 	rank    rank // where it stands among the entries of every report
 	priced  pricedAs
+	outside bool // outside the range: held only for where blocks begin
 }
 
 // pricedAs is an entry's cost as the report reckons it (costOf).
@@ -214,9 +215,17 @@ func (rp *Report) addRun(c *collector, run *Run) {
 // add keeps an entry inside the range: grouped at once, or held until
 // Finish when blocks are wanted (a block depends on every entry before).
 func (rp *Report) add(e entry) {
+	blocks := slices.Contains(rp.opts.By, ByBlock)
 	if !rp.opts.Since.IsZero() || !rp.opts.Until.IsZero() {
 		if !e.hasTime || (!rp.opts.Since.IsZero() && e.when.Before(rp.opts.Since)) || (!rp.opts.Until.IsZero() && !e.when.Before(rp.opts.Until)) {
 			rp.Outside++
+			if blocks && e.hasTime && !e.call {
+				// Not counted, but where the blocks begin depends on it,
+				// as on every record before (ccusage forms blocks over
+				// all records, then takes the range).
+				e.outside = true
+				rp.pending = append(rp.pending, e)
+			}
 			return
 		}
 	}
@@ -225,7 +234,7 @@ func (rp *Report) add(e entry) {
 	// Priced as it is taken, so that an entry held for blocks carries
 	// its cost with it when reports are merged.
 	e.priced.cost, e.priced.source, e.priced.unpriced = rp.costOf(&e)
-	if slices.Contains(rp.opts.By, ByBlock) {
+	if blocks {
 		rp.pending = append(rp.pending, e)
 		return
 	}
@@ -480,7 +489,9 @@ func (rp *Report) Finish() {
 	if len(rp.pending) > 0 {
 		blocks := rp.blocks()
 		for i := range rp.pending {
-			rp.group(&rp.pending[i], blocks[i])
+			if !rp.pending[i].outside {
+				rp.group(&rp.pending[i], blocks[i])
+			}
 		}
 		rp.pending = nil
 	}
@@ -512,41 +523,48 @@ func (rp *Report) Total() *Row {
 // (blocks.rs): entries in time order; a block starts at its first
 // entry's time floored to the hour (in UTC, as ccusage floors), and an
 // entry more than BlockLength after its block's start, or after the
-// entry before it, starts a new block. Blocks are named by their start,
-// in the report's time zone. A call belongs to the block whose span
-// holds its time, else none: blocks are made of usage.
+// entry before it, starts a new block. Each agent has blocks of its own
+// (Claude Code's and Codex's limits are separate windows, each opened by
+// its own first request; ccusage's blocks are Claude Code's alone).
+// Blocks are named by their start, in the report's time zone. A call
+// belongs to its agent's block whose span holds its time, else none:
+// blocks are made of usage.
 func (rp *Report) blocks() []string {
 	out := make([]string, len(rp.pending))
-	idx := make([]int, 0, len(rp.pending))
+	byAgent := map[string][]int{}
 	for i, e := range rp.pending {
 		if e.hasTime && !e.call {
-			idx = append(idx, i)
+			a := e.run.agent
+			byAgent[a] = append(byAgent[a], i)
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return rp.pending[a].when.Compare(rp.pending[b].when) })
+	starts := map[string][]time.Time{}
 	length := rp.opts.BlockLength
-	var starts []time.Time
-	var start, last time.Time
-	for n, i := range idx {
-		t := rp.pending[i].when
-		if n == 0 || t.Sub(start) > length || t.Sub(last) > length {
-			start = t.UTC().Truncate(time.Hour)
-			starts = append(starts, start)
+	for a, idx := range byAgent {
+		slices.SortStableFunc(idx, func(x, y int) int { return rp.pending[x].when.Compare(rp.pending[y].when) })
+		var start, last time.Time
+		for n, i := range idx {
+			t := rp.pending[i].when
+			if n == 0 || t.Sub(start) > length || t.Sub(last) > length {
+				start = t.UTC().Truncate(time.Hour)
+				starts[a] = append(starts[a], start)
+			}
+			last = t
+			out[i] = rp.blockName(start)
 		}
-		last = t
-		out[i] = rp.blockName(start)
 	}
 	for i, e := range rp.pending {
 		if !e.call || !e.hasTime {
 			continue
 		}
-		j, _ := slices.BinarySearchFunc(starts, e.when, func(s, t time.Time) int { return s.Compare(t) })
-		// starts[j-1] is the last block starting at or before the call
-		// (j itself when it starts exactly then).
-		if j < len(starts) && starts[j].Equal(e.when) {
-			out[i] = rp.blockName(starts[j])
-		} else if j > 0 && e.when.Before(starts[j-1].Add(length)) {
-			out[i] = rp.blockName(starts[j-1])
+		ss := starts[e.run.agent]
+		j, _ := slices.BinarySearchFunc(ss, e.when, func(s, t time.Time) int { return s.Compare(t) })
+		// ss[j-1] is the last block starting at or before the call (j
+		// itself when it starts exactly then).
+		if j < len(ss) && ss[j].Equal(e.when) {
+			out[i] = rp.blockName(ss[j])
+		} else if j > 0 && e.when.Before(ss[j-1].Add(length)) {
+			out[i] = rp.blockName(ss[j-1])
 		}
 	}
 	return out

@@ -327,3 +327,38 @@ func TestSessionsOwnFigures(t *testing.T) {
 		"2026-03-02: input=5 unknown",
 		"total: input=15 unknown")
 }
+
+// TestBlocksPerAgentAndRange: each agent has blocks of its own (a Codex
+// record at 10:00 opened a block that took Claude's 13:00 records), and a
+// range leaves records out after the blocks are formed over all of them
+// (with --since the blocks began at the first record in range: 02:00 and
+// 07:00, blocks this history has not; hunt-usage2 #3, #4).
+func TestBlocksPerAgentAndRange(t *testing.T) {
+	run := func(agent string, recs ...string) string {
+		lines := []string{start(`,"agent":{"name":"` + agent + `"}`)}
+		for _, r := range recs {
+			at, in, _ := strings.Cut(r, " ")
+			lines = append(lines, `usage "time":"2026-06-0`+at+`:00.000000Z","input_tokens":`+in)
+		}
+		return canonical(lines...)
+	}
+	claude := run("claude-code", "1T22:10 1", "1T23:50 2", "2T02:30 4", "2T03:00 8", "2T03:01 16", "2T07:59 32", "2T13:00 64", "2T13:30 128")
+	codex := run("codex", "2T10:00 1000")
+	rp := report(t, stats.ReportOptions{By: []stats.Dim{stats.ByBlock, stats.ByAgent}}, claude, codex)
+	check(t, rows(rp),
+		"2026-06-01T22:00Z|claude-code: input=15 unknown", // 1 + 2 + 4 + 8: 03:00 is 5 h after, not more
+		"2026-06-02T03:00Z|claude-code: input=48 unknown",
+		"2026-06-02T10:00Z|codex: input=1000 unknown",
+		"2026-06-02T13:00Z|claude-code: input=192 unknown", // not in codex's 10:00 block
+		"total: input=1255 unknown")
+	since := time.Date(2026, 6, 2, 0, 0, 0, 0, time.UTC)
+	rp = report(t, stats.ReportOptions{By: []stats.Dim{stats.ByBlock}, Since: since}, claude)
+	check(t, rows(rp),
+		"2026-06-01T22:00Z: input=12 unknown", // the records of the 22:00 block in range
+		"2026-06-02T03:00Z: input=48 unknown",
+		"2026-06-02T13:00Z: input=192 unknown",
+		"total: input=252 unknown")
+	if rp.Outside != 2 {
+		t.Errorf("outside: %d, want 2", rp.Outside)
+	}
+}
