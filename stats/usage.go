@@ -2,6 +2,7 @@ package stats
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/evtool/evtool/dialect"
@@ -144,10 +145,11 @@ type collector struct {
 	pendingRounds       map[string][]*callRec // calls since the agent's last round_finished
 	pendingUsage        map[string][]*callRec // calls since the agent's last usage event
 	roundsStated        bool                  // a round_finished states usage
+	strs                map[string]string     // one copy of each name kept (intern)
 }
 
 func newCollector() *collector {
-	return &collector{models: map[string]string{}, open: map[string]*callRec{},
+	return &collector{models: map[string]string{}, open: map[string]*callRec{}, strs: map[string]string{},
 		pendingRounds: map[string][]*callRec{}, pendingUsage: map[string][]*callRec{}}
 }
 
@@ -236,11 +238,27 @@ func (c *collector) touch(ev *event.Event, id, name, t string) {
 }
 
 func (c *collector) call(ev *event.Event, id, name, t string) *callRec {
-	k := &callRec{id: id, name: name, time: t, model: c.modelOf(ev), agentID: ev.AgentID}
+	k := &callRec{id: strings.Clone(id), name: c.intern(name), time: strings.Clone(t), model: c.intern(c.modelOf(ev)), agentID: c.intern(ev.AgentID)}
 	c.calls = append(c.calls, k)
 	c.open[id] = k
 	c.pendingRounds[ev.AgentID] = append(c.pendingRounds[ev.AgentID], k)
 	c.pendingUsage[ev.AgentID] = append(c.pendingUsage[ev.AgentID], k)
+	return k
+}
+
+// intern returns s, one copy of it for the run. The records outlive the
+// lines their strings come from, and a decoder's string may be a slice of
+// its line (gjson's are): a model's name kept as it came would keep the
+// whole line, 500 KB of a chat's answer for the 20 bytes of its model.
+func (c *collector) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if k, ok := c.strs[s]; ok {
+		return k
+	}
+	k := strings.Clone(s)
+	c.strs[k] = k
 	return k
 }
 
@@ -262,7 +280,7 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 	if u == nil {
 		return nil
 	}
-	r := &rec{level: level, turn: ev.TurnID, agentID: ev.AgentID, time: t, model: c.modelOf(ev), calls: calls}
+	r := &rec{level: level, turn: c.intern(ev.TurnID), agentID: c.intern(ev.AgentID), time: strings.Clone(t), model: c.intern(c.modelOf(ev)), calls: calls}
 	stated := false
 	for i, tk := range tokens {
 		if p := tk.get(u); p != nil {
