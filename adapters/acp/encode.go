@@ -52,6 +52,7 @@ type Encoder struct {
 	titles    titleStore
 
 	msgs, thoughts int  // message and thought counters for messageId
+	users          int  // user message counter for messageId
 	inMsg, inThink bool // a message or thought is being streamed
 	msgDelta       bool // the current message came as deltas
 

@@ -33,7 +33,11 @@ func (e *Encoder) userMessage(ev *event.Event, b *event.UserMessage) error {
 	} else if e.basis() {
 		return nil // basis's own mapping never echoes a user message
 	}
-	return e.chunks(ev, "user_message_chunk", b.Text, "")
+	// Each its own messageId: without one, a client takes two user
+	// messages in a row (a rewound prompt and its replacement) for one,
+	// as Zed appends a user chunk to the user message before it.
+	e.users++
+	return e.chunks(ev, "user_message_chunk", b.Text, "user-"+strconv.Itoa(e.users))
 }
 
 // message writes an assembled message, unless its deltas carried it.
