@@ -26,7 +26,7 @@ type Decoder struct {
 	turns           int
 	turn            string
 	prompts         map[string]string // JSON-RPC id of a session/prompt → turn id
-	asks            map[string]string // JSON-RPC id of a permission request → call id
+	asks            map[string]ask    // JSON-RPC id of a permission request → what it asked
 	content         map[string]string // call id → text of its content so far
 	names           map[string]string
 	prompt          string // text of the turn's prompt, to drop its echo
@@ -38,7 +38,7 @@ type Decoder struct {
 }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
-	return &Decoder{opts: opts, prompts: map[string]string{}, asks: map[string]string{}, content: map[string]string{}, names: map[string]string{}}
+	return &Decoder{opts: opts, prompts: map[string]string{}, asks: map[string]ask{}, content: map[string]string{}, names: map[string]string{}}
 }
 
 // Decode implements dialect.Decoder.
@@ -92,6 +92,38 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 		}
 	}
 	return append(out, evs...), nil
+}
+
+// ask is a permission request read: its call, and the kind of each of its
+// options (allow_once, allow_always, reject_once, reject_always).
+type ask struct {
+	call  string
+	kinds map[string]string
+}
+
+// maxOptions bounds the options remembered of one request.
+const maxOptions = 64
+
+// outcome reads the option a client selected by its kind, as ACP means
+// it; an option the request did not offer is read by its id as evtool
+// writes them (allow, allow-always, reject).
+func (a ask) outcome(option string) (event.Outcome, string) {
+	kind, ok := a.kinds[option]
+	if !ok {
+		kind = strings.ReplaceAll(option, "-", "_")
+		if kind == "allow" || kind == "reject" {
+			kind += "_once"
+		}
+	}
+	switch kind {
+	case "allow_once":
+		return event.Allowed, ""
+	case "allow_always":
+		return event.Allowed, "session"
+	case "reject_always":
+		return event.Denied, "session"
+	}
+	return event.Denied, ""
 }
 
 // metaPointer is the JSON Pointer of the canonical events an ACP message
@@ -152,7 +184,14 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 			{TurnID: d.turn, Synthetic: true, Body: &event.UserMessage{Text: text}}}
 	case method == "session/request_permission" && id.Exists():
 		call := p.Get("toolCall.toolCallId").Str
-		d.asks[strings.Clone(id.Raw)] = strings.Clone(call)
+		a := ask{call: strings.Clone(call), kinds: map[string]string{}}
+		jsonobj.ForEach(p.Get("options"), func(_, o gjson.Result) bool {
+			if len(a.kinds) < maxOptions {
+				a.kinds[o.Get("optionId").Str] = o.Get("kind").Str
+			}
+			return true
+		})
+		d.asks[strings.Clone(id.Raw)] = a
 		title := p.Get("toolCall.title").Str
 		return []*event.Event{{Body: &event.PermissionRequested{RequestID: id.Raw, CallID: call, Tool: d.names[call], Description: title}}}
 	case method == "" && id.Exists() && r.Get("result").Exists():
@@ -175,15 +214,11 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 			}
 			return []*event.Event{{TurnID: turn, Body: f}}
 		}
-		if call, ok := d.asks[id.Raw]; ok && res.Get("outcome").Exists() {
+		if a, ok := d.asks[id.Raw]; ok && res.Get("outcome").Exists() {
 			delete(d.asks, id.Raw)
-			pr := &event.PermissionResolved{RequestID: id.Raw, CallID: call, Tool: d.names[call], Outcome: "denied"}
-			opt := res.Get("outcome.optionId").Str
-			if strings.HasPrefix(opt, "allow") {
-				pr.Outcome = "allowed"
-			}
-			if strings.HasSuffix(opt, "-always") {
-				pr.Scope = "session"
+			pr := &event.PermissionResolved{RequestID: id.Raw, CallID: a.call, Tool: d.names[a.call], Outcome: event.Denied}
+			if res.Get("outcome.outcome").Str == "selected" {
+				pr.Outcome, pr.Scope = a.outcome(res.Get("outcome.optionId").Str)
 			}
 			return []*event.Event{{Body: pr}}
 		}
