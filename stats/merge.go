@@ -81,7 +81,7 @@ func UsageKeys(r io.Reader, file string, opts Options) ([]uint64, error) {
 // as a single report leaves out a response it has counted already.
 func (rp *Report) Counted(keys ...uint64) {
 	for _, k := range keys {
-		rp.seen[k] = struct{}{}
+		rp.seen.add(k)
 	}
 }
 

@@ -107,7 +107,7 @@ const None = "—"
 // concurrent use.
 type Report struct {
 	opts    ReportOptions
-	seen    map[uint64]struct{}
+	seen    keySet
 	rows    map[string]*Row
 	total   Row
 	pending []entry // kept until Finish when grouping by block
@@ -128,7 +128,7 @@ func NewReport(opts ReportOptions) *Report {
 	if opts.BlockLength == 0 {
 		opts.BlockLength = 5 * time.Hour
 	}
-	return &Report{opts: opts, seen: map[uint64]struct{}{}, rows: map[string]*Row{}, price: map[string]*prices.Match{}}
+	return &Report{opts: opts, rows: map[string]*Row{}, price: map[string]*prices.Match{}}
 }
 
 // Options returns the report's options.
@@ -170,7 +170,7 @@ type pricedAs struct {
 func (rp *Report) addRun(c *collector, run *Run) {
 	rp.Runs++
 	info := &runInfo{file: run.File, session: cmp.Or(c.session, run.File), project: c.workspace, agent: cmp.Or(c.agent, run.Dialect)}
-	c.dedupe(rp.seen)
+	c.dedupe(&rp.seen)
 	a := c.attribute()
 	resolve := func(t string) (time.Time, bool) {
 		return parseTime(cmp.Or(t, c.firstTime))
@@ -201,10 +201,9 @@ func (rp *Report) addRun(c *collector, run *Run) {
 	for _, k := range c.calls {
 		if k.id != "" {
 			d := callKey(info.agent, k.id)
-			if _, dup := rp.seen[d]; dup {
+			if !rp.seen.add(d) {
 				continue
 			}
-			rp.seen[d] = struct{}{}
 		}
 		e := entry{model: k.model, run: info, call: true, tool: k.name, failed: k.status == event.ToolError}
 		e.when, e.hasTime = resolve(k.time)

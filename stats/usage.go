@@ -341,7 +341,7 @@ type attribution struct {
 // dedupe takes out of the run the rounds whose API response seen already
 // counted (in an earlier run of the report, or earlier in this one), and
 // their figures out of the turn and session records that include them.
-func (c *collector) dedupe(seen map[uint64]struct{}) {
+func (c *collector) dedupe(seen *keySet) {
 	// The records a dropped round's figures come out of: the session's,
 	// and its turn's. Indexed once, so that a resumed file that repeats
 	// thousands of responses costs a lookup each, not a pass over the run.
@@ -352,8 +352,7 @@ func (c *collector) dedupe(seen map[uint64]struct{}) {
 		if r.key == 0 {
 			continue
 		}
-		if _, dup := seen[r.key]; !dup {
-			seen[r.key] = struct{}{}
+		if seen.add(r.key) {
 			continue
 		}
 		r.dropped = true

@@ -1,0 +1,46 @@
+package stats
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestKeySet: every key added is found, none other is, a key is new once,
+// across many flushes and merges; and the runs stay few.
+func TestKeySet(t *testing.T) {
+	var s keySet
+	r := rand.New(rand.NewPCG(1, 2))
+	keys := make([]uint64, 0, 300_000)
+	in := map[uint64]bool{}
+	for range cap(keys) {
+		k := r.Uint64()
+		keys = append(keys, k)
+		if s.add(k) == in[k] {
+			t.Fatalf("add(%d) new = %v, but the key was in: %v", k, !in[k], in[k])
+		}
+		in[k] = true
+	}
+	for _, k := range keys {
+		if !s.has(k) || s.add(k) {
+			t.Fatalf("key %d lost", k)
+		}
+	}
+	for range 10_000 {
+		if k := r.Uint64(); !in[k] && s.has(k) {
+			t.Fatalf("key %d found, never added", k)
+		}
+	}
+	if s.len() != len(in) {
+		t.Errorf("len %d, want %d", s.len(), len(in))
+	}
+	if len(s.runs) > 8 {
+		t.Errorf("%d runs for %d keys: the merging does not keep them few", len(s.runs), s.len())
+	}
+	for _, run := range s.runs {
+		for i := 1; i < len(run); i++ {
+			if run[i-1] >= run[i] {
+				t.Fatal("a run is not sorted")
+			}
+		}
+	}
+}
