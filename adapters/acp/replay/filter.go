@@ -158,8 +158,11 @@ func (s *server) drain() {
 	}
 }
 
-// maxIncoming bounds one client message.
-const maxIncoming = 64 << 20
+// maxIncoming bounds one client message: the ACP SDK's connection reads
+// lines of less than 10 MiB, and a longer one ends its reading, after
+// which nothing the client sends is answered. A longer message is answered
+// here, and never reaches it.
+const maxIncoming = 10<<20 - 1
 
 // filter passes the client's well-formed messages to the SDK's connection
 // and answers the others itself: a message that is not JSON gets -32700
@@ -169,23 +172,32 @@ func (s *server) filter(in io.Reader, pw *io.PipeWriter) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var line []byte
 	n := 0
+	long := false // the line is over maxIncoming: line keeps its head
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) <= maxIncoming {
+		switch {
+		case long:
+		case len(line)+len(chunk) <= maxIncoming:
 			line = append(line, chunk...)
-		} else {
-			line = append(line[:0], "{"...) // too long: judged as broken
+		default:
+			long = true
+			line = append(line, chunk[:min(len(chunk), max(0, 64<<10-len(line)))]...)
 		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		if len(line) > 0 || err == nil {
+		if long {
+			n++
+			if werr := s.tooLong(line, n); werr != nil {
+				return werr
+			}
+		} else if len(line) > 0 || err == nil {
 			n++
 			if werr := s.judge(bytes.TrimSpace(line), n, pw); werr != nil {
 				return werr
 			}
 		}
-		line = line[:0]
+		line, long = line[:0], false
 		if err == io.EOF {
 			return nil
 		}
@@ -363,6 +375,18 @@ func (s *server) reply(id string, code int, msg, detail string) error {
 	b = append(b, "}}}\n"...)
 	_, err := s.out.write(b)
 	return err
+}
+
+// tooLong answers a client message longer than maxIncoming, of which head
+// is the beginning: Invalid request, to its id when the head names one.
+func (s *server) tooLong(head []byte, n int) error {
+	id := gjson.GetBytes(head, "id")
+	if id.Type != gjson.Number && id.Type != gjson.String {
+		fmt.Fprintf(s.opts.Log, "evtool: acp replay: client message %d is longer than 10 MiB, the most an ACP connection reads; it has no id to answer, and is ignored\n", n)
+		return nil
+	}
+	fmt.Fprintf(s.opts.Log, "evtool: acp replay: client message %d is longer than 10 MiB, the most an ACP connection reads; answered -32600\n", n)
+	return s.reply(id.Raw, -32600, "Invalid request", "the message is longer than 10 MiB, the most an ACP connection reads")
 }
 
 // orRoot names the JSON Pointer p, the message itself when it is "".

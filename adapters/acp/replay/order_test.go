@@ -582,3 +582,21 @@ func leftover(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestMessageOverTheSDKLimit: a client message of 10 MiB or more is
+// answered -32600 and the connection reads on. It went to the ACP SDK,
+// whose reader stops at 10 MiB: nothing after it was answered, and the
+// replay exited 0 after waiting 5 s (hunt-acp2 #4).
+func TestMessageOverTheSDKLimit(t *testing.T) {
+	p := serve(t, fileOpener(full), Options{})
+	p.send(initMsg)
+	p.expect(answered(0, ""))
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{"pad":"` + strings.Repeat("x", 10<<20) + `"}}`)
+	p.expect(`^\{"jsonrpc":"2.0","id":1,"error":\{"code":-32600,.*longer than 10 MiB`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`)
+	p.expect(answered(2, ""))
+	if !strings.Contains(p.log.String(), "client message 2 is longer than 10 MiB") {
+		t.Errorf("log: %s", p.log)
+	}
+	p.end()
+}
