@@ -15,6 +15,11 @@ import (
 // to send, another message is a user_message_chunk.
 func (e *Encoder) userMessage(ev *event.Event, b *event.UserMessage) error {
 	e.endStreams()
+	if !e.meta && b.ImageCount != nil && *b.ImageCount > 0 {
+		// Pasted images: the canonical message has their number only,
+		// and an ACP image block needs its data.
+		e.loss.Add(lossImageCount)
+	}
 	if ev.AgentID != "" {
 		// A subagent's prompt: its parent wrote it, not the user.
 		return e.subagentPrompt(ev, b)

@@ -56,6 +56,9 @@ var (
 	lossLargeToolInput = losses.Drop("large-tool-input",
 		"tool input too large for one message", "tool inputs too large for one message",
 		"an ACP message stays under 8 MiB; the input is left out")
+	lossImageCount = losses.Drop("image-count",
+		"user message's image count", "user messages' image counts",
+		"the source has only the count, and ACP's image content needs the data; kept under _meta with --acp-meta")
 	lossCost = losses.Shared(dialect.LossCost,
 		"ACP states no cost (a prompt's usage in the unstable profile has token counts only)")
 	lossTurnUsage = losses.Drop("turn-usage",
