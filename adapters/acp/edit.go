@@ -76,18 +76,7 @@ func (e *Encoder) edits(raw json.RawMessage) (diffs []obj, locations []byte) {
 	if !r.IsObject() {
 		return nil, nil
 	}
-	f := readEdit(r)
-	file := f.path
-	var hs []hunk
-	if f.hasOld {
-		if !f.hasNew || file == "" {
-			return nil, nil
-		}
-		old := f.old
-		hs = []hunk{{path: file, old: &old, new: f.new}}
-	} else if f.hasPatch {
-		hs = parsePatch(f.patch, file)
-	}
+	hs := hunksOf(r)
 	size := 0
 	var locs []obj
 	for _, h := range hs {
@@ -119,6 +108,83 @@ func (e *Encoder) edits(raw json.RawMessage) (diffs []obj, locations []byte) {
 		return nil, nil
 	}
 	return diffs, arr(locs...)
+}
+
+// hunksOf reads the changes an edit names: a path with old and new text,
+// a unified diff, a list of edits of one file (Claude Code's MultiEdit), a
+// whole file written (Write, write_file: its content, as a file the
+// change creates), or a map from path to change (Codex's patch_apply
+// changes: add with content, update with a unified diff). Nothing when
+// none of these can be told.
+func hunksOf(r gjson.Result) []hunk {
+	f := readEdit(r)
+	switch {
+	case f.hasOld:
+		if !f.hasNew || f.path == "" {
+			return nil
+		}
+		old := f.old
+		return []hunk{{path: f.path, old: &old, new: f.new}}
+	case f.hasPatch:
+		return parsePatch(f.patch, f.path)
+	case f.path != "":
+		if list := jsonobj.Lookup(r, "edits"); list.IsArray() {
+			return listEdits(f.path, list)
+		}
+		if c := jsonobj.Lookup(r, "content"); c.Type == gjson.String {
+			return []hunk{{path: f.path, new: jsonobj.Text(c), line: 1}}
+		}
+		return nil
+	}
+	return changeMap(r)
+}
+
+// listEdits reads a list of old and new texts of one file.
+func listEdits(path string, list gjson.Result) []hunk {
+	var out []hunk
+	ok := true
+	jsonobj.ForEach(list, func(_, v gjson.Result) bool {
+		f := readEdit(v)
+		if !f.hasOld || !f.hasNew {
+			ok = false
+			return false
+		}
+		old := f.old
+		out = append(out, hunk{path: path, old: &old, new: f.new})
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// changeMap reads a map from path to change, as Codex's FileChange:
+// {"type":"add","content":…}, {"type":"update","unified_diff":…,
+// "move_path":…}, {"type":"delete"} (which shows no text: left out).
+func changeMap(r gjson.Result) []hunk {
+	var out []hunk
+	ok := true
+	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
+		switch jsonobj.Lookup(v, "type").Str {
+		case "add":
+			if c := jsonobj.Lookup(v, "content"); c.Type == gjson.String {
+				out = append(out, hunk{path: k.Str, new: jsonobj.Text(c), line: 1})
+			}
+		case "update":
+			if d := jsonobj.Lookup(v, "unified_diff"); d.Type == gjson.String {
+				out = append(out, parsePatch(jsonobj.Text(d), k.Str)...)
+			}
+		case "delete":
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok {
+		return nil
+	}
+	return out
 }
 
 // hunk is one change to one file: old and new text hunk-local (context

@@ -319,3 +319,36 @@ func TestUsageOnlyWhatIsStated(t *testing.T) {
 		}
 	}
 }
+
+// TestMoreEditShapes: a whole file written (Write, write_file), a list of
+// edits of one file (MultiEdit) and a map from path to change (Codex's
+// patch_apply_end changes) show as diffs too. They showed as a bare
+// "Success" line (hunt-acp2 #1).
+func TestMoreEditShapes(t *testing.T) {
+	msgs := project(t, transcript, head,
+		`{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"fix"}`,
+		`{"seq":2,"type":"tool_call","call_id":"w1","name":"Write","kind":"edit","input":{"file_path":"/repo/new.txt","content":"hello\n"}}`,
+		`{"seq":3,"type":"tool_finished","call_id":"w1","status":"success"}`,
+		`{"seq":4,"type":"tool_call","call_id":"m1","name":"MultiEdit","kind":"edit","input":{"file_path":"/repo/a.txt","edits":[{"old_string":"x = 1","new_string":"x = 2"},{"old_string":"y = 1","new_string":"y = 3"}]}}`,
+		`{"seq":5,"type":"tool_finished","call_id":"m1","status":"success"}`,
+		`{"seq":6,"type":"tool_call","call_id":"p1","name":"apply_patch","kind":"edit","input":{}}`,
+		`{"seq":7,"type":"tool_finished","call_id":"p1","status":"success","edit":{"/repo/app.ts":{"type":"update","unified_diff":"@@ -3 +3 @@\n-const port = 80;\n+const port = 8080;\n"},"/repo/b.ts":{"type":"add","content":"b\n"},"/repo/c.ts":{"type":"delete"}}}`,
+		`{"seq":8,"type":"turn_finished","turn_id":"t1","status":"ok"}`)
+	want := map[string]string{
+		"w1": `[{"type":"diff","path":"/repo/new.txt","oldText":null,"newText":"hello\n"}]`,
+		"m1": `[{"type":"diff","path":"/repo/a.txt","oldText":"x = 1","newText":"x = 2"},{"type":"diff","path":"/repo/a.txt","oldText":"y = 1","newText":"y = 3"}]`,
+		"p1": `[{"type":"diff","path":"/repo/app.ts","oldText":"const port = 80;\n","newText":"const port = 8080;\n"},{"type":"diff","path":"/repo/b.ts","oldText":null,"newText":"b\n"}]`,
+	}
+	got := map[string]string{}
+	for _, m := range msgs {
+		u := gjson.Get(m, "params.update")
+		if c := u.Get("content"); strings.Contains(c.Raw, `"type":"diff"`) {
+			got[u.Get("toolCallId").Str] = c.Raw
+		}
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: diff content %s, want %s", id, got[id], w)
+		}
+	}
+}
