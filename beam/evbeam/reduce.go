@@ -225,8 +225,9 @@ func cloneUsage(u *event.Usage) *event.Usage {
 var cacheWrite1h = []string{"usage.cache_creation.ephemeral_1h_input_tokens", "message.usage.cache_creation.ephemeral_1h_input_tokens", "cache_creation.ephemeral_1h_input_tokens"}
 
 // slimResidue keeps of a residue what a report reads: "model" and
-// "message_id" when they are non-empty strings, and the first place of
-// the 1-hour cache write that holds a number; nil when it holds none.
+// "message_id" when they are non-empty strings, the first place of the
+// 1-hour cache write that holds a number, and a session's usage by model
+// (stats.models); nil when it holds none.
 func slimResidue(raw json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	field := func(key, val string) {
@@ -258,6 +259,11 @@ func slimResidue(raw json.RawMessage) json.RawMessage {
 		}
 		field(keys[0], val)
 		break
+	}
+	if v := gjson.GetBytes(raw, "stats.models"); v.IsObject() {
+		// A session's usage by model (Gemini CLI's result), which the
+		// report splits it by (stats/split.go).
+		field("stats", `{"models":`+v.Raw+`}`)
 	}
 	if b.Len() == 0 {
 		return nil
