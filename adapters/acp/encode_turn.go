@@ -79,6 +79,14 @@ func (e *Encoder) turnFinished(ev *event.Event, b *event.TurnFinished) error {
 // sessionFinished ends the open turn with the session's outcome.
 func (e *Encoder) sessionFinished(ev *event.Event, b *event.SessionFinished) error {
 	e.endStreams()
+	if b.Status == event.StatusError && !e.begun && !e.basis() {
+		// A run that failed before its first turn (a key refused, a model
+		// not found) is one turn, that says why: without it the client
+		// would show nothing at all.
+		if err := e.inTurn(); err != nil {
+			return err
+		}
+	}
 	if b.Status == event.StatusError && e.turnOpen {
 		if err := e.showFailure(ev, b.Message); err != nil {
 			return err

@@ -352,3 +352,17 @@ func TestMoreEditShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedBeforeTheFirstTurn: a run that failed before its first turn (a
+// key refused) is one turn that says why; it was written as nothing at
+// all, exit 0 (hunt-acp2 #5).
+func TestFailedBeforeTheFirstTurn(t *testing.T) {
+	msgs := project(t, transcript, head,
+		`{"seq":1,"type":"session_finished","status":"error","message":"provider: 401 Unauthorized: invalid API key"}`)
+	if got := kinds(msgs); got != "session/prompt agent_message_chunk response:end_turn" {
+		t.Errorf("messages: %s\n%s", got, strings.Join(msgs, "\n"))
+	}
+	if !strings.Contains(msgs[1], `"The recorded run failed: provider: 401 Unauthorized: invalid API key"`) {
+		t.Errorf("no failure shown: %s", msgs[1])
+	}
+}
