@@ -116,8 +116,8 @@ func sessionName(ref sessions.Ref) string {
 // evtool reads them and never writes there, whatever the user asks.
 func protectAgents(set *outfile.Set) {
 	for _, s := range sessions.Stores() {
-		for _, root := range s.Roots() {
-			set.Protect(root, s.Agent()+"'s sessions ("+root+")")
+		for _, home := range sessions.Homes(s) {
+			set.Protect(home, s.Agent()+"'s own directory ("+home+")")
 		}
 	}
 }

@@ -369,7 +369,7 @@ func (v *viewRun) openDir() (viewSink, error) {
 	return s, nil
 }
 
-// inAgents names the agent's session directory p would be in, "" for
+// inAgents names the agent's own directory p would be in, "" for
 // none: the folder is made only where outfile would let its pages be.
 func inAgents(p string) string {
 	abs, err := filepath.Abs(filepath.Dir(p))
@@ -380,7 +380,7 @@ func inAgents(p string) string {
 		abs = r
 	}
 	for _, s := range sessions.Stores() {
-		for _, root := range s.Roots() {
+		for _, root := range sessions.Homes(s) {
 			rr, err := filepath.Abs(root)
 			if err != nil {
 				continue
@@ -389,7 +389,7 @@ func inAgents(p string) string {
 				rr = r
 			}
 			if rel, err := filepath.Rel(rr, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return s.Agent() + "'s sessions (" + root + ")"
+				return s.Agent() + "'s own directory (" + root + ")"
 			}
 		}
 	}

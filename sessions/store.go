@@ -17,6 +17,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,6 +44,35 @@ type Store interface {
 	// Open returns the session's lines in its dialect, one JSON value a
 	// line, gathered from every file the session spans.
 	Open(ref Ref) (io.ReadCloser, error)
+}
+
+// A Homer is a Store whose agent keeps more than its sessions in its own
+// directories (settings, a prompt history, credentials): Homes returns
+// them. evtool writes into none of them.
+type Homer interface {
+	Homes() []string
+}
+
+// Homes returns the directories a store's agent keeps its own files in:
+// its Homes, else its Roots.
+func Homes(s Store) []string {
+	if h, ok := s.(Homer); ok {
+		return h.Homes()
+	}
+	return s.Roots()
+}
+
+// Parents is Homes for a store whose roots are folders of its agent's own
+// directories: the directory each root is in (~/.codex of
+// ~/.codex/sessions), each once.
+func Parents(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		if d := filepath.Dir(r); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // A Ref names one session a Store found.

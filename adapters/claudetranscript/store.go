@@ -460,3 +460,6 @@ func (m *files) Close() error {
 	m.cur = nil
 	return err
 }
+
+// Homes implements sessions.Homer: Claude Code's configuration directories (~/.claude: settings, credentials, history), of which projects is one folder.
+func (s Store) Homes() []string { return sessions.Parents(s.Roots()) }

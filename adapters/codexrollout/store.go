@@ -234,3 +234,6 @@ type readCloser struct {
 
 // Close closes the decompressor, if any, and the file.
 func (r *readCloser) Close() error { return r.close() }
+
+// Homes implements sessions.Homer: $CODEX_HOME (~/.codex: config, auth, the prompt history), of which sessions is one folder.
+func (s Store) Homes() []string { return sessions.Parents(s.Roots()) }

@@ -608,3 +608,6 @@ func writeMessages(w *bufio.Writer, p string) error {
 	}
 	return nil
 }
+
+// Homes implements sessions.Homer: Gemini CLI's .gemini directory (settings, the projects registry), of which tmp is one folder.
+func (s Store) Homes() []string { return sessions.Parents(s.Roots()) }
