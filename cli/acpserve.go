@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -112,7 +113,11 @@ func (h *history) List(ctx context.Context, cwd string) ([]replay.Entry, error) 
 	}
 	var out []replay.Entry
 	for _, s := range list {
-		if cwd != "" && s.Project != cwd {
+		// A session whose directory is unknown (a rollout that names none)
+		// is shown whatever project the editor has open, as a replayed
+		// recording is: an editor always asks for its own, and would
+		// never find it otherwise.
+		if cwd != "" && s.Project != "" && filepath.Clean(s.Project) != filepath.Clean(cwd) {
 			continue
 		}
 		title := s.Agent + " session"
