@@ -600,3 +600,29 @@ func TestMessageOverTheSDKLimit(t *testing.T) {
 	}
 	p.end()
 }
+
+// TestTitleIsTheUsersPrompt: a session is titled by the user's first
+// prompt (a turn's, where the stream echoes no message), never by a
+// subagent's, which its parent wrote: Claude Code's stream-json without
+// the user echo was titled by its Task's prompt (hunt-acp2 #7).
+func TestTitleIsTheUsersPrompt(t *testing.T) {
+	head := `{"seq":0,"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s1","workspace":"/w"}` + "\n"
+	for _, c := range []struct{ name, body, want string }{
+		{"subagent first", `{"seq":1,"type":"user_message","agent_id":"a1","text":"Run cargo test and report."}` + "\n" +
+			`{"seq":2,"type":"user_message","text":"Fix the build"}` + "\n", "Fix the build"},
+		{"turn prompt", `{"seq":1,"type":"turn_started","turn_id":"t1","prompt":"Why is it slow?"}` + "\n" +
+			`{"seq":2,"type":"user_message","agent_id":"a1","text":"sub prompt"}` + "\n", "Why is it slow?"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := serve(t, bytesOpener(head+c.body), Options{Name: "run.jsonl"})
+			p.send(initMsg)
+			p.expect(answered(0, ""))
+			p.send(`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}`)
+			l := p.expect(`^\{"jsonrpc":"2.0","id":1,`)
+			if got := gjson.Get(l, "result.sessions.0.title").Str; got != c.want {
+				t.Errorf("title %q, want %q", got, c.want)
+			}
+			p.end()
+		})
+	}
+}

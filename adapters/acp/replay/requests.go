@@ -165,10 +165,16 @@ func (s *server) recording() (recording, error) {
 					rec.cwd = b.Workspace
 				}
 			}
+		case *event.TurnStarted:
+			// A turn's prompt is the user's, where the stream does not
+			// echo it as a message (Claude Code's stream-json by default).
+			if rec.title == "" && b.Prompt != nil && ev.AgentID == "" {
+				rec.title = titleOf(*b.Prompt)
+			}
 		case *event.UserMessage:
-			if rec.title == "" {
-				t, _, _ := strings.Cut(strings.TrimSpace(b.Text), "\n")
-				rec.title = clip(strings.TrimSpace(t), 120)
+			// A subagent's prompt (agent_id) is its parent's, not the user's.
+			if rec.title == "" && ev.AgentID == "" {
+				rec.title = titleOf(b.Text)
 			}
 		}
 		if started && rec.title != "" {
@@ -344,4 +350,11 @@ func (s *server) stopAll() {
 	for _, g := range s.gates {
 		g.cancel()
 	}
+}
+
+// titleOf is a session's title from its first prompt: the first line,
+// clipped; "" for a prompt of white space.
+func titleOf(prompt string) string {
+	t, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	return clip(strings.TrimSpace(t), 120)
 }
