@@ -57,8 +57,8 @@ var ExitCodes = []struct {
 	Code    int
 	Meaning string
 }{
-	{ExitOK, "success: the streams are valid, or the conversion is written (warnings, a torn last line and counted losses allowed)"},
-	{ExitProblem, "the input has problems: a stream has an error, a line could not be converted, the stream is of another dialect than named, there is nothing to convert, or, with `--strict`, something was lost, unknown or torn"},
+	{ExitOK, "success: the streams are valid, or the conversion is written and its target's validator would accept it (warnings and counted losses allowed)"},
+	{ExitProblem, "the input has problems: a stream has an error, a line could not be converted, the stream is of another dialect than named, there is nothing to convert, the stream is cut short (and so the output), what was written fails the target's validator, or, with `--strict`, something was lost, unknown or torn"},
 	{ExitUsage, "usage error (two lines on stderr, the second `see 'evtool CMD --help'`), a file that cannot be read or written, an output that is the input, or a stream whose dialect cannot be told"},
 	{ExitHangup, "hung up (SIGHUP); the files `-o`, `--loss-report`, `--valid-out` and `--invalid-out` name left as they were"},
 	{ExitInterrupted, "interrupted by SIGINT (Ctrl-C); those files left as they were"},
