@@ -24,7 +24,7 @@ import (
 func modelSplit(ev *event.Event) []*rec {
 	var models gjson.Result
 	for _, x := range ev.Ext {
-		if m := gjson.GetBytes(x.Raw, "stats.models"); m.IsObject() {
+		if m := gjson.GetBytes(x.Raw, ResidueModelSplit); m.IsObject() {
 			models = m
 			break
 		}

@@ -265,7 +265,7 @@ func (c *collector) intern(s string) string {
 // modelOf is the model in force for an event (see the top of this file).
 func (c *collector) modelOf(ev *event.Event) string {
 	for _, x := range ev.Ext {
-		if m := gjson.GetBytes(x.Raw, "model"); m.Type == gjson.String && m.Str != "" {
+		if m := gjson.GetBytes(x.Raw, ResidueModel); m.Type == gjson.String && m.Str != "" {
 			return m.Str
 		}
 	}
@@ -297,13 +297,13 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 	}
 	for _, x := range ev.Ext {
 		if level == atRounds || level == atUsageEvents {
-			if id := gjson.GetBytes(x.Raw, "message_id"); id.Type == gjson.String && id.Str != "" {
+			if id := gjson.GetBytes(x.Raw, ResidueMessageID); id.Type == gjson.String && id.Str != "" {
 				r.key = responseKey(x, id.Str, ev.Time)
 			}
 		}
 		// Anthropic's usage splits the cache write by lifetime; the
 		// canonical count is their sum, the split rides in the residue.
-		for _, p := range []string{"usage.cache_creation.ephemeral_1h_input_tokens", "message.usage.cache_creation.ephemeral_1h_input_tokens", "cache_creation.ephemeral_1h_input_tokens"} {
+		for _, p := range ResidueCacheWrite1h {
 			if v := gjson.GetBytes(x.Raw, p); v.Type == gjson.Number {
 				if n := v.Uint(); n <= r.tok[tokenIndex(CacheWrite)] {
 					r.c1h = n

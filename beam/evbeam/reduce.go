@@ -10,6 +10,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/stats"
 	"github.com/evtool/evtool/stream"
 	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
@@ -220,14 +221,10 @@ func cloneUsage(u *event.Usage) *event.Usage {
 		TotalTokens: n(u.TotalTokens), ModelResponses: n(u.ModelResponses), CostUSD: json.Number(strings.Clone(string(u.CostUSD)))}
 }
 
-// cacheWrite1h are the residue's places of the 1-hour part of a cache
-// write, in the order the report looks for them.
-var cacheWrite1h = []string{"usage.cache_creation.ephemeral_1h_input_tokens", "message.usage.cache_creation.ephemeral_1h_input_tokens", "cache_creation.ephemeral_1h_input_tokens"}
-
-// slimResidue keeps of a residue what a report reads: "model" and
-// "message_id" when they are non-empty strings, the first place of the
-// 1-hour cache write that holds a number, and a session's usage by model
-// (stats.models); nil when it holds none.
+// slimResidue keeps of a residue what a report reads (the places package
+// stats declares): the model and message id when they are non-empty
+// strings, the first place of the 1-hour cache write that holds a number,
+// and a session's usage by model; nil when it holds none.
 func slimResidue(raw json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	field := func(key, val string) {
@@ -241,12 +238,12 @@ func slimResidue(raw json.RawMessage) json.RawMessage {
 		b.WriteByte(':')
 		b.WriteString(val)
 	}
-	for _, key := range []string{"model", "message_id"} {
+	for _, key := range []string{stats.ResidueModel, stats.ResidueMessageID} {
 		if v := gjson.GetBytes(raw, key); v.Type == gjson.String && v.Str != "" {
 			field(key, v.Raw)
 		}
 	}
-	for _, p := range cacheWrite1h {
+	for _, p := range stats.ResidueCacheWrite1h {
 		v := gjson.GetBytes(raw, p)
 		if v.Type != gjson.Number {
 			continue
@@ -260,10 +257,12 @@ func slimResidue(raw json.RawMessage) json.RawMessage {
 		field(keys[0], val)
 		break
 	}
-	if v := gjson.GetBytes(raw, "stats.models"); v.IsObject() {
+	if v := gjson.GetBytes(raw, stats.ResidueModelSplit); v.IsObject() {
 		// A session's usage by model (Gemini CLI's result), which the
-		// report splits it by (stats/split.go).
-		field("stats", `{"models":`+v.Raw+`}`)
+		// report splits it by: the path nested again as it was.
+		head, tail, _ := strings.Cut(stats.ResidueModelSplit, ".")
+		k, _ := json.Marshal(tail)
+		field(head, "{"+string(k)+":"+v.Raw+"}")
 	}
 	if b.Len() == 0 {
 		return nil
