@@ -19,6 +19,17 @@ type About struct {
 	// ReadOnly says why evtool does not write the dialect, for a dialect
 	// that embeds DescribedReadOnly; empty for every other.
 	ReadOnly string
+	// Rules is the dialect's catalogue of stream rules, which its checker
+	// reports through (RuleLister); nil for a dialect with none.
+	Rules *RuleSet
+	// Losses is the catalogue of what the dialect's encoder drops,
+	// approximates or synthesizes (LossLister); nil for a read-only
+	// dialect, which has no encoder.
+	Losses *LossCatalog
+	// Defaults names the facts the encoder takes from EncodeOptions.Defaults
+	// when the source lacks them (DefaultsTaker); empty for an encoder
+	// that writes only what its source says.
+	Defaults []DefaultKey
 }
 
 // Describer is implemented by a dialect that states its facts as an
@@ -28,7 +39,9 @@ type Describer interface {
 }
 
 // Described implements the methods of a dialect that only report its
-// facts: Name, Description and Schema of Dialect, and Agent of Producer.
+// facts: Name, Description and Schema of Dialect, Agent of Producer,
+// Rules of RuleLister, LossKinds of LossLister and DefaultKeys of
+// DefaultsTaker.
 // A dialect D embeds Described[D] and implements Describer, and so writes
 // its facts once, as data, and as methods only what it does: Sniff,
 // NewDecoder, NewEncoder, NewChecker, and the optional interfaces it
@@ -61,6 +74,25 @@ func (d Described[D]) Agent() string {
 	}
 	return d.Name()
 }
+
+// Rules implements RuleLister with About.Rules.
+func (d Described[D]) Rules() []Rule {
+	if s := d.about().Rules; s != nil {
+		return s.List()
+	}
+	return nil
+}
+
+// LossKinds implements LossLister with About.Losses.
+func (d Described[D]) LossKinds() []*LossKind {
+	if c := d.about().Losses; c != nil {
+		return c.List()
+	}
+	return nil
+}
+
+// DefaultKeys implements DefaultsTaker with About.Defaults.
+func (d Described[D]) DefaultKeys() []DefaultKey { return d.about().Defaults }
 
 // DescribedReadOnly is Described for a read-only dialect: it implements
 // ReadOnly as well, with About.ReadOnly, and a NewEncoder whose encoder

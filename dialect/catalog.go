@@ -14,8 +14,8 @@ import (
 //		"exit code beyond i32", "exit codes beyond i32",
 //		"codex's exit_code is an i32")
 //
-// The encoder counts through the value (Losses.Add), the dialect's
-// LossKinds method returns losses.List(), and docs/losses.md is written
+// The encoder counts through the value (Losses.Add), the dialect names the
+// catalogue in its About (About.Losses), and docs/losses.md is written
 // from it: the id, the wording and the reason stand in one place.
 type LossCatalog struct {
 	dialect string
@@ -90,8 +90,8 @@ type LossTemplate struct {
 //		"the first line is thread.started")
 //
 // The checker reports through the value (Reporter.Reportf), which gives
-// the finding the rule's id and severity; the dialect's Rules method
-// returns rules.List(); `evtool rules` and docs/rules.md are written from
+// the finding the rule's id and severity; the dialect names the set in its
+// About (About.Rules); `evtool rules` and docs/rules.md are written from
 // it. A rule's id, severity and purpose stand in one place.
 type RuleSet struct {
 	rules []*Rule

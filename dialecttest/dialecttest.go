@@ -233,7 +233,7 @@ func Applies(d dialect.Dialect, c Corpus) []string {
 				why = "no goldens"
 			}
 		case "rules":
-			if _, ok := d.(dialect.RuleLister); !ok {
+			if l, ok := d.(dialect.RuleLister); !ok || len(l.Rules()) == 0 {
 				why = "no rule catalogue"
 			}
 		}

@@ -47,6 +47,11 @@ func (Dialect) About() dialect.About {
 		Name:        Name,
 		Description: "Agent Client Protocol v1 session/update JSON-RPC (profiles: stable, unstable, basis)",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the acp encoder takes from --default (or
+		// --session-id) when the source lacks them, instead of leaving them empty.
+		Defaults: []dialect.DefaultKey{dialect.DefaultSessionID},
 	}
 }
 

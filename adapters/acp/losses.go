@@ -65,12 +65,3 @@ var (
 		"turn's or session's usage", "turns' or sessions' usage",
 		"only the unstable profile's prompt response carries usage")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the acp encoder takes from --default (or
-// --session-id) when the source lacks them, instead of leaving them empty.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultSessionID}
-}

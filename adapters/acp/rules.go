@@ -33,9 +33,6 @@ var (
 	ruleTurnClosed     = rules.Error("acp/turn-closed", "a turn is closed in itself: its tool calls completed or failed and its permission requests answered before its session/prompt response")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // knownMethods are ACP v1's method names (meta.json and meta.unstable.json).
 var knownMethods = []string{
 	"initialize", "authenticate", "session/new", "session/load", "session/set_mode", "session/set_config_option",

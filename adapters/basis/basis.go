@@ -30,6 +30,11 @@ func (Dialect) About() dialect.About {
 		Name:        Name,
 		Description: "basis spawn --json (schema 1 and 2)",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the basis encoder takes from --default (or
+		// --session-id) when the source lacks them, instead of leaving them empty.
+		Defaults: []dialect.DefaultKey{dialect.DefaultBasisVersion, dialect.DefaultModel, dialect.DefaultProvider, dialect.DefaultSessionID, dialect.DefaultWorkspace},
 	}
 }
 

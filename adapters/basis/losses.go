@@ -118,12 +118,3 @@ var (
 	lossCost = losses.Shared(dialect.LossCost,
 		"basis states no cost")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the basis encoder takes from --default (or
-// --session-id) when the source lacks them, instead of leaving them empty.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultBasisVersion, dialect.DefaultModel, dialect.DefaultProvider, dialect.DefaultSessionID, dialect.DefaultWorkspace}
-}

@@ -70,9 +70,6 @@ var (
 		"the elision policy's kind is keep_recent or byte_budget: the policy is non_exhaustive upstream, so another kind is read, kept as written and reported (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // started flags an open call (in checker.tools) whose tool_started was
 // read.
 const started = 1

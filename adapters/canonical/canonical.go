@@ -29,6 +29,7 @@ func (Dialect) About() dialect.About {
 		Name:        Name,
 		Description: "evtool's canonical event model, version 1",
 		Schema:      schemaJSON,
+		Rules:       &rules,
 	}
 }
 
@@ -118,9 +119,6 @@ var (
 	rulePermClosed       = rules.Error("canonical/permission-resolved-twice", "a permission request is resolved at most once")
 	ruleUnknownField     = rules.Unknown("canonical/unknown-field", "every field is known for its type (error under --strict)")
 )
-
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
 
 // checker keeps the open calls, turns and requests by id; a closed one
 // leaves only its id's digest behind (see idset).

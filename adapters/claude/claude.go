@@ -39,6 +39,12 @@ func (Dialect) About() dialect.About {
 		Agent:       "claude-code",
 		Description: "Claude Code: claude -p --output-format stream-json --verbose (CLI 2.0.0 to 2.1.333)",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the Claude Code encoder takes from --default
+		// (or --session-id) for system/init when the source lacks them, instead of
+		// leaving them empty.
+		Defaults: []dialect.DefaultKey{dialect.DefaultModel, dialect.DefaultSessionID, dialect.DefaultWorkspace},
 	}
 }
 

@@ -186,13 +186,3 @@ var (
 		"%[1]s event", "%[1]s events",
 		"Claude Code has no such line")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the Claude Code encoder takes from --default
-// (or --session-id) for system/init when the source lacks them, instead of
-// leaving them empty.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultModel, dialect.DefaultSessionID, dialect.DefaultWorkspace}
-}

@@ -39,9 +39,6 @@ var (
 	rulePermissionAnswer = rules.Error("claude/permission-answered-twice", "a can_use_tool control_request is answered by one control_response")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // resultSubtypes are the result subtypes of SDK 0.3.333.
 var resultSubtypes = []string{"success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"}
 

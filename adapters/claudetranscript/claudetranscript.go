@@ -47,6 +47,7 @@ func (Dialect) About() dialect.About {
 		Description: "Claude Code session transcripts: <config>/projects/<cwd>/<session>.jsonl (CLI 1.0 to 2.1; read-only)",
 		ReadOnly:    "a transcript is Claude Code's own record of a session, which it resumes from: a line evtool wrote would pass for one Claude Code wrote",
 		Schema:      schemaJSON,
+		Rules:       &rules,
 	}
 }
 

@@ -28,9 +28,6 @@ var (
 	ruleResultAgain   = rules.Warning("claude-transcript/tool-result-repeated", "a tool_use is answered by one tool_result")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // Bounds of the checker's memory besides its id sets.
 const (
 	maxSessions  = 64  // sessionIds of one file (a resume adds one)

@@ -44,6 +44,11 @@ func (Dialect) About() dialect.About {
 		Agent:       "codex",
 		Description: "OpenAI Codex `codex exec --json` thread/turn/item events (CLI 0.44 and later; Rust exec_events.rs and SDK 0.163 types)",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the codex encoder takes from --default (or
+		// --session-id) when the source lacks them.
+		Defaults: []dialect.DefaultKey{dialect.DefaultSessionID},
 	}
 }
 

@@ -183,12 +183,3 @@ var (
 		"tool command and exit code", "tool commands and exit codes",
 		"codex's MCP call has no command or exit code")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the codex encoder takes from --default (or
-// --session-id) when the source lacks them.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultSessionID}
-}

@@ -59,9 +59,6 @@ var (
 		"a status, kind, tool or action word is one Codex is known to write (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // item is an open item: started or updated, not completed.
 type item struct {
 	typ   string

@@ -50,6 +50,7 @@ func (Dialect) About() dialect.About {
 		Description: "OpenAI Codex session files (rollout-*.jsonl, .jsonl.zst): session_meta/turn_context/response_item/event_msg lines of CLI 0.3x and later, and the mid-2025 bare format (read only)",
 		ReadOnly:    "a rollout is Codex's own record of a session, which it resumes from; evtool reads it and never writes one",
 		Schema:      schemaJSON,
+		Rules:       &rules,
 	}
 }
 

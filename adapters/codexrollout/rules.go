@@ -56,9 +56,6 @@ var (
 		"the keys of a rollout line and of a token usage are ones Codex is known to write (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // checker keeps state for what is open only: the turn, calls whose
 // output has not come; finished calls leave their id in a bounded set
 // (see check.Calls).

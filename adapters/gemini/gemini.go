@@ -39,6 +39,12 @@ func (Dialect) About() dialect.About {
 		Agent:       "gemini-cli",
 		Description: "Gemini CLI gemini -p … --output-format stream-json (0.11–0.61; from the published types, no real capture)",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the gemini encoder takes from --default (or
+		// --session-id) when the source lacks them: init's session_id and model,
+		// which Gemini CLI always writes.
+		Defaults: []dialect.DefaultKey{dialect.DefaultModel, dialect.DefaultSessionID},
 	}
 }
 

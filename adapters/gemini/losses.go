@@ -170,13 +170,3 @@ var (
 	lossCost = losses.Shared(dialect.LossCost,
 		"gemini states no cost")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the gemini encoder takes from --default (or
-// --session-id) when the source lacks them: init's session_id and model,
-// which Gemini CLI always writes.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultModel, dialect.DefaultSessionID}
-}

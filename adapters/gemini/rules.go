@@ -54,9 +54,6 @@ var (
 		"tool_result.error.type is one of Gemini CLI's tool error types (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // checker keeps state for open calls only (see check.Calls).
 type checker struct {
 	check.Frame

@@ -50,6 +50,7 @@ func (Dialect) About() dialect.About {
 		Description: "Gemini CLI chats on disk, ~/.gemini/tmp/<project>/chats/ (JSONL of 0.39+, and session-*.json of 0.1–0.38 through evtool sessions); read-only",
 		ReadOnly:    "a Gemini CLI chat is the agent's own record of a conversation, which it reads back to resume it; evtool reads it and never writes one",
 		Schema:      schemaJSON,
+		Rules:       &rules,
 	}
 }
 

@@ -45,9 +45,6 @@ var (
 		"kind and a tool call's status are words Gemini CLI writes (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // checker follows one stream. It keeps the path of the current chat
 // (bounded: see path), and of the last record only its id, line and the
 // calls it left open, which the tool-unfinished rule reports once the

@@ -131,12 +131,3 @@ var (
 	lossCost = losses.Shared(dialect.LossCost,
 		"mermaid states no cost")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the mermaid encoder takes from --default (or
-// --session-id) when the source lacks them, instead of leaving them empty.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultCLIVersion, dialect.DefaultModel, dialect.DefaultSessionID}
-}

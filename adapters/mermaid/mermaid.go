@@ -34,6 +34,11 @@ func (Dialect) About() dialect.About {
 		Name:        Name,
 		Description: "mermaid run --format ndjson (protocol 1)",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the mermaid encoder takes from --default (or
+		// --session-id) when the source lacks them, instead of leaving them empty.
+		Defaults: []dialect.DefaultKey{dialect.DefaultCLIVersion, dialect.DefaultModel, dialect.DefaultSessionID},
 	}
 }
 

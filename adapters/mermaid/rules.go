@@ -55,9 +55,6 @@ var (
 		"tool_finished.status is success, error or cancelled, and a task's status pending, in_progress or completed and its origin model, user or null: mermaid types them as strings, so another word is read, kept and reported (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // call is an open call: named by some line, not yet finished.
 type call struct {
 	ord     int // its rank among the calls, by the line that first named it

@@ -101,12 +101,3 @@ var (
 		"event's time", "events' times",
 		"muse's recorded_at never decreases: an event earlier than a record already written takes that record's time")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the muse encoder takes from --default (or
-// --session-id) when the source lacks them, instead of leaving them empty.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultSessionID}
-}

@@ -41,6 +41,11 @@ func (Dialect) About() dialect.About {
 		Name:        Name,
 		Description: "muse exec --json journal records (schema_version 1)",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the muse encoder takes from --default (or
+		// --session-id) when the source lacks them, instead of leaving them empty.
+		Defaults: []dialect.DefaultKey{dialect.DefaultSessionID},
 	}
 }
 

@@ -56,9 +56,6 @@ var (
 		"payload.kind is its payload type's kind, run.terminal's terminal is completed, failed or cancelled, and correlation_facts.outcome is success or failure: open strings in Muse's types, closed sets on the wire (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // payloadKinds are the payload.kind words Muse writes for each known
 // payload family. The field is a plain String in Muse's types, but each
 // payload type has exactly one kind on the wire.

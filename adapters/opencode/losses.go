@@ -138,13 +138,3 @@ var (
 		"run reasoning summary", "run reasoning summaries",
 		"opencode writes reasoning parts as they end")
 )
-
-// LossKinds implements dialect.LossLister.
-func (Dialect) LossKinds() []*dialect.LossKind { return losses.List() }
-
-// DefaultKeys names the facts the opencode encoder takes from --default
-// (or --session-id) when the source lacks them: every line of run json
-// names its session.
-func (Dialect) DefaultKeys() []dialect.DefaultKey {
-	return []dialect.DefaultKey{dialect.DefaultSessionID}
-}

@@ -45,6 +45,12 @@ func (Dialect) About() dialect.About {
 		Agent:       "opencode",
 		Description: "opencode run --format json (1.x, through 1.18.33 and the done line of later sources); also the server's /event bus",
 		Schema:      schemaJSON,
+		Rules:       &rules,
+		Losses:      losses,
+		// Defaults names the facts the opencode encoder takes from --default
+		// (or --session-id) when the source lacks them: every line of run json
+		// names its session.
+		Defaults: []dialect.DefaultKey{dialect.DefaultSessionID},
 	}
 }
 

@@ -51,9 +51,6 @@ var (
 		"an open string of a documented set (a step's finish reason, a bus part's type, an error's name, done's reason) holds one of its documented words (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // checker keeps, besides a few flags, the ids of the parts read so far
 // (as compact digests).
 type checker struct {

@@ -53,6 +53,7 @@ func (Dialect) About() dialect.About {
 		Description: "opencode's stored sessions: opencode.db (1.2 and later) or storage/*.json (to 1.1), one record a line (read-only)",
 		ReadOnly:    "the records are opencode's own store, which it resumes sessions from, and the line framing is evtool's: nothing evtool wrote would go back into opencode",
 		Schema:      schemaJSON,
+		Rules:       &rules,
 	}
 }
 

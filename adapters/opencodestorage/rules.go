@@ -44,9 +44,6 @@ var (
 		"a message's role, a tool state's status, a finish reason and an error name are among opencode's documented words (error under --strict)")
 )
 
-// Rules implements dialect.RuleLister.
-func (Dialect) Rules() []dialect.Rule { return rules.List() }
-
 // checker keeps the session's id, the last message's id, time and state,
 // the last part's id, and the ids seen (as digests, bounded).
 type checker struct {
