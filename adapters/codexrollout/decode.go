@@ -67,6 +67,40 @@ type Decoder struct {
 	// before it. Whether it was the fork's own (the model it names) is
 	// known at the next line.
 	held *held
+
+	// head is the mid-2025 header held back, with Lookahead, until the
+	// context message that names the working directory (see headHold).
+	head *headHold
+}
+
+// headHold is the session_started of a mid-2025 rollout and the events
+// behind it. That format's header names no working directory: the
+// <environment_context> message Codex adds to the first request does,
+// a few lines later, before the user's first prompt. Reading a file, the
+// header waits for it, for at most maxHeadLines lines and never past an
+// event of the conversation's own, so that the session states its
+// project as a newer rollout's session_meta does.
+type headHold struct {
+	ss    *event.SessionStarted
+	evs   []*event.Event
+	lines int
+}
+
+// maxHeadLines bounds the lines a mid-2025 header waits behind.
+const maxHeadLines = 16
+
+// done reports whether the held header may go: its directory is known,
+// or the wait is over.
+func (h *headHold) done(from int) bool {
+	if h.ss.Workspace != "" || h.lines >= maxHeadLines {
+		return true
+	}
+	for _, ev := range h.evs[from:] {
+		if _, ok := ev.Body.(*event.Unknown); !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // held is a line held back.
@@ -167,6 +201,22 @@ func (l *line) optInt(k string, t jsonobj.IntType) (int64, bool) {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
+	h := d.head
+	if h == nil {
+		return d.decode(out, raw, n)
+	}
+	from := len(h.evs)
+	var err error
+	h.evs, err = d.decode(h.evs, raw, n)
+	if h.lines++; h.done(from) {
+		out = append(out, h.evs...)
+		d.head = nil
+	}
+	return out, err
+}
+
+// decode decodes one line.
+func (d *Decoder) decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
 	root := d.ParseLine(raw)
 	if !root.IsObject() {
 		return out, &FieldError{Msg: "got " + jsonobj.TypeName(root) + ", want an object"}
@@ -204,6 +254,9 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 			if d.session(l); l.err != nil {
 				// The header cannot be read: the stream still begins.
 				l.evs = []*event.Event{{Synthetic: true, Body: &event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}}}}
+			} else if ss, ok := l.evs[0].Body.(*event.SessionStarted); ok && l.v.form == formHeader && ss.Workspace == "" && d.opts.Lookahead {
+				d.head = &headHold{ss: ss, evs: d.finish(nil, l)}
+				return out, nil
 			}
 			return d.finish(out, l), l.err
 		}
@@ -509,6 +562,9 @@ func (d *Decoder) messageItem(l *line) {
 		return
 	}
 	text, images := contentText(content)
+	if d.head != nil && role == "user" && d.head.ss.Workspace == "" {
+		d.head.ss.Workspace = contextCwd(text)
+	}
 	if l.v.form != formBare {
 		if role == "assistant" || role == "user" && !isContext(text) {
 			d.kept(l, keptCopy)
@@ -564,6 +620,10 @@ func (d *Decoder) reasoningItem(l *line) {
 // then it is truncated. A fork whose own lines could not be told from its
 // parent's gets a notice saying nothing after the copy was counted.
 func (d *Decoder) End(out []*event.Event) []*event.Event {
+	if d.head != nil {
+		out = append(out, d.head.evs...)
+		d.head = nil
+	}
 	if d.held != nil {
 		out = d.flushHeld(out, false)
 	}
@@ -639,6 +699,26 @@ func reasoningText(item gjson.Result) string {
 func isContext(text string) bool {
 	t := strings.TrimSpace(text)
 	return strings.HasPrefix(t, "<environment_context>") || strings.HasPrefix(t, "<user_instructions>")
+}
+
+// contextCwd returns the working directory an <environment_context>
+// message names in its <cwd> element, "" for any other text. Codex writes
+// the element's text as it is (codex-rs/core/src/environment_context.rs
+// of mid-2025 serializes the path with no escaping).
+func contextCwd(text string) string {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "<environment_context>") {
+		return ""
+	}
+	_, rest, ok := strings.Cut(t, "<cwd>")
+	if !ok {
+		return ""
+	}
+	cwd, _, ok := strings.Cut(rest, "</cwd>")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(cwd)
 }
 
 // plainContent reports whether a message's content is one text part of

@@ -242,3 +242,62 @@ func TestWebSearchWithoutID(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyHeaderWorkspace: a mid-2025 rollout's header names no working
+// directory; the <environment_context> message a few lines later does.
+// Read from a file (Lookahead), session_started waits for it; it waits no
+// longer than the first event of the conversation, or 16 lines, or the
+// end; read from a pipe, it is not held.
+func TestLegacyHeaderWorkspace(t *testing.T) {
+	head := `{"id":"3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d","timestamp":"2025-07-21T09:14:05.512Z","instructions":null}`
+	state := `{"record_type":"state"}`
+	ctx := `{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/home/dev/web app</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>"}]}`
+	prompt := `{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"fix the login"}]}`
+	many := []string{head}
+	for range 20 {
+		many = append(many, state)
+	}
+	cases := []struct {
+		name      string
+		lines     []string
+		lookahead bool
+		want      string
+	}{
+		{"context after state lines", []string{head, state, ctx, prompt}, true, "/home/dev/web app"},
+		{"context last", []string{head, state, ctx}, true, "/home/dev/web app"},
+		{"prompt first", []string{head, prompt, ctx}, true, ""},
+		{"stream ends before any", []string{head, state}, true, ""},
+		{"over 16 lines", append(many, ctx), true, ""},
+		{"a pipe", []string{head, state, ctx, prompt}, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dec := codexrollout.Dialect{}.NewDecoder(dialect.DecodeOptions{Lookahead: c.lookahead})
+			var evs []*event.Event
+			for i, l := range c.lines {
+				var err error
+				if evs, err = dec.Decode(evs, []byte(l), i+1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			evs = dec.End(evs)
+			ss, ok := evs[0].Body.(*event.SessionStarted)
+			if !ok || ss.Workspace != c.want {
+				t.Fatalf("first event %T %+v, want session_started with workspace %q", evs[0].Body, evs[0].Body, c.want)
+			}
+			// Holding the header back changes no event's order or count.
+			n := 1 // session_started
+			for _, l := range c.lines[1:] {
+				if l == prompt {
+					n += 2 // turn_started, user_message
+				} else {
+					n++
+				}
+			}
+			n++ // session_finished
+			if len(evs) != n {
+				t.Errorf("%d events, want %d:\n%s", len(evs), n, dialecttest.Canonical(t, evs))
+			}
+		})
+	}
+}
