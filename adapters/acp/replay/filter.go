@@ -238,8 +238,17 @@ func (s *server) judge(line []byte, n int, pw *io.PipeWriter) error {
 	}
 	m := r.Get("method").Str
 	defer s.opts.hooks.judgedHook(m)
+	if id.Exists() && id.Type == gjson.Null && r.Get("method").Exists() {
+		// JSON-RPC 2.0 calls a message with "id": null a request (a
+		// notification has no id member), and a request is answered. An
+		// answer with id null cannot be told from another such request's,
+		// so evtool refuses it rather than play it; it is not dropped
+		// silently as a notification would be.
+		fmt.Fprintf(s.opts.Log, "evtool: acp replay: client message %d is %s with id null; answered -32600\n", n, m)
+		return s.reply("null", -32600, "Invalid request", "an id of null cannot be told from another request's: send a number or a string")
+	}
 	request := r.Get("method").Exists() && (id.Type == gjson.Number || id.Type == gjson.String)
-	if !request && (!id.Exists() || id.Type == gjson.Null) && requests[m] {
+	if !request && !id.Exists() && requests[m] {
 		// A request sent as a notification cannot be answered; playing a
 		// turn for it would answer nobody.
 		fmt.Fprintf(s.opts.Log, "evtool: acp replay: client message %d is %s without an id (a notification); ignored\n", n, m)
