@@ -120,9 +120,14 @@ func (h *history) List(ctx context.Context, cwd string) ([]replay.Entry, error) 
 		if cwd != "" && s.Project != "" && filepath.Clean(s.Project) != filepath.Clean(cwd) {
 			continue
 		}
-		title := s.Agent + " session"
-		if s.Start != "" {
-			title += " of " + s.Start
+		// Titled as acp replay titles a recording, by the user's first
+		// prompt; a session without one by its agent and start.
+		title := s.Title
+		if title == "" {
+			title = s.Agent + " session"
+			if s.Start != "" {
+				title += " of " + s.Start
+			}
 		}
 		out = append(out, replay.Entry{ID: s.ID, Cwd: s.Project, Title: title, UpdatedAt: s.End})
 	}

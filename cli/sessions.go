@@ -239,6 +239,7 @@ type sessionJSON struct {
 	Agent    string   `json:"agent"`
 	ID       string   `json:"session_id"`
 	Project  string   `json:"project,omitempty"`
+	Title    string   `json:"title,omitempty"`
 	Start    string   `json:"start,omitempty"`
 	End      string   `json:"end,omitempty"`
 	Turns    *uint64  `json:"turns,omitempty"`
@@ -260,7 +261,7 @@ func writeSessionsJSON(w io.Writer, list []*sessions.Summary) error {
 		Sessions []sessionJSON `json:"sessions"`
 	}{Sessions: []sessionJSON{}}
 	for _, s := range list {
-		j := sessionJSON{Agent: s.Agent, ID: s.ID, Project: s.Project, Start: s.Start, End: s.End, Turns: s.Turns,
+		j := sessionJSON{Agent: s.Agent, ID: s.ID, Project: s.Project, Title: s.Title, Start: s.Start, End: s.End, Turns: s.Turns,
 			CostUSD: s.CostUSD, CostFrom: s.CostSource, Path: s.Path, Parts: s.Parts, Bytes: s.Size, Lines: s.Lines, BadLines: s.BadLines}
 		if s.TokensStated {
 			n := s.Tokens

@@ -42,7 +42,7 @@ type Cache struct {
 
 // cacheVersion changes when the file's shape does; a file of another
 // version is ignored.
-const cacheVersion = 1
+const cacheVersion = 2 // 2: title
 
 type cacheFile struct {
 	Version int                   `json:"version"`
@@ -57,6 +57,7 @@ type cacheEntry struct {
 	Stamp      string   `json:"stamp"` // the files' identities (stamp)
 	ID         string   `json:"id,omitempty"`
 	Project    string   `json:"project,omitempty"`
+	Title      string   `json:"title,omitempty"`
 	Start      string   `json:"start,omitempty"`
 	End        string   `json:"end,omitempty"`
 	Turns      *uint64  `json:"turns,omitempty"`
@@ -173,7 +174,7 @@ func (c *Cache) get(s Store, r Ref) (*Summary, []string, bool) {
 		return nil, nil, false
 	}
 	c.used[k] = true
-	sum := &Summary{Ref: r, Project: e.Project, Start: e.Start, End: e.End, Turns: e.Turns, Tokens: e.Tokens,
+	sum := &Summary{Ref: r, Project: e.Project, Title: e.Title, Start: e.Start, End: e.End, Turns: e.Turns, Tokens: e.Tokens,
 		TokensStated: e.Stated, CostUSD: e.CostUSD, CostSource: e.CostSource, Lines: e.Lines, BadLines: e.BadLines}
 	if sum.ID == "" {
 		sum.ID = e.ID
@@ -191,7 +192,7 @@ func (c *Cache) put(s Store, r Ref, before string, sum *Summary, unpriced []stri
 	if sum.Err != nil || before == "" || before != stamp(r) {
 		return
 	}
-	e := cacheEntry{Path: r.Path, Stamp: before, ID: sum.ID, Project: sum.Project, Start: sum.Start, End: sum.End, Turns: sum.Turns,
+	e := cacheEntry{Path: r.Path, Stamp: before, ID: sum.ID, Project: sum.Project, Title: sum.Title, Start: sum.Start, End: sum.End, Turns: sum.Turns,
 		Tokens: sum.Tokens, Stated: sum.TokensStated, CostUSD: sum.CostUSD, CostSource: sum.CostSource,
 		Lines: sum.Lines, BadLines: sum.BadLines, Unpriced: unpriced}
 	k := key(s, r)

@@ -26,6 +26,9 @@ type Summary struct {
 	// Project is the working directory the session states (the real cwd,
 	// not the agent's lossy directory name), "" when it states none.
 	Project string
+	// Title is the first line of the user's first prompt, clipped
+	// (stats.Run.Prompt); "" when the session has none.
+	Title string
 	// Start and End are the earliest and latest times its events state.
 	Start, End string
 	// Turns counts the user's turns; nil when the session has none.
@@ -192,7 +195,7 @@ func Summarize(s Store, r Ref, p *prices.Table, unpriced func(model string)) *Su
 	// response, a mid-2025 Codex rollout its directory after its header).
 	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d, Summary: true, Lookahead: true}, Report: rp})
 	sum.Err = err
-	sum.Project, sum.Start, sum.End, sum.Turns = run.Workspace, run.Start, run.End, run.Turns
+	sum.Project, sum.Title, sum.Start, sum.End, sum.Turns = run.Workspace, run.Prompt, run.Start, run.End, run.Turns
 	sum.Tokens, sum.TokensStated = Tokens(run.Usage)
 	if err == nil {
 		t := rp.Total()

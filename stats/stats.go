@@ -36,6 +36,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/stream"
@@ -166,6 +167,10 @@ type Run struct {
 	SourceDialect string
 	// SessionID and Workspace are the first session_started's.
 	SessionID, Workspace string
+	// Prompt is the first line of the user's first prompt (a subagent's is
+	// its parent's, not the user's), clipped to 120 characters: what a
+	// listing titles the session with; "" when the stream has none.
+	Prompt string
 	// Start and End are the earliest and latest times the events state
 	// (RFC 3339 UTC, as package event writes them), "" when none does.
 	Start, End string
@@ -284,6 +289,7 @@ type Counter struct {
 	source        string
 	session       string
 	workspace     string
+	prompt        string // Run.Prompt
 	start, end    string
 	models        []string
 	status        event.Status
@@ -336,6 +342,13 @@ func (c *Counter) Add(ev *event.Event) {
 		c.usage(atSession, b.Usage)
 	case *event.TurnStarted:
 		c.turnsStarted++
+		if b.Prompt != nil && ev.AgentID == "" {
+			c.title(*b.Prompt)
+		}
+	case *event.UserMessage:
+		if ev.AgentID == "" {
+			c.title(b.Text)
+		}
 	case *event.TurnFinished:
 		c.turnsFinished++
 		c.usage(atTurns, b.Usage)
@@ -396,10 +409,63 @@ func (c *Counter) usage(level int, u *event.Usage) {
 	}
 }
 
+// maxPrompt bounds Run.Prompt, in characters.
+const maxPrompt = 120
+
+// title takes the first prompt that has words as the run's.
+func (c *Counter) title(prompt string) {
+	if c.prompt != "" {
+		return
+	}
+	t, _, _ := strings.Cut(strings.TrimSpace(promptText(prompt)), "\n")
+	t = strings.TrimSpace(t)
+	if n := 0; t != "" {
+		for i := range t {
+			if n == maxPrompt {
+				t = t[:i] + "…"
+				break
+			}
+			n++
+		}
+		c.prompt = strings.Clone(t)
+	}
+}
+
+// promptText is what the user asked in a prompt an agent wrapped: Claude
+// Code writes a slash command as <command-message>, <command-name> and
+// <command-args> elements (the name and its arguments are what was
+// typed); Codex's IDE extension puts "# Context from my IDE setup:" before
+// the request, which follows "## My request for Codex:". Any other prompt
+// is as it is.
+func promptText(p string) string {
+	if name, ok := element(p, "command-name"); ok {
+		if args, _ := element(p, "command-args"); args != "" {
+			return name + " " + args
+		}
+		return name
+	}
+	if strings.HasPrefix(p, "# Context from my IDE setup:") {
+		if _, req, ok := strings.Cut(p, "## My request for Codex:"); ok {
+			return req
+		}
+	}
+	return p
+}
+
+// element returns the text of the first <name>…</name> in s.
+func element(s, name string) (string, bool) {
+	_, rest, ok := strings.Cut(s, "<"+name+">")
+	if !ok {
+		return "", false
+	}
+	text, _, ok := strings.Cut(rest, "</"+name+">")
+	return strings.TrimSpace(text), ok
+}
+
 // Run returns the figures of the events added so far. Calls still open
 // count as Unfinished.
 func (c *Counter) Run() *Run {
-	r := &Run{SourceDialect: c.source, SessionID: c.session, Workspace: c.workspace, Start: c.start, End: c.end, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
+	r := &Run{SourceDialect: c.source, SessionID: c.session, Workspace: c.workspace, Prompt: c.prompt, Start: c.start, End: c.end, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
 	if n := max(c.turnsStarted, c.turnsFinished); n > 0 {
 		r.Turns = &n
 	}

@@ -413,3 +413,37 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// TestPrompt: a run's Prompt is the first line of the user's first prompt
+// with words, clipped to 120 characters; a subagent's prompt is not the
+// user's; a Claude Code slash command is what was typed, and Codex's IDE
+// context gives way to the request after it.
+func TestPrompt(t *testing.T) {
+	long := strings.Repeat("é", 130)
+	tests := []struct {
+		name string
+		evs  []*event.Event
+		want string
+	}{
+		{"none", nil, ""},
+		{"first line", []*event.Event{{Body: &event.UserMessage{Text: "  \n Why is it slow?\nAnd how?"}}}, "Why is it slow?"},
+		{"blank first", []*event.Event{{Body: &event.UserMessage{Text: " "}}, {Body: &event.UserMessage{Text: "second"}}}, "second"},
+		{"turn prompt", []*event.Event{{Body: &event.TurnStarted{Prompt: ptr("from the turn")}}, {Body: &event.UserMessage{Text: "from the message"}}}, "from the turn"},
+		{"subagent", []*event.Event{{AgentID: "a1", Body: &event.UserMessage{Text: "Run cargo test."}}, {Body: &event.UserMessage{Text: "mine"}}}, "mine"},
+		{"clipped", []*event.Event{{Body: &event.UserMessage{Text: long}}}, strings.Repeat("é", 120) + "…"},
+		{"slash command", []*event.Event{{Body: &event.UserMessage{Text: "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>"}}}, "/init"},
+		{"slash command with args", []*event.Event{{Body: &event.UserMessage{Text: "<command-message>x</command-message>\n<command-name>/review</command-name>\n<command-args>the parser</command-args>"}}}, "/review the parser"},
+		{"codex ide", []*event.Event{{Body: &event.UserMessage{Text: "# Context from my IDE setup:\n\n## Open tabs:\n- a.go\n\n## My request for Codex:\nfix the build\nplease"}}}, "fix the build"},
+	}
+	for _, tt := range tests {
+		c := stats.NewCounter()
+		for _, ev := range tt.evs {
+			c.Add(ev)
+		}
+		if got := c.Run().Prompt; got != tt.want {
+			t.Errorf("%s: Prompt %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }

@@ -91,11 +91,14 @@ func (l *line) user() {
 			return
 		}
 		if text, images, ok := prompt(l.r); ok {
-			if d.summary {
+			// A summary reads the first prompt's text alone: it is the
+			// session's title (stats.Run.Prompt).
+			if d.summary && d.prompted {
 				l.beginTurn(nil)
 				l.own(userMessage("", images))
 				return
 			}
+			d.prompted = true
 			p := text
 			l.beginTurn(&p)
 			l.own(userMessage(text, images))

@@ -58,6 +58,9 @@ type Decoder struct {
 	// summary leaves out of the events what a summary never reads
 	// (Summarize).
 	summary bool
+	// prompted says the main thread's first prompt was read (a summary
+	// keeps its text only).
+	prompted bool
 	// ms are the top-level members of the line the next Decode reads,
 	// as the syntax check found them (UseMembers); nil: read the line.
 	ms []ndjson.Member
