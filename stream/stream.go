@@ -113,7 +113,8 @@ type Options struct {
 	// models, tool calls by name, kind and status, as package stats does)
 	// and reads none of their texts. An unknown event then keeps no copy
 	// of its line, and a decoder that can (claude-transcript's) leaves out
-	// of its events the text of messages, reasoning and prompts, tool
+	// of its events the text of messages, reasoning and prompts (but the
+	// first prompt's, a session's title: stats.Run.Prompt), tool
 	// inputs, outputs and titles, and the residues of its lines (what ext
 	// holds of a line's envelope), rather than unescape and copy them.
 	// Every line is checked and judged as without it (the same

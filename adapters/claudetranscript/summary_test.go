@@ -58,13 +58,14 @@ func TestSummary(t *testing.T) {
 			if len(whole) != len(sum) {
 				t.Fatalf("%s: %d lines read, %d in a summary", f, len(whole), len(sum))
 			}
+			var sm summarizer
 			for i := range whole {
 				w, s := whole[i], sum[i]
 				if !reflect.DeepEqual(w.diags, s.diags) || w.err != s.err {
 					t.Errorf("%s: line %d: diagnostics %v (%s), in a summary %v (%s)", f, w.n, w.diags, w.err, s.diags, s.err)
 				}
 				for _, ev := range w.events {
-					summarized(ev)
+					sm.summarized(ev)
 				}
 				if !reflect.DeepEqual(w.events, s.events) {
 					t.Errorf("%s: line %d: events\n%s\nin a summary\n%s", f, w.n, dump(w.events), dump(s.events))
@@ -109,7 +110,15 @@ func readLines(t *testing.T, data []byte, file string, opts stream.Options) []re
 
 // summarized leaves out of an event what Decoder.Summarize says a summary
 // leaves out.
-func summarized(ev *event.Event) {
+// summarizer blanks what a summary leaves out of a whole reading's
+// events. It keeps the text of the main thread's first prompt, which a
+// summary reads as the session's title.
+type summarizer struct {
+	prompted bool // the first prompt was seen
+	keepUser bool // the user message of the first prompt comes next
+}
+
+func (sm *summarizer) summarized(ev *event.Event) {
 	if _, ok := ev.Body.(*event.RoundFinished); !ok {
 		if _, ok := ev.Body.(*event.TaskUpdated); !ok {
 			ev.Ext = nil // a line's residue; a round's usage and a task's link stay
@@ -121,7 +130,9 @@ func summarized(ev *event.Event) {
 	case *event.Reasoning:
 		b.Text = ""
 	case *event.UserMessage:
-		if !strings.HasPrefix(b.Text, "[Request interrupted by user") {
+		if sm.keepUser {
+			sm.keepUser = false
+		} else if !strings.HasPrefix(b.Text, "[Request interrupted by user") {
 			b.Text = ""
 		}
 	case *event.ToolCall:
@@ -131,7 +142,11 @@ func summarized(ev *event.Event) {
 	case *event.Unknown:
 		b.Raw = nil
 	case *event.TurnStarted:
-		b.Prompt = nil
+		if b.Prompt != nil && !sm.prompted {
+			sm.prompted, sm.keepUser = true, true
+		} else {
+			b.Prompt = nil
+		}
 	case *event.CompactionFinished:
 		b.SummaryPreview = nil
 	}
