@@ -172,23 +172,19 @@ func (rp *Report) addRun(c *collector, run *Run) {
 	info := &runInfo{file: run.File, session: cmp.Or(c.session, run.File), project: c.workspace, agent: cmp.Or(c.agent, run.Dialect)}
 	c.dedupe(&rp.seen)
 	a := c.attribute()
-	resolve := func(t string) (time.Time, bool) {
-		return parseTime(cmp.Or(t, c.firstTime))
-	}
 	for _, r := range a.order {
 		e := entry{model: r.model, run: info, covered: a.covered(r)}
-		e.when, e.hasTime = resolve(r.time)
-		vs, set := a.vals[r], a.set[r]
+		e.when, e.hasTime = r.timeIn(c.firstTime)
 		for i := range tokens {
-			if set[i] {
-				e.tok[i], e.set[i] = vs[i].uint64(), true
+			if r.aset[i] {
+				e.tok[i], e.set[i] = r.tok[i], true
 			}
 		}
-		if set[costIdx] {
-			e.cost.set(&vs[costIdx])
+		if r.aset[costIdx] {
+			e.cost.set(&r.cost)
 			e.hasCost = true
 		}
-		if set[tokenIndex(CacheWrite)] && vs[tokenIndex(CacheWrite)].cmp(&decimal{}) > 0 {
+		if r.aset[tokenIndex(CacheWrite)] && r.tok[tokenIndex(CacheWrite)] > 0 {
 			e.c1h = min(r.c1h, e.tok[tokenIndex(CacheWrite)])
 		}
 		for _, k := range r.calls {
@@ -206,7 +202,7 @@ func (rp *Report) addRun(c *collector, run *Run) {
 			}
 		}
 		e := entry{model: k.model, run: info, call: true, tool: k.name, failed: k.status == event.ToolError}
-		e.when, e.hasTime = resolve(k.time)
+		e.when, e.hasTime = k.timeIn(c.firstTime)
 		rp.add(e)
 	}
 }

@@ -111,8 +111,8 @@ func (c *collector) splitByModel(s *rec, parts []*rec) {
 		r.dropped = true
 	}
 	for _, p := range parts {
-		p.level, p.turn, p.agentID, p.time = atSession, s.turn, s.agentID, s.time
-		p.idx = len(c.recs)
+		p.level, p.turn, p.agentID, p.stamp = atSession, s.turn, s.agentID, s.stamp
+		p.idx = int32(len(c.recs))
 		c.recs = append(c.recs, p)
 	}
 }

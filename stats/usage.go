@@ -96,21 +96,34 @@ const (
 )
 
 // rec is one usage-bearing event of a run.
+//
+// A run keeps one for each response until it ends (a transcript of 700
+// MB has 160,000), so its fields are packed: the time parsed (no string
+// of its own), small integers and flags side by side.
 type rec struct {
-	level   int
 	turn    string
 	agentID string
-	time    string
 	model   string
+	stamp   // the event's time
 	tok     [len(tokens)]uint64
-	set     [nvals]bool
 	cost    decimal
 	c1h     uint64 // of the cache write, the 1-hour part its residue states
 	key     uint64 // digest of the API response it counts; 0: none
 	calls   []*callRec
+	idx     int32 // position among the run's records
+	set     [nvals]bool
+	level   uint8
 	dropped bool
 	part    bool // one model's part of a session's usage (split.go)
-	idx     int  // position among the run's records
+
+	// Once attributed, tok and cost hold the record's share of the run's
+	// figures (token counts as a report reads them, saturated), and aset
+	// says which of them it carries: each count is attributed on its own,
+	// reading the records' own values of that count before it writes
+	// their shares. Kept in the record rather than in maps of decimals
+	// beside it: a run of 160,000 responses took 60 MB more at its end.
+	aset [nvals]bool
+	attr bool // in attribution.order
 }
 
 // val returns a record's value of count c as a decimal.
@@ -127,7 +140,7 @@ func (r *rec) val(c int) decimal {
 type callRec struct {
 	id      string
 	name    string
-	time    string
+	stamp   // the call's time
 	model   string
 	status  event.ToolStatus
 	agentID string
@@ -238,7 +251,8 @@ func (c *collector) touch(ev *event.Event, id, name, t string) {
 }
 
 func (c *collector) call(ev *event.Event, id, name, t string) *callRec {
-	k := &callRec{id: strings.Clone(id), name: c.intern(name), time: strings.Clone(t), model: c.intern(c.modelOf(ev)), agentID: c.intern(ev.AgentID)}
+	k := &callRec{id: strings.Clone(id), name: c.intern(name), model: c.intern(c.modelOf(ev)), agentID: c.intern(ev.AgentID)}
+	k.setTime(t)
 	c.calls = append(c.calls, k)
 	c.open[id] = k
 	c.pendingRounds[ev.AgentID] = append(c.pendingRounds[ev.AgentID], k)
@@ -280,7 +294,8 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 	if u == nil {
 		return nil
 	}
-	r := &rec{level: level, turn: c.intern(ev.TurnID), agentID: c.intern(ev.AgentID), time: strings.Clone(t), model: c.intern(c.modelOf(ev)), calls: calls}
+	r := &rec{level: uint8(level), turn: c.intern(ev.TurnID), agentID: c.intern(ev.AgentID), model: c.intern(c.modelOf(ev)), calls: calls}
+	r.setTime(t)
 	stated := false
 	for i, tk := range tokens {
 		if p := tk.get(u); p != nil {
@@ -312,7 +327,7 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 			}
 		}
 	}
-	r.idx = len(c.recs)
+	r.idx = int32(len(c.recs))
 	c.recs = append(c.recs, r)
 	if level == atSession {
 		if parts := modelSplit(ev); parts != nil {
@@ -332,9 +347,7 @@ type piece struct {
 
 // attribution is what a run's records carry once attributed.
 type attribution struct {
-	vals    map[*rec]*[nvals]decimal
-	set     map[*rec]*[nvals]bool
-	order   []*rec
+	order   []*rec          // the records that carry a share (rec.aset)
 	covered func(*rec) bool // whether the record's tokens are inside a stated cost
 }
 
@@ -399,7 +412,7 @@ func (o *rec) takeOut(r *rec) {
 // attribute spreads the run's figures over its records (see the top of
 // this file).
 func (c *collector) attribute() *attribution {
-	a := &attribution{vals: map[*rec]*[nvals]decimal{}, set: map[*rec]*[nvals]bool{}}
+	a := &attribution{}
 	fine := atUsageEvents
 	if c.roundsStated {
 		fine = atRounds
@@ -503,14 +516,17 @@ func (c *collector) attribute() *attribution {
 			}
 		}
 		for _, p := range pieces {
-			vs, ok := a.vals[p.r]
-			if !ok {
-				vs, a.set[p.r] = new([nvals]decimal), new([nvals]bool)
-				a.vals[p.r] = vs
-				a.order = append(a.order, p.r)
+			r := p.r
+			if !r.attr {
+				r.attr = true
+				a.order = append(a.order, r)
 			}
-			vs[p.c].set(&p.v)
-			a.set[p.r][p.c] = true
+			if p.c == costIdx {
+				r.cost.set(&p.v)
+			} else {
+				r.tok[p.c] = p.v.uint64()
+			}
+			r.aset[p.c] = true
 		}
 	}
 	a.covered = func(r *rec) bool {
@@ -522,11 +538,11 @@ func (c *collector) attribute() *attribution {
 		case -1:
 			return false
 		}
-		return a.set[r] != nil && a.set[r][costIdx]
+		return r.aset[costIdx]
 	}
 	// Records in stream order, so that a report lists the same run the same
 	// way every time.
-	slices.SortFunc(a.order, func(x, y *rec) int { return x.idx - y.idx })
+	slices.SortFunc(a.order, func(x, y *rec) int { return int(x.idx - y.idx) })
 	return a
 }
 
@@ -559,6 +575,42 @@ func reconcilePieces(ps []piece, want decimal, coarse *rec, ci int) []piece {
 }
 
 // parseTime reads an event's time; ok is false for none.
+// stamp is a record's time, parsed as it is kept: a string of its own
+// for each of a run's records took 32 bytes more.
+type stamp struct {
+	when   time.Time // when timeOf is timeParsed
+	timeOf uint8     // timeNone, timeParsed or timeBad
+}
+
+// What a stamp knows of its time.
+const (
+	timeNone   = iota // the event had none, nor any event before it
+	timeParsed        // in when
+	timeBad           // a time that does not parse
+)
+
+// setTime keeps t, an event's time ("" for none), parsed.
+func (s *stamp) setTime(t string) {
+	switch w, ok := parseTime(t); {
+	case ok:
+		s.when, s.timeOf = w, timeParsed
+	case t != "":
+		s.timeOf = timeBad
+	}
+}
+
+// timeIn returns the time, the run's first (first) for a record with
+// none, as a report groups it.
+func (s *stamp) timeIn(first string) (time.Time, bool) {
+	switch s.timeOf {
+	case timeParsed:
+		return s.when, true
+	case timeBad:
+		return time.Time{}, false
+	}
+	return parseTime(first)
+}
+
 func parseTime(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
