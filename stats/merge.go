@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,8 +42,11 @@ func (a rank) compare(b rank) int {
 }
 
 // callKey is the key a tool call is counted once by: its agent and id.
-func callKey(agent, id string) uint64 {
-	return idset.Digest("call\x00" + agent + "\x00" + id)
+//
+// id is the digest of the call id (idset.Digest), which a run keeps in
+// place of the id.
+func callKey(agent string, id uint64) uint64 {
+	return idset.Digest("call\x00" + agent + "\x00" + strconv.FormatUint(id, 16))
 }
 
 // UsageKeys reads a stream as Read does for a report and returns the keys
@@ -68,7 +72,7 @@ func UsageKeys(r io.Reader, file string, opts Options) ([]uint64, error) {
 	}
 	agent := cmp.Or(col.agent, run.Dialect)
 	for _, k := range col.calls {
-		if k.id != "" {
+		if k.hasID {
 			keep(callKey(agent, k.id))
 		}
 	}

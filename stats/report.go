@@ -181,7 +181,7 @@ func (rp *Report) addRun(c *collector, run *Run) {
 			}
 		}
 		if r.aset[costIdx] {
-			e.cost.set(&r.cost)
+			e.cost.set(r.cost)
 			e.hasCost = true
 		}
 		if r.aset[tokenIndex(CacheWrite)] && r.tok[tokenIndex(CacheWrite)] > 0 {
@@ -195,7 +195,7 @@ func (rp *Report) addRun(c *collector, run *Run) {
 		rp.add(e)
 	}
 	for _, k := range c.calls {
-		if k.id != "" {
+		if k.hasID {
 			d := callKey(info.agent, k.id)
 			if !rp.seen.add(d) {
 				continue

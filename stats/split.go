@@ -35,7 +35,7 @@ func modelSplit(ev *event.Event) []*rec {
 	var out []*rec
 	ok := true
 	models.ForEach(func(name, m gjson.Result) bool {
-		r := &rec{model: name.Str, part: true}
+		r := &rec{recCtx: &recCtx{model: name.Str}, part: true}
 		in, okIn := countOf(m, "input_tokens")
 		cached, okCached := countOf(m, "cached")
 		out1, okOut := countOf(m, "output_tokens")
@@ -111,7 +111,8 @@ func (c *collector) splitByModel(s *rec, parts []*rec) {
 		r.dropped = true
 	}
 	for _, p := range parts {
-		p.level, p.turn, p.agentID, p.stamp = atSession, s.turn, s.agentID, s.stamp
+		p.level, p.stamp = atSession, s.stamp
+		p.recCtx = c.ctx(recCtx{turn: s.turn, agentID: s.agentID, model: p.model})
 		p.idx = int32(len(c.recs))
 		c.recs = append(c.recs, p)
 	}

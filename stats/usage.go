@@ -101,14 +101,12 @@ const (
 // MB has 160,000), so its fields are packed: the time parsed (no string
 // of its own), small integers and flags side by side.
 type rec struct {
-	turn    string
-	agentID string
-	model   string
+	*recCtx // its turn, agent and model, shared
 	stamp   // the event's time
 	tok     [len(tokens)]uint64
-	cost    decimal
-	c1h     uint64 // of the cache write, the 1-hour part its residue states
-	key     uint64 // digest of the API response it counts; 0: none
+	cost    *decimal // when set[costIdx] (or attributed one); nil for none
+	c1h     uint64   // of the cache write, the 1-hour part its residue states
+	key     uint64   // digest of the API response it counts; 0: none
 	calls   []*callRec
 	idx     int32 // position among the run's records
 	set     [nvals]bool
@@ -130,20 +128,35 @@ type rec struct {
 func (r *rec) val(c int) decimal {
 	if c == costIdx {
 		var d decimal
-		d.set(&r.cost)
+		if r.cost != nil {
+			d.set(r.cost)
+		}
 		return d
 	}
 	return uintDecimal(r.tok[c])
 }
 
-// callRec is one tool call of a run.
+// callRec is one tool call of a run. A run keeps one for each call until
+// it ends (a transcript of 700 MB has 58,000), so it is small: what it
+// shares with other calls is one interned callKind, its id a digest.
 type callRec struct {
-	id      string
-	name    string
-	stamp   // the call's time
-	model   string
-	status  event.ToolStatus
-	agentID string
+	*callKind
+	id    uint64 // idset.Digest of the call id, when hasID
+	stamp        // the call's time
+	hasID bool
+}
+
+// recCtx is what records have in common: a turn, an agent and a model.
+type recCtx struct {
+	turn, agentID, model string
+}
+
+// callKind is what calls have in common: a tool, a model, an agent and
+// a status. A call's name and status change as its events come; it then
+// takes another kind (collector.kind).
+type callKind struct {
+	name, model, agentID string
+	status               event.ToolStatus
 }
 
 // collector gathers a run's records while the stream is read.
@@ -159,10 +172,12 @@ type collector struct {
 	pendingUsage        map[string][]*callRec // calls since the agent's last usage event
 	roundsStated        bool                  // a round_finished states usage
 	strs                map[string]string     // one copy of each name kept (intern)
+	kinds               map[callKind]*callKind
+	ctxs                map[recCtx]*recCtx
 }
 
 func newCollector() *collector {
-	return &collector{models: map[string]string{}, open: map[string]*callRec{}, strs: map[string]string{},
+	return &collector{models: map[string]string{}, open: map[string]*callRec{}, strs: map[string]string{}, kinds: map[callKind]*callKind{}, ctxs: map[recCtx]*recCtx{},
 		pendingRounds: map[string][]*callRec{}, pendingUsage: map[string][]*callRec{}}
 }
 
@@ -213,7 +228,7 @@ func (c *collector) add(ev *event.Event) {
 	case *event.ToolCall:
 		if k, ok := c.open[b.CallID]; ok {
 			if k.name == "" {
-				k.name = b.Name
+				c.rename(k, b.Name)
 			}
 			return
 		}
@@ -232,10 +247,12 @@ func (c *collector) add(ev *event.Event) {
 			k = c.call(ev, b.CallID, b.Name, t)
 			delete(c.open, b.CallID)
 		}
-		if k.name == "" {
-			k.name = b.Name
+		kind := *k.callKind
+		if kind.name == "" {
+			kind.name = c.intern(b.Name)
 		}
-		k.status = b.Status
+		kind.status = b.Status
+		k.callKind = c.kind(kind)
 	}
 }
 
@@ -243,7 +260,7 @@ func (c *collector) add(ev *event.Event) {
 func (c *collector) touch(ev *event.Event, id, name, t string) {
 	if k, ok := c.open[id]; ok {
 		if k.name == "" {
-			k.name = name
+			c.rename(k, name)
 		}
 		return
 	}
@@ -251,13 +268,44 @@ func (c *collector) touch(ev *event.Event, id, name, t string) {
 }
 
 func (c *collector) call(ev *event.Event, id, name, t string) *callRec {
-	k := &callRec{id: strings.Clone(id), name: c.intern(name), model: c.intern(c.modelOf(ev)), agentID: c.intern(ev.AgentID)}
+	k := &callRec{callKind: c.kind(callKind{name: c.intern(name), model: c.intern(c.modelOf(ev)), agentID: c.intern(ev.AgentID)})}
+	if id != "" {
+		k.id, k.hasID = idset.Digest(id), true
+	}
 	k.setTime(t)
 	c.calls = append(c.calls, k)
 	c.open[id] = k
 	c.pendingRounds[ev.AgentID] = append(c.pendingRounds[ev.AgentID], k)
 	c.pendingUsage[ev.AgentID] = append(c.pendingUsage[ev.AgentID], k)
 	return k
+}
+
+// ctx returns the run's one copy of x, its strings interned.
+func (c *collector) ctx(x recCtx) *recCtx {
+	x = recCtx{turn: c.intern(x.turn), agentID: c.intern(x.agentID), model: c.intern(x.model)}
+	if p, ok := c.ctxs[x]; ok {
+		return p
+	}
+	p := &x
+	c.ctxs[x] = p
+	return p
+}
+
+// kind returns the run's one copy of k.
+func (c *collector) kind(k callKind) *callKind {
+	if p, ok := c.kinds[k]; ok {
+		return p
+	}
+	p := &k
+	c.kinds[k] = p
+	return p
+}
+
+// rename gives a call its tool's name, which an earlier event lacked.
+func (c *collector) rename(k *callRec, name string) {
+	kind := *k.callKind
+	kind.name = c.intern(name)
+	k.callKind = c.kind(kind)
 }
 
 // intern returns s, one copy of it for the run. The records outlive the
@@ -294,7 +342,7 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 	if u == nil {
 		return nil
 	}
-	r := &rec{level: uint8(level), turn: c.intern(ev.TurnID), agentID: c.intern(ev.AgentID), model: c.intern(c.modelOf(ev)), calls: calls}
+	r := &rec{level: uint8(level), recCtx: c.ctx(recCtx{turn: ev.TurnID, agentID: ev.AgentID, model: c.modelOf(ev)}), calls: calls}
 	r.setTime(t)
 	stated := false
 	for i, tk := range tokens {
@@ -304,7 +352,7 @@ func (c *collector) record(ev *event.Event, level int, t string, u *event.Usage,
 	}
 	if u.CostUSD != "" {
 		if d, err := parseDecimal(string(u.CostUSD)); err == nil {
-			r.cost, r.set[costIdx], stated = d, true, true
+			r.cost, r.set[costIdx], stated = &d, true, true
 		}
 	}
 	if !stated {
@@ -402,9 +450,9 @@ func (o *rec) takeOut(r *rec) {
 		}
 	}
 	if r.set[costIdx] && o.set[costIdx] {
-		o.cost.sub(&r.cost)
+		o.cost.sub(r.cost)
 		if o.cost.sign() < 0 {
-			o.cost = decimal{}
+			*o.cost = decimal{}
 		}
 	}
 }
@@ -522,6 +570,9 @@ func (c *collector) attribute() *attribution {
 				a.order = append(a.order, r)
 			}
 			if p.c == costIdx {
+				if r.cost == nil {
+					r.cost = new(decimal)
+				}
 				r.cost.set(&p.v)
 			} else {
 				r.tok[p.c] = p.v.uint64()
@@ -578,8 +629,9 @@ func reconcilePieces(ps []piece, want decimal, coarse *rec, ci int) []piece {
 // stamp is a record's time, parsed as it is kept: a string of its own
 // for each of a run's records took 32 bytes more.
 type stamp struct {
-	when   time.Time // when timeOf is timeParsed
-	timeOf uint8     // timeNone, timeParsed or timeBad
+	sec    int64 // when timeOf is timeParsed: the instant, as time.Unix takes it
+	nsec   int32
+	timeOf uint8 // timeNone, timeParsed or timeBad
 }
 
 // What a stamp knows of its time.
@@ -593,7 +645,7 @@ const (
 func (s *stamp) setTime(t string) {
 	switch w, ok := parseTime(t); {
 	case ok:
-		s.when, s.timeOf = w, timeParsed
+		s.sec, s.nsec, s.timeOf = w.Unix(), int32(w.Nanosecond()), timeParsed
 	case t != "":
 		s.timeOf = timeBad
 	}
@@ -604,7 +656,8 @@ func (s *stamp) setTime(t string) {
 func (s *stamp) timeIn(first string) (time.Time, bool) {
 	switch s.timeOf {
 	case timeParsed:
-		return s.when, true
+		// Canonical times are UTC (package event writes them so).
+		return time.Unix(s.sec, int64(s.nsec)).UTC(), true
 	case timeBad:
 		return time.Time{}, false
 	}
