@@ -8,10 +8,12 @@
 # temporary directory), then runs, RUNS rounds (3 by default), each
 # command once per round, in turn:
 #
-#   history:  evtool sessions H/.claude
+#   history:  evtool sessions --no-cache H/.claude   (every session read)
+#             evtool sessions H/.claude              (the summaries cache)
 #             evtool usage --by day --format json H/.claude/projects
 #             ccusage daily --offline --json      (HOME=H CLAUDE_CONFIG_DIR=H/.claude)
-#   one file: evtool sessions B/.claude   (the one file)
+#   one file: evtool sessions --no-cache B/.claude   (the one file)
+#             evtool usage --by day --format json B/.claude/projects
 #             evtool stats FILE, evtool validate FILE,
 #             evtool convert --to canonical FILE -o /dev/null
 #             ccusage daily --offline --json      (HOME=B …), for reference
@@ -59,10 +61,16 @@ sync
 # set for ccusage).
 hlim=$(((64 << 20) + 2 * hist_long))
 blim=$(((64 << 20) + 2 * big_long))
-add "history: evtool sessions" "$hlim" "$EV sessions $H/.claude"
-add "history: evtool usage --by day" "$hlim" "$EV usage --by day --format json $H/.claude/projects"
+# evtool's summaries cache goes under the work directory, never the
+# user's own; sessions is measured cold (--no-cache: every session read)
+# and with the cache the round before left (the first round writes it).
+C="XDG_CACHE_HOME=$WORK/cache"
+add "history: evtool sessions --no-cache" "$hlim" "$C $EV sessions --no-cache $H/.claude"
+add "history: evtool sessions (cached)" "$hlim" "$C $EV sessions $H/.claude"
+add "history: evtool usage --by day" "$hlim" "$C $EV usage --by day --format json $H/.claude/projects"
 add "history: ccusage daily" 0 "HOME=$H CLAUDE_CONFIG_DIR=$H/.claude $CCUSAGE daily --offline --json"
-add "$BIG file: evtool sessions DIR" "$blim" "$EV sessions $B/.claude"
+add "$BIG file: evtool sessions --no-cache DIR" "$blim" "$C $EV sessions --no-cache $B/.claude"
+add "$BIG file: evtool usage --by day DIR" "$blim" "$C $EV usage --by day --format json $B/.claude/projects"
 add "$BIG file: evtool stats FILE" "$blim" "$EV stats $BIGFILE"
 add "$BIG file: evtool validate FILE" "$blim" "$EV validate $BIGFILE"
 add "$BIG file: evtool convert --to canonical" "$blim" "$EV convert --to canonical $BIGFILE -o /dev/null"
@@ -72,7 +80,7 @@ bench_run
 echo
 echo "History: $hist. Big file: $big. Medians of $RUNS runs."
 bench_table
-echo "ccusage daily ÷ evtool usage --by day, history: wall $(ratio "${WALL[2]}" "${WALL[1]}"), CPU $(ratio "${CPU[2]}" "${CPU[1]}")"
-echo "ccusage daily ÷ evtool sessions, history: wall $(ratio "${WALL[2]}" "${WALL[0]}"), CPU $(ratio "${CPU[2]}" "${CPU[0]}")"
+echo "ccusage daily ÷ evtool usage --by day, history: wall $(ratio "${WALL[3]}" "${WALL[2]}"), CPU $(ratio "${CPU[3]}" "${CPU[2]}")"
+echo "ccusage daily ÷ evtool sessions --no-cache, history: wall $(ratio "${WALL[3]}" "${WALL[0]}"), CPU $(ratio "${CPU[3]}" "${CPU[0]}")"
 echo
 bench_stderr
