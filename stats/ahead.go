@@ -21,8 +21,17 @@ type Ahead struct {
 	// N is how many streams are read at once (less than 1: one).
 	N int
 
-	q []*pending
+	q   []*pending
+	sem chan struct{} // a token for each stream being read, up to N
 }
+
+// queued is how many streams may be in line for each one read at once: a
+// stream read, waiting for the one before it to be handed back, holds a
+// reader no more. Without it one long stream kept the others' readers
+// waiting behind it, and a history of files of many sizes was read on 1.6
+// of 2 cores; a stream read and not yet handed back keeps only its run's
+// records (see collector).
+const queued = 3
 
 // maxHeld is how many problem lines a stream read ahead of its turn keeps
 // for Options.LineError before it waits for its turn, so that the lines are
@@ -41,6 +50,7 @@ type pending struct {
 	to       func(*stream.LineError) // Options.LineError
 	held     []*stream.LineError
 	direct   bool // held lines are out: report the rest as they come
+	sem      chan struct{} // Ahead.sem: the reader's token
 }
 
 // Add starts reading r, which it closes at the end, as Read would with
@@ -51,10 +61,14 @@ type pending struct {
 // Options.LineError is called in turn too: a stream read ahead keeps up to
 // 1,024 problem lines for it, then waits for its turn to go on.
 func (a *Ahead) Add(r io.ReadCloser, openErr error, file string, opts Options, done func(*Run, error)) {
-	for len(a.q) >= max(a.N, 1) {
+	n := max(a.N, 1)
+	if a.sem == nil {
+		a.sem = make(chan struct{}, n)
+	}
+	for len(a.q) >= queued*n {
 		a.next()
 	}
-	p := &pending{done: done, report: opts.Report, err: openErr, finished: make(chan struct{}), turn: make(chan struct{})}
+	p := &pending{done: done, report: opts.Report, err: openErr, finished: make(chan struct{}), turn: make(chan struct{}), sem: a.sem}
 	a.q = append(a.q, p)
 	if r == nil {
 		close(p.finished)
@@ -65,6 +79,8 @@ func (a *Ahead) Add(r io.ReadCloser, openErr error, file string, opts Options, d
 	}
 	go func() {
 		defer close(p.finished)
+		a.sem <- struct{}{}
+		defer func() { <-a.sem }()
 		p.run, p.col, p.err = read(r, file, opts, opts.Report != nil)
 		r.Close()
 	}()
@@ -78,7 +94,12 @@ func (p *pending) lineError(le *stream.LineError) {
 			p.held = append(p.held, le)
 			return
 		}
+		// Waiting for its turn, the stream gives its reader's token back
+		// for the streams before it, the first of which may be waiting
+		// for one; first in line, it takes one again.
+		<-p.sem
 		<-p.turn
+		p.sem <- struct{}{}
 		p.release()
 	}
 	p.to(le)
