@@ -49,7 +49,7 @@ type pending struct {
 	turn     chan struct{}           // closed when the stream is the first in line
 	to       func(*stream.LineError) // Options.LineError
 	held     []*stream.LineError
-	direct   bool // held lines are out: report the rest as they come
+	direct   bool          // held lines are out: report the rest as they come
 	sem      chan struct{} // Ahead.sem: the reader's token
 }
 

@@ -32,6 +32,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"math"
@@ -289,7 +290,8 @@ type Counter struct {
 	source        string
 	session       string
 	workspace     string
-	prompt        string // Run.Prompt
+	prompt        string // Run.Prompt: the first turn's prompt
+	said          string // else the first user message's text
 	start, end    string
 	models        []string
 	status        event.Status
@@ -343,11 +345,11 @@ func (c *Counter) Add(ev *event.Event) {
 	case *event.TurnStarted:
 		c.turnsStarted++
 		if b.Prompt != nil && ev.AgentID == "" {
-			c.title(*b.Prompt)
+			c.title(&c.prompt, *b.Prompt)
 		}
 	case *event.UserMessage:
 		if ev.AgentID == "" {
-			c.title(b.Text)
+			c.title(&c.said, b.Text)
 		}
 	case *event.TurnFinished:
 		c.turnsFinished++
@@ -412,9 +414,12 @@ func (c *Counter) usage(level int, u *event.Usage) {
 // maxPrompt bounds Run.Prompt, in characters.
 const maxPrompt = 120
 
-// title takes the first prompt that has words as the run's.
-func (c *Counter) title(prompt string) {
-	if c.prompt != "" {
+// title keeps in *to the first prompt that has words, as a title. A
+// turn's prompt is preferred to a user message's text: a Claude Code
+// transcript may begin with a message that is no prompt (the caveat
+// before a local command's output), which its reading says no turn of.
+func (c *Counter) title(to *string, prompt string) {
+	if *to != "" {
 		return
 	}
 	t, _, _ := strings.Cut(strings.TrimSpace(promptText(prompt)), "\n")
@@ -427,7 +432,7 @@ func (c *Counter) title(prompt string) {
 			}
 			n++
 		}
-		c.prompt = strings.Clone(t)
+		*to = strings.Clone(t)
 	}
 }
 
@@ -465,7 +470,7 @@ func element(s, name string) (string, bool) {
 // Run returns the figures of the events added so far. Calls still open
 // count as Unfinished.
 func (c *Counter) Run() *Run {
-	r := &Run{SourceDialect: c.source, SessionID: c.session, Workspace: c.workspace, Prompt: c.prompt, Start: c.start, End: c.end, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
+	r := &Run{SourceDialect: c.source, SessionID: c.session, Workspace: c.workspace, Prompt: cmp.Or(c.prompt, c.said), Start: c.start, End: c.end, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
 	if n := max(c.turnsStarted, c.turnsFinished); n > 0 {
 		r.Turns = &n
 	}
