@@ -274,5 +274,6 @@ func writeSessionsJSON(w io.Writer, list []*sessions.Summary) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // a title or path as written, < and & too, as the usage report writes them
 	return enc.Encode(doc)
 }
