@@ -3,6 +3,7 @@ package codexrollout_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -300,4 +301,39 @@ func TestLegacyHeaderWorkspace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzLegacyHead: after a mid-2025 header, whatever lines come, reading
+// from a file (Lookahead, which holds session_started back for the
+// <environment_context>) gives the events a pipe gives, in the same order
+// and number, but for the workspace; it never panics.
+func FuzzLegacyHead(f *testing.F) {
+	head := `{"id":"3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d","timestamp":"2025-07-21T09:14:05.512Z","instructions":null}`
+	ctx := `{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"}]}`
+	f.Add(`{"record_type":"state"}`, ctx, `{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"hi"}]}`)
+	f.Add(ctx, `{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"t"}]}`, `{"type":"function_call","id":"fc","name":"shell","arguments":"{}","call_id":"c1"}`)
+	f.Add(`{"timestamp":"2025-07-21T09:14:06.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t1"}}`, ctx, `not json`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		lines := []string{head, a, b, c}
+		read := func(lookahead bool) []*event.Event {
+			dec := codexrollout.Dialect{}.NewDecoder(dialect.DecodeOptions{Lookahead: lookahead})
+			var evs []*event.Event
+			for i, l := range lines {
+				if !json.Valid([]byte(l)) {
+					continue // the reader's to refuse, before a decoder sees it
+				}
+				evs, _ = dec.Decode(evs, []byte(l), i+1)
+			}
+			return dec.End(evs)
+		}
+		pipe, file := read(false), read(true)
+		if len(pipe) != len(file) {
+			t.Fatalf("%d events from a file, %d from a pipe:\n%s\n%s", len(file), len(pipe), dialecttest.Canonical(t, file), dialecttest.Canonical(t, pipe))
+		}
+		for i := range pipe {
+			if pipe[i].Type() != file[i].Type() {
+				t.Fatalf("event %d: %s from a file, %s from a pipe", i, file[i].Type(), pipe[i].Type())
+			}
+		}
+	})
 }
