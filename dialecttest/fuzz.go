@@ -20,7 +20,7 @@ import (
 )
 
 // Fuzz feeds arbitrary lines to d's reader, after the corpus's header: it
-// must never panic, and a line it accepts (one JSON object without a
+// must never panic, as from a pipe or from a file (Lookahead), and a line it accepts (one JSON object without a
 // repeated key, which is not a second header) must come back through
 // canonical text as the same JSON, with the header byte for byte — or, for
 // a Verbatim dialect, byte for byte itself; lines the corpus calls Lossy
@@ -55,6 +55,17 @@ func Fuzz(f *testing.F, d dialect.Dialect, c Corpus) {
 			}
 		}
 		evs = dec.End(evs)
+		// Read from a file, a decoder may hold events back until a later
+		// line tells it a fact (Lookahead): that reading must not panic
+		// either, and must end with what it held.
+		look := d.NewDecoder(dialect.DecodeOptions{Lookahead: true})
+		var held []*event.Event
+		for i, l := range in {
+			held, _ = look.Decode(held, []byte(l), i+1)
+		}
+		if held = look.End(held); len(evs) > 0 && len(held) == 0 {
+			t.Fatalf("%d events read from a pipe, none from a file", len(evs))
+		}
 		if !k.writable {
 			return // read, never written: no panic was the whole of it
 		}
