@@ -7,6 +7,7 @@ import (
 
 	"github.com/evtool/evtool/adapters/acp/replay"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/sessions"
 	"github.com/urfave/cli/v3"
 )
 
@@ -68,7 +69,7 @@ func acpReplayCmd() *cli.Command {
 				return ioErr(err)
 			} else if ok {
 				// A past session of an agent: its store reads it.
-				open = func() (io.ReadCloser, error) { return s.Open(ref) }
+				open = func() (io.ReadCloser, error) { return sessions.Open(s, ref) }
 				if fromD == nil {
 					fromD, _ = dialect.Lookup(s.Dialect())
 				}

@@ -153,7 +153,7 @@ func (h *history) Open(ctx context.Context, id string) (replay.Opener, dialect.D
 			return nil, nil, false, err
 		}
 		ref := s.Ref
-		return func() (io.ReadCloser, error) { return st.Open(ref) }, d, true, nil
+		return func() (io.ReadCloser, error) { return sessions.Open(st, ref) }, d, true, nil
 	}
 	return nil, nil, false, nil
 }

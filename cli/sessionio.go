@@ -29,9 +29,7 @@ type sessionReader struct {
 	paths []string
 }
 
-// Whole implements stream.Whole: a session is read from what its store
-// keeps on disk, not from a live pipe, so its decoder may look ahead (a
-// Gemini CLI chat names its model only in its first response).
+// Whole implements stream.Whole, as sessions.Open's reader does.
 func (*sessionReader) Whole() bool { return true }
 
 // sessionOperand reports whether name is a session rather than a stream
@@ -96,7 +94,7 @@ func container(name string) bool {
 
 // openSession opens a session operand.
 func openSession(s sessions.Store, ref sessions.Ref) (io.ReadCloser, string, error) {
-	rc, err := s.Open(ref)
+	rc, err := sessions.Open(s, ref)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", ref, err)
 	}

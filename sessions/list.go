@@ -181,19 +181,15 @@ func Summarize(s Store, r Ref, p *prices.Table, unpriced func(model string)) *Su
 		sum.Err = err
 		return sum
 	}
-	rc, err := s.Open(r)
+	rc, err := Open(s, r)
 	if err != nil {
 		sum.Err = err
 		return sum
 	}
 	defer rc.Close()
 	rp := stats.NewReport(stats.ReportOptions{Prices: p, Unpriced: unpriced})
-	// A summary reads no text of the events: the decoder need not copy
-	// them. A session is whole on disk, not a live pipe, though a store's
-	// reader is no *os.File: its decoder may look ahead, as every other
-	// command's does (a Gemini CLI chat names its model in its first
-	// response, a mid-2025 Codex rollout its directory after its header).
-	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d, Summary: true, Lookahead: true}, Report: rp})
+	// A summary reads no text of the events: the decoder need not copy them.
+	run, err := stats.Read(rc, r.Path, stats.Options{Stream: stream.Options{Dialect: d, Summary: true}, Report: rp})
 	sum.Err = err
 	sum.Project, sum.Title, sum.Start, sum.End, sum.Turns = run.Workspace, run.Prompt, run.Start, run.End, run.Turns
 	sum.Tokens, sum.TokensStated = Tokens(run.Usage)

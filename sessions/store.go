@@ -46,6 +46,26 @@ type Store interface {
 	Open(ref Ref) (io.ReadCloser, error)
 }
 
+// Open opens the session ref names with its store. The reader says it is
+// Whole (stream.Whole): a session is read from what its store keeps on
+// disk, not from a live pipe, though a store's reader is no *os.File, so
+// its decoder may look ahead as a file's does (a Gemini CLI chat names its
+// model in its first response, a mid-2025 Codex rollout its directory
+// after its header).
+func Open(s Store, ref Ref) (io.ReadCloser, error) {
+	rc, err := s.Open(ref)
+	if err != nil {
+		return nil, err
+	}
+	return whole{rc}, nil
+}
+
+// whole is a session's reader, whole on disk.
+type whole struct{ io.ReadCloser }
+
+// Whole implements stream.Whole.
+func (whole) Whole() bool { return true }
+
 // A Homer is a Store whose agent keeps more than its sessions in its own
 // directories (settings, a prompt history, credentials): Homes returns
 // them. evtool writes into none of them.

@@ -363,11 +363,13 @@ func (o *opener) open(ctx context.Context, r Run, raw ...bool) (io.ReadCloser, e
 		if !ok {
 			return nil, fmt.Errorf("%s: no store of agent %q is registered", r.Name, r.Session.Agent)
 		}
-		rc, err := st.Open(*r.Session)
+		// Whole, as a file is (stream.Whole): the decoder may look ahead,
+		// as the command line's reading of a session does.
+		rc, err := sessions.Open(st, *r.Session)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", *r.Session, err)
 		}
-		return sessionReader{rc}, nil
+		return rc, nil
 	}
 	fs, err := o.fs(ctx, r.Path)
 	if err != nil {
@@ -379,14 +381,6 @@ func (o *opener) open(ctx context.Context, r Run, raw ...bool) (io.ReadCloser, e
 	}
 	return spool(rc)
 }
-
-// sessionReader is a session's lines, read from what its store keeps on
-// disk: whole, as a file is (stream.Whole), so that the decoder may look
-// ahead, as the command line's reading of a session does.
-type sessionReader struct{ io.ReadCloser }
-
-// Whole implements stream.Whole.
-func (sessionReader) Whole() bool { return true }
 
 // spool copies an object to a temporary file and returns the file, read
 // from its start: an *os.File, which is what stream.RegularFile looks
