@@ -103,13 +103,22 @@ type Member struct {
 // not an object or not acceptable, or one longer than a Member can place
 // (2 GiB).
 func CheckMembers(line []byte, opts Options, dst []Member) (depth int, members []Member, err *SyntaxError) {
+	return check(line, opts, dst, nil)
+}
+
+// check is the check of CheckMembers and CheckIndex: dst, when not nil,
+// collects the top-level members; x, when not nil, the index.
+func check(line []byte, opts Options, dst []Member, x *Index) (depth int, members []Member, err *SyntaxError) {
 	maxDepth := opts.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
 	s := scanners.Get().(*scanner)
 	*s = scanner{b: line, max: maxDepth, stack: s.stack[:0], keys: s.keys[:0], dupOK: opts.DuplicateOK,
-		members: dst[:0], want: dst != nil && len(line) < 1<<31}
+		members: dst[:0], want: dst != nil && len(line) < 1<<31, pend: s.pend[:0]}
+	if x != nil && len(line) < 1<<31 {
+		s.index, s.room = x, min(MaxIndexed, len(line)/8+64)
+	}
 	// The line's UTF-8 is checked at once, with SIMD where the machine has
 	// it; only a line that fails is checked string by string, to report
 	// the first bad byte in its place among the line's other problems.
@@ -119,7 +128,10 @@ func CheckMembers(line []byte, opts Options, dst []Member) (depth int, members [
 		if cap(s.stack) > 1024 || cap(s.keys) > 4096 {
 			return // a freak line: let its memory go
 		}
-		s.b, s.err, s.dupOK, s.members = nil, nil, nil, nil
+		s.b, s.err, s.dupOK, s.members, s.index = nil, nil, nil, nil, nil
+		if cap(s.pend) > MaxIndexed {
+			s.pend = nil
+		}
 		clear(s.keys[:cap(s.keys)]) // keys view the line: drop them
 		clear(s.stack[:cap(s.stack)])
 		scanners.Put(s)
@@ -156,6 +168,8 @@ type frame struct {
 	key    string         // object: the current key, decoded
 	first  int            // object: where its keys start in scanner.keys
 	set    map[string]int // object: its keys, once it has many
+	cont   int32          // its place in the index's containers; -1: none
+	pend   int            // where its members start in scanner.pend
 }
 
 // seenKey is a key of an object being read, and where it stands.
@@ -183,6 +197,11 @@ type scanner struct {
 	members []Member
 	want    bool
 	esc     bool
+	// index, when not nil, collects the line's containers (CheckIndex);
+	// pend holds the members of the open ones, innermost last.
+	index *Index
+	pend  []Member
+	room  int // the most entries the index takes for this line
 }
 
 func (s *scanner) fail(k SyntaxKind, off int, msg string) *SyntaxError {
@@ -600,13 +619,20 @@ func (s *scanner) push(object bool) bool {
 		e.Pointer = s.pointer()
 		return false
 	}
-	s.stack = append(s.stack, frame{object: object, first: len(s.keys)})
+	s.stack = append(s.stack, frame{object: object, first: len(s.keys), cont: -1})
 	s.deepest = max(s.deepest, len(s.stack))
+	if s.index != nil {
+		s.open(&s.stack[len(s.stack)-1])
+	}
 	return true
 }
 
+// pop leaves the object or array that ends at s.i.
 func (s *scanner) pop() {
 	f := &s.stack[len(s.stack)-1]
+	if s.index != nil {
+		s.close(f)
+	}
 	if f.object {
 		s.keys = s.keys[:f.first]
 	}
@@ -656,6 +682,10 @@ func (s *scanner) object() {
 		}
 		if s.want && len(s.stack) == 1 {
 			s.members = append(s.members, Member{KeyStart: int32(at), KeyEnd: int32(keyEnd), KeyEsc: keyEsc,
+				ValStart: int32(valStart), ValEnd: int32(s.i), ValEsc: s.esc && s.b[valStart] == '"'})
+		}
+		if s.index != nil {
+			s.member(&s.stack[len(s.stack)-1], Member{KeyStart: int32(at), KeyEnd: int32(keyEnd), KeyEsc: keyEsc,
 				ValStart: int32(valStart), ValEnd: int32(s.i), ValEsc: s.esc && s.b[valStart] == '"'})
 		}
 		s.ws()
@@ -721,9 +751,14 @@ func (s *scanner) array() {
 		return
 	}
 	for s.err == nil {
+		valStart := s.i
 		s.value()
 		if s.err != nil {
 			return
+		}
+		if s.index != nil {
+			s.member(&s.stack[len(s.stack)-1], Member{KeyStart: int32(valStart), KeyEnd: int32(valStart),
+				ValStart: int32(valStart), ValEnd: int32(s.i), ValEsc: s.esc && s.b[valStart] == '"'})
 		}
 		s.ws()
 		if s.i >= len(s.b) {

@@ -93,6 +93,9 @@ func TestFastAgreesWithEngine(t *testing.T) {
 					if vm := stream.FastMembers(d, c); vm != v {
 						t.Errorf("%s: %s: fast says %s, and %s given the line's members\n%s", d.Name(), src.name, v, vm, c)
 					}
+					if vw, vp := stream.FastIndexed(d, c); vw != v || vp != v {
+						t.Errorf("%s: %s: fast says %s, and %s given the line's index, %s given part of it\n%s", d.Name(), src.name, v, vw, vp, c)
+					}
 					if v != schemacheck.Unsure {
 						decided++
 					}
@@ -184,6 +187,9 @@ func FuzzFastAgreesWithEngine(f *testing.F) {
 		}
 		if vm := stream.FastMembers(d, line); vm != v {
 			t.Fatalf("%s: fast says %s, and %s given the line's members\n%s", d.Name(), v, vm, line)
+		}
+		if vw, vp := stream.FastIndexed(d, line); vw != v || vp != v {
+			t.Fatalf("%s: fast says %s, and %s given the line's index, %s given part of it\n%s", d.Name(), v, vw, vp, line)
 		}
 		if (v == schemacheck.Valid && len(errs) > 0) || (v == schemacheck.Invalid && len(errs) == 0) {
 			t.Fatalf("%s: fast says %s, the engine says %v\n%s", d.Name(), v, errs, line)

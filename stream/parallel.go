@@ -29,16 +29,21 @@ const (
 // parallelThreshold is parallelAfter; tests lower it.
 var parallelThreshold int64 = parallelAfter
 
+// maxBatchIndex is the most room for indexes a batch keeps from one use
+// to the next.
+const maxBatchIndex = 1 << 16
+
 // batch is a run of consecutive lines, copied out of the ndjson reader.
 type batch struct {
 	buf   []byte
 	lines []pline
-	// members are the top-level members of the batch's lines, for a
-	// decoder that takes them: those of line i are members[mFrom:mTo].
-	members []ndjson.Member
-	err     error // what ended the batch early: io.EOF or a read error
-	done    chan struct{}
-	owned   bool // buf is a long line taken from the reader, not a reused buffer
+	// conts and mems are the indexes of the batch's lines (see pline),
+	// for a decoder that takes them, else room to make one line's in.
+	conts []ndjson.Container
+	mems  []ndjson.Member
+	err   error // what ended the batch early: io.EOF or a read error
+	done  chan struct{}
+	owned bool // buf is a long line taken from the reader, not a reused buffer
 }
 
 // pline is one line of a batch with its verdict on its own.
@@ -51,9 +56,10 @@ type pline struct {
 	syn      *ndjson.SyntaxError
 	schema   []diag.Diagnostic // with pointer, column and message; rule and file set later
 	checkedS bool              // the schema was checked (the line is JSON)
-	// members is set when the line's top-level members are kept, in
-	// batch.members[mFrom:mTo].
-	members    bool
+	// indexed is set when the line's index is kept: its containers in
+	// batch.conts[cFrom:cTo], its members in batch.mems[mFrom:mTo].
+	indexed    bool
+	cFrom, cTo int32
 	mFrom, mTo int32
 }
 
@@ -93,7 +99,10 @@ func (r *Reader) startPipeline() {
 	for range n {
 		go func() {
 			for b := range p.work {
-				b.members = b.members[:0]
+				if cap(b.mems) > maxBatchIndex || cap(b.conts) > maxBatchIndex {
+					b.conts, b.mems = nil, nil // a freak line's: let it go
+				}
+				b.conts, b.mems = b.conts[:0], b.mems[:0]
 				for i := range b.lines {
 					checkLine(b, i, chk, sch, keep)
 				}
@@ -181,46 +190,42 @@ func (r *Reader) startPipeline() {
 }
 
 // checkLine finds the verdict of line i of b on its own, and keeps the
-// line's top-level members when keep is set.
+// line's index when keep is set.
 func checkLine(b *batch, i int, chk ndjson.Options, sch *lineSchema, keep bool) {
 	l := &b.lines[i]
-	l.members = false
+	l.indexed = false
 	if l.tooLong != nil {
 		return
 	}
 	raw := b.raw(i)
-	// The members are found for the schema check whatever keep says,
-	// and kept for the decoder when it says so; else the batch's room
-	// for them is reused from line to line.
-	dst := b.members[len(b.members):]
-	if dst == nil {
-		dst = make([]ndjson.Member, 0, 64)
-	}
-	depth, ms, se := ndjson.CheckMembers(raw, chk, dst)
+	// The index is made for the schema check whatever keep says, and
+	// kept for the decoder when it says so; else the batch's room for it
+	// is reused from line to line. It is made in the room past what the
+	// batch keeps, or in memory of its own when it outgrows that room.
+	x := ndjson.Index{Containers: b.conts[len(b.conts):], Members: b.mems[len(b.mems):]}
+	depth, se := ndjson.CheckIndex(raw, chk, &x)
 	l.depth = depth
-	switch {
-	case !keep:
-		if ms != nil {
-			b.members = ms[:0]
-		}
-	case ms != nil && len(b.members) < 1<<31-len(ms):
-		// ms is dst, or dst grown into memory of its own: append it.
-		from := len(b.members)
-		b.members = append(b.members, ms...)
-		l.members, l.mFrom, l.mTo = true, int32(from), int32(len(b.members))
+	if keep && se == nil && len(b.mems) < 1<<31-len(x.Members) && len(b.conts) < 1<<31-len(x.Containers) {
+		// Appending x copies it onto itself when it is in b's room.
+		cFrom, mFrom := len(b.conts), len(b.mems)
+		b.conts, b.mems = append(b.conts, x.Containers...), append(b.mems, x.Members...)
+		l.indexed = true
+		l.cFrom, l.cTo, l.mFrom, l.mTo = int32(cFrom), int32(len(b.conts)), int32(mFrom), int32(len(b.mems))
+	} else if !keep && len(b.conts) == 0 && len(b.mems) == 0 {
+		b.conts, b.mems = x.Containers[:0], x.Members[:0] // the room, grown, for the next line
 	}
 	if se != nil {
 		l.syn = se
 		return
 	}
 	l.checkedS = true
-	l.schema = schemaDiags(sch, raw, ms)
+	l.schema = schemaDiags(sch, raw, &x)
 }
 
 // schemaDiags returns the schema errors of a JSON line with their columns;
-// ms are its top-level members as the syntax check found them, or nil.
-func schemaDiags(sch *lineSchema, raw []byte, ms []ndjson.Member) []diag.Diagnostic {
-	out := sch.check(raw, ms)
+// x is its index as the syntax check made it, or nil.
+func schemaDiags(sch *lineSchema, raw []byte, x *ndjson.Index) []diag.Diagnostic {
+	out := sch.check(raw, x)
 	for i := range out {
 		out[i].Col = jsonptr.Column(raw, out[i].Pointer)
 	}
@@ -236,7 +241,7 @@ func (p *pipeline) next() (raw []byte, l *pline, err error) {
 			}
 			if p.keep {
 				// The lines' bytes stay the caller's (KeepLines); the
-				// batch's lists of lines and members are reused.
+				// batch's lists of lines and indexes are reused.
 				p.cur.buf, p.cur.owned = nil, false
 			}
 			select {

@@ -46,13 +46,13 @@ type patternBranch struct {
 }
 
 // check returns the schema errors of one line that is JSON, without file,
-// line, column or rule. ms are its top-level members as the syntax check
-// found them, nil when it kept none.
-func (ls *lineSchema) check(line []byte, ms []ndjson.Member) []diag.Diagnostic {
+// line, column or rule. x is its index as the syntax check made it, nil
+// when it kept none.
+func (ls *lineSchema) check(line []byte, x *ndjson.Index) []diag.Diagnostic {
 	if ls == nil {
 		return nil
 	}
-	if ls.fast != nil && ls.fast.CheckMembers(line, ms) == schemacheck.Valid {
+	if ls.fast != nil && ls.fast.CheckIndex(line, x) == schemacheck.Valid {
 		return nil
 	}
 	return ls.explain(line)

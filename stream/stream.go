@@ -134,20 +134,6 @@ type Options struct {
 	VerdictsOnly bool
 }
 
-// summarizer is a decoder that can leave out of its events what a
-// summary of the stream never reads (Options.Summary); Summarize asks it
-// to, before its first line.
-type summarizer interface {
-	Summarize()
-}
-
-// verdictsOnly is a decoder that can leave out of its events what only a
-// writer of them would read (Options.VerdictsOnly); VerdictsOnly asks it
-// to, before its first line.
-type verdictsOnly interface {
-	VerdictsOnly()
-}
-
 // DefaultMaxLineBytes is the longest line a Reader accepts by default.
 const DefaultMaxLineBytes = 256 << 20
 
@@ -187,27 +173,10 @@ type Line struct {
 
 	// own: Raw is a buffer of its own that nothing writes again (ownTaker).
 	own bool
-	// members are the top-level members the syntax check found, for a
-	// decoder that takes them (memberTaker); nil when none were kept.
-	members []ndjson.Member
-}
-
-// memberTaker is a decoder that reads a line's top-level members from
-// where the syntax check found them rather than reading the line again:
-// UseMembers hands it those of the line its next Decode reads (nil: read
-// the line).
-type memberTaker interface {
-	UseMembers(ms []ndjson.Member)
-}
-
-// ownTaker is a decoder that can read a line in place, without the copy
-// it makes of a line whose buffer is reused (as gjson.ParseBytes makes
-// it): UseOwn(true) before a Decode says the line's bytes are a buffer of
-// their own that nothing writes again, so that what the decoder keeps of
-// them keeps that line alive and no other. The Reader says so of a long
-// line (over ownAfter bytes), which then stands once in memory, not twice.
-type ownTaker interface {
-	UseOwn(own bool)
+	// index is the line's structure as the syntax check found it, for
+	// the schema check and a decoder that takes its members
+	// (memberTaker); empty when none was kept.
+	index ndjson.Index
 }
 
 // ownAfter is the length past which the simple path takes a line's
@@ -290,12 +259,12 @@ type Reader struct {
 	ended   bool
 
 	dupOK func(string) bool // the dialect's known repeated keys
-	// taker is the decoder when it takes a line's members, and memBuf
-	// the members of the simple path's line.
+	// taker is the decoder when it takes a line's members, and idxBuf
+	// the index of the simple path's line.
 	taker memberTaker
 	// ownTaker is the decoder when it reads a line of its own in place.
 	ownTaker ownTaker
-	memBuf   []ndjson.Member
+	idxBuf   ndjson.Index
 
 	read int64     // input bytes read on the simple path
 	par  *pipeline // the workers, once started
@@ -429,10 +398,6 @@ func (r *Reader) setDialect(d dialect.Dialect) error {
 	}
 	r.taker, _ = r.dec.(memberTaker)
 	r.ownTaker, _ = r.dec.(ownTaker)
-	if r.memBuf == nil {
-		// The members serve the schema check, and a decoder that takes them.
-		r.memBuf = make([]ndjson.Member, 0, 16)
-	}
 	return nil
 }
 
@@ -519,15 +484,14 @@ func (r *Reader) readLine() (*Line, error) {
 	var se *ndjson.SyntaxError
 	if pl != nil {
 		se, l.Depth = pl.syn, pl.depth
-		if pl.members {
-			l.members = r.par.cur.members[pl.mFrom:pl.mTo:pl.mTo]
+		if pl.indexed {
+			b := r.par.cur
+			l.index = ndjson.Index{Containers: b.conts[pl.cFrom:pl.cTo:pl.cTo], Members: b.mems[pl.mFrom:pl.mTo:pl.mTo]}
 		}
 	} else {
-		// memBuf is nil (keep no members) until a decoder that takes them is known.
-		l.Depth, l.members, se = ndjson.CheckMembers(raw, ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, r.memBuf)
-		if l.members != nil {
-			r.memBuf = l.members[:0]
-		}
+		// The index serves the schema check, and a decoder that takes it.
+		l.Depth, se = ndjson.CheckIndex(raw, ndjson.Options{MaxDepth: r.opts.MaxDepth, DuplicateOK: r.dupOK}, &r.idxBuf)
+		l.index = r.idxBuf
 	}
 	if se != nil {
 		l.Diags = append(l.Diags, r.syntaxDiag(n, se))
@@ -556,7 +520,7 @@ func (r *Reader) readLine() (*Line, error) {
 	if pl != nil && pl.checkedS {
 		r.judge(l, pl.schema)
 	} else {
-		r.judge(l, schemaDiags(r.sch, raw, l.members))
+		r.judge(l, schemaDiags(r.sch, raw, &l.index))
 	}
 	return r.firstJSON(l)
 }
@@ -716,7 +680,7 @@ func (r *Reader) judge(l *Line, schemaErrs []diag.Diagnostic) {
 		l.Diags = append(l.Diags, e)
 	}
 	if r.taker != nil {
-		r.taker.UseMembers(l.members)
+		r.taker.UseMembers(l.index.Top(l.Raw))
 	}
 	if r.ownTaker != nil {
 		r.ownTaker.UseOwn(l.own)

@@ -102,6 +102,57 @@ func ForEachRawMember(root gjson.Result, ms []ndjson.Member, f func(k, v gjson.R
 	}
 }
 
+// ForEachRawIndexed is ForEachRaw over v, an object or array inside root,
+// from the index the syntax check made of root's line (ndjson.CheckIndex;
+// root.Index bytes into it) rather than from reading v's bytes: the same
+// keys (an element's index, for an array) and values, in order. It
+// reports false, and calls f never, when v is not a value of root's bytes
+// or not in the index: the caller reads v itself.
+func ForEachRawIndexed(root gjson.Result, x *ndjson.Index, v gjson.Result, f func(k, e gjson.Result) bool) bool {
+	off, ok := Offset(root, v)
+	if !ok || v.Type != gjson.JSON {
+		return false
+	}
+	ms, ok := x.Find(off, off+len(v.Raw))
+	if !ok {
+		return false
+	}
+	s, at := root.Raw, root.Index
+	if v.Raw[0] == '[' {
+		k := gjson.Result{Type: gjson.Number}
+		for i, m := range ms {
+			k.Num = float64(i)
+			if !f(k, rawValue(s, int(m.ValStart)-at, int(m.ValEnd)-at, m.ValEsc, at)) {
+				break
+			}
+		}
+		return true
+	}
+	for _, m := range ms {
+		k := gjson.Result{Type: gjson.String, Raw: s[int(m.KeyStart)-at : int(m.KeyEnd)-at], Index: int(m.KeyStart)}
+		k.Str = content(k.Raw, m.KeyEsc)
+		if !f(k, rawValue(s, int(m.ValStart)-at, int(m.ValEnd)-at, m.ValEsc, at)) {
+			break
+		}
+	}
+	return true
+}
+
+// Offset returns where v, a value whose Raw is part of root's, begins in
+// root's line (root.Index bytes into it), and whether it is part of it:
+// found by the place of its bytes in memory, not by its Index, which a
+// Result made elsewhere need not have set.
+func Offset(root, v gjson.Result) (int, bool) {
+	if len(v.Raw) == 0 || len(root.Raw) == 0 {
+		return 0, false
+	}
+	p, base := uintptr(unsafe.Pointer(unsafe.StringData(v.Raw))), uintptr(unsafe.Pointer(unsafe.StringData(root.Raw)))
+	if p < base || p-base > uintptr(len(root.Raw)-len(v.Raw)) || len(v.Raw) > len(root.Raw) {
+		return 0, false
+	}
+	return int(p-base) + root.Index, true
+}
+
 // rawValue is the Result ForEachRaw gives for the value s[i:end] of an
 // object whose Index is base.
 func rawValue(s string, i, end int, esc bool, base int) gjson.Result {

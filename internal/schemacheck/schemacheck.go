@@ -119,6 +119,23 @@ func (s *Schema) CheckMembers(line []byte, ms []ndjson.Member) Verdict {
 	return s.root.check(w, root)
 }
 
+// CheckIndex is Check for a line the syntax check indexed
+// (ndjson.CheckIndex): the members of its objects and the elements of its
+// arrays are taken from the index, not read again, and the verdict is the
+// same. A nil index: the line is read.
+func (s *Schema) CheckIndex(line []byte, x *ndjson.Index) Verdict {
+	w := walks.Get().(*walker)
+	defer w.done()
+	root := jsonobj.View(line)
+	if x != nil && len(x.Containers) > 0 {
+		// The index's places are in the line; root begins at its first
+		// byte that is not white space.
+		root.Index = len(line) - len(root.Raw)
+		w.idx, w.root = x, root
+	}
+	return s.root.check(w, root)
+}
+
 // walker remembers the members of the objects a check has read, so that
 // the keywords that read the same object (properties at the top, the
 // dispatch on its type, the properties of the branch) walk it once.
@@ -138,6 +155,9 @@ type walker struct {
 	// matched is the last string each pattern was matched against, and
 	// the answer: a stream repeats its values (a version on every line).
 	matched [maxMatched]match
+	// idx, when not nil, is the index of the line root (CheckIndex).
+	idx  *ndjson.Index
+	root gjson.Result
 }
 
 // match is a pattern's answer for one string.
@@ -204,6 +224,7 @@ func (w *walker) done() {
 			w.objs[i] = walked{}
 		}
 		w.next = 0
+		w.idx, w.root = nil, gjson.Result{}
 	}
 	walks.Put(w)
 }
@@ -249,13 +270,40 @@ func (w *walker) members(v gjson.Result) ([]string, []gjson.Result) {
 		}
 	}
 	from := len(w.keys)
-	jsonobj.ForEachRaw(v, func(k, e gjson.Result) bool {
-		w.push(k, e)
-		return true
-	})
+	w.read(v)
 	to := len(w.keys)
 	w.remember(v.Raw, from)
 	return w.keys[from:to:to], w.vals[from:to:to]
+}
+
+// read pushes the members of the object v: from the line's index when it
+// has them, else read from v.
+func (w *walker) read(v gjson.Result) {
+	if w.idx != nil && jsonobj.ForEachRawIndexed(w.root, w.idx, v, w.pushed) {
+		return
+	}
+	jsonobj.ForEachRaw(v, w.pushed)
+}
+
+// pushed is push for an iteration.
+func (w *walker) pushed(k, e gjson.Result) bool {
+	w.push(k, e)
+	return true
+}
+
+// elements calls f with each element of the array v until f returns
+// false, the members of an element that is an object pushed first (as
+// jsonobj.ForEachRawObjects does): from the line's index when it has them.
+func (w *walker) elements(v gjson.Result, f func(e gjson.Result) bool) {
+	if w.idx != nil && jsonobj.ForEachRawIndexed(w.root, w.idx, v, func(_, e gjson.Result) bool {
+		if e.IsObject() {
+			w.read(e)
+		}
+		return f(e)
+	}) {
+		return
+	}
+	jsonobj.ForEachRawObjects(v, w.push, f)
 }
 
 // Type bits.
@@ -340,7 +388,7 @@ func (n *node) check(w *walker, v gjson.Result) Verdict {
 		// The members of an element that is an object are read as the
 		// element is found, and remembered for its check.
 		m := w.mark()
-		jsonobj.ForEachRawObjects(v, w.push, func(e gjson.Result) bool {
+		w.elements(v, func(e gjson.Result) bool {
 			if e.IsObject() {
 				w.remember(e.Raw, m)
 			}
