@@ -367,7 +367,7 @@ func (c *Counter) Add(ev *event.Event) {
 			}
 			return
 		}
-		c.open[b.CallID] = b.Kind
+		c.open[strings.Clone(b.CallID)] = b.Kind // the id may be cut from a line
 	case *event.ToolStarted:
 		c.touch(b.CallID)
 	case *event.ToolProgress:
@@ -391,13 +391,13 @@ func (c *Counter) Add(ev *event.Event) {
 // touch opens a call that an event names before any tool_call did.
 func (c *Counter) touch(id string) {
 	if _, ok := c.open[id]; !ok {
-		c.open[id] = ""
+		c.open[strings.Clone(id)] = ""
 	}
 }
 
 func (c *Counter) model(m string) {
 	if m != "" && !slices.Contains(c.models, m) {
-		c.models = append(c.models, m)
+		c.models = append(c.models, strings.Clone(m))
 	}
 }
 
@@ -470,7 +470,11 @@ func element(s, name string) (string, bool) {
 // Run returns the figures of the events added so far. Calls still open
 // count as Unfinished.
 func (c *Counter) Run() *Run {
-	r := &Run{SourceDialect: c.source, SessionID: c.session, Workspace: c.workspace, Prompt: cmp.Or(c.prompt, c.said), Start: c.start, End: c.end, Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
+	// A string of an event may be cut from the line it was read from
+	// (where the decoder has no reason to copy it): a run kept for a
+	// report must not keep that line alive.
+	r := &Run{SourceDialect: strings.Clone(c.source), SessionID: strings.Clone(c.session), Workspace: strings.Clone(c.workspace),
+		Prompt: cmp.Or(c.prompt, c.said), Start: strings.Clone(c.start), End: strings.Clone(c.end), Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
 	if n := max(c.turnsStarted, c.turnsFinished); n > 0 {
 		r.Turns = &n
 	}

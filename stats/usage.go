@@ -197,19 +197,19 @@ func (c *collector) add(ev *event.Event) {
 		if c.session == "" && c.workspace == "" {
 			c.session, c.workspace = b.SessionID, b.Workspace
 			if b.Agent != nil && b.Agent.Name != "" {
-				c.agent = b.Agent.Name
+				c.agent = c.intern(b.Agent.Name)
 			} else if d, err := dialect.Lookup(b.Source.Dialect); err == nil {
 				c.agent = dialect.AgentOf(d) // the agent that writes the dialect
 			} else {
-				c.agent = b.Source.Dialect
+				c.agent = c.intern(b.Source.Dialect)
 			}
 		}
 		if b.Model != "" {
-			c.models[ev.AgentID] = b.Model
+			c.models[c.intern(ev.AgentID)] = c.intern(b.Model)
 		}
 	case *event.ModelConfigured:
 		if b.Model != "" {
-			c.models[ev.AgentID] = b.Model
+			c.models[c.intern(ev.AgentID)] = c.intern(b.Model)
 		}
 	case *event.SessionFinished:
 		c.record(ev, atSession, t, b.Usage, nil)
@@ -274,9 +274,9 @@ func (c *collector) call(ev *event.Event, id, name, t string) *callRec {
 	}
 	k.setTime(t)
 	c.calls = append(c.calls, k)
-	c.open[id] = k
-	c.pendingRounds[ev.AgentID] = append(c.pendingRounds[ev.AgentID], k)
-	c.pendingUsage[ev.AgentID] = append(c.pendingUsage[ev.AgentID], k)
+	c.open[strings.Clone(id)] = k // the id may be cut from a line
+	c.pendingRounds[k.agentID] = append(c.pendingRounds[k.agentID], k)
+	c.pendingUsage[k.agentID] = append(c.pendingUsage[k.agentID], k)
 	return k
 }
 

@@ -1,5 +1,7 @@
 package claudetranscript
 
+import "strings"
+
 // bounded is a map that keeps at most max keys, forgetting the oldest
 // first: the decoder's per-id state (a call's name, which Task call an
 // agent answers) must stay bounded however long the transcript, and what
@@ -30,11 +32,15 @@ func (b *bounded[V]) get(k string) (V, bool) {
 	return s.v, ok
 }
 
+// put sets the value of k, letting the oldest key go when there are too
+// many. A new key is copied: k is often cut from a line, whose copy it
+// would keep alive.
 func (b *bounded[V]) put(k string, v V) {
 	if s, ok := b.m[k]; ok {
 		b.m[k] = slot[V]{v, s.seq}
 		return
 	}
+	k = strings.Clone(k)
 	b.next++
 	b.m[k] = slot[V]{v, b.next}
 	b.queue = append(b.queue, queued{k, b.next})

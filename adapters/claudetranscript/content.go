@@ -204,7 +204,7 @@ func (l *line) toolResult(b *fields, i int) {
 	if spawnsAgent(name) {
 		// 2.x names the subagent a Task call ran in its result.
 		if a := l.r.Get("toolUseResult.agentId"); a.Type == gjson.String && i == 1 {
-			d.agentCalls.put(a.Str, id)
+			d.agentCalls.put(a.Str, strings.Clone(id))
 		}
 		l.callEnded(id, status)
 	}
@@ -293,10 +293,12 @@ func (l *line) model(t *thread, model string) {
 	if was == "" {
 		was = d.ss.Model
 	}
-	t.model = model
+	if t.model != model {
+		t.model = strings.Clone(model)
+	}
 	switch {
 	case d.ss.Model == "" && !d.started:
-		d.ss.Model = model
+		d.ss.Model = t.model
 	case was != model:
 		l.synth(&event.Event{Time: l.time, TurnID: l.turnID(), AgentID: t.agent, Body: &event.ModelConfigured{Model: model}})
 	}
@@ -313,7 +315,7 @@ func (l *line) toolUse(b *fields) {
 		return
 	}
 	d.calls.Add(id, callOpen)
-	d.names.put(id, name)
+	d.names.put(id, strings.Clone(name))
 	if l.th.round != nil {
 		l.th.round.toolUse = true // a response that calls tools stops to run them
 	}
@@ -338,7 +340,7 @@ func (l *line) toolUse(b *fields) {
 		}
 	}
 	if spawnsAgent(name) {
-		tc := &taskCall{call: id, parent: l.th.agent, title: in.Get("description").Str, turn: l.turnID()}
+		tc := &taskCall{call: strings.Clone(id), parent: l.th.agent, title: strings.Clone(in.Get("description").Str), turn: l.turnID()}
 		if p := in.Get("prompt"); p.Type == gjson.String && p.Str != "" {
 			tc.prompt = idset.Digest(p.Str)
 		}

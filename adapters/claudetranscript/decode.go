@@ -328,13 +328,13 @@ func (d *Decoder) header(l *line) {
 		return
 	}
 	if d.ss.SessionID == "" {
-		d.ss.SessionID = str(l.r, "sessionId")
+		d.ss.SessionID = strings.Clone(str(l.r, "sessionId"))
 	}
 	if d.ss.Workspace == "" {
-		d.ss.Workspace = str(l.r, "cwd")
+		d.ss.Workspace = strings.Clone(str(l.r, "cwd"))
 	}
 	if d.ss.Agent.Version == "" {
-		d.ss.Agent.Version = str(l.r, "version")
+		d.ss.Agent.Version = strings.Clone(str(l.r, "version"))
 	}
 	if d.ssTime == "" {
 		d.ssTime = l.time
@@ -350,9 +350,9 @@ func (l *line) resumed() {
 	switch {
 	case sid == "" || sid == d.session:
 	case d.session == "":
-		d.session = sid
+		d.session = strings.Clone(sid)
 	default:
-		d.session = sid
+		d.session = strings.Clone(sid)
 		// About the session, not the turn: no turn_id.
 		l.synth(&event.Event{Body: &event.Notice{Severity: event.SeverityInfo,
 			Message: "session " + sid + " continues the transcript (a resumed session)"}})

@@ -1,6 +1,8 @@
 package claudetranscript
 
 import (
+	"strings"
+
 	"github.com/evtool/evtool/adapters/internal/claudecode"
 	"github.com/evtool/evtool/event"
 	"github.com/tidwall/gjson"
@@ -62,7 +64,7 @@ func (l *line) progress() {
 	if data.Get("type").Str == "agent_progress" {
 		if a, call := data.Get("agentId"), l.r.Get("parentToolUseID"); a.Type == gjson.String && call.Type == gjson.String {
 			if _, ok := l.d.agentCalls.get(a.Str); !ok {
-				l.d.agentCalls.put(a.Str, call.Str)
+				l.d.agentCalls.put(a.Str, strings.Clone(call.Str))
 			}
 		}
 	}

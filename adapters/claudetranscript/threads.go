@@ -2,6 +2,7 @@ package claudetranscript
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
@@ -55,7 +56,7 @@ func (l *line) thread() *thread {
 			l.th = t
 			return t
 		}
-		t := &thread{key: "agent:" + agentID, agentID: agentID}
+		t := &thread{key: "agent:" + agentID, agentID: strings.Clone(agentID)}
 		if call, ok := d.agentCalls.get(agentID); ok {
 			d.agentCalls.del(agentID)
 			t.call = call

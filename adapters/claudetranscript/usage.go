@@ -124,7 +124,7 @@ func (l *line) account(t *thread, m *fields) {
 		if d.counted(t, key, id, req) {
 			return
 		}
-		t.round = &round{key: key, id: id, req: req, side: t != d.main}
+		t.round = &round{key: key, id: strings.Clone(id), req: strings.Clone(req), side: t != d.main}
 	}
 	r := t.round
 	r.time = l.time
@@ -145,9 +145,12 @@ func (l *line) account(t *thread, m *fields) {
 		return // an earlier line of the response said more: keep it
 	}
 	r.usage = event.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: cr, CacheCreationTokens: cc}
-	r.total, r.raw, r.model = tot, m.Get("usage").Raw, m.Get("model").Str
+	r.total, r.raw = tot, strings.Clone(m.Get("usage").Raw)
+	if model := m.Get("model").Str; model != r.model {
+		r.model = strings.Clone(model)
+	}
 	if c := l.r.Get("costUSD"); c.Type == gjson.Number {
-		r.cost = c.Raw
+		r.cost = strings.Clone(c.Raw)
 	}
 }
 
