@@ -8,23 +8,36 @@ import "slices"
 // files before. A Go map of them took 20 to 40 bytes a key, 50 MB and more
 // over a 10 GB history; this takes 8, exactly, and forgets nothing.
 //
-// New keys go into a small map; when it fills, its keys are sorted into a
-// run, and runs of like size are merged (as a binomial heap merges its
-// trees), so that there are at most about log2(n/recentMax) runs, each
-// searched by bisection.
+// New keys go into a small map; when it fills, its keys are sorted and
+// dealt to 256 parts by a hash of the key, each part's share a run of the
+// part, and runs of like size in a part are merged (as a binomial heap
+// merges its trees), so that a part has at most about
+// log2(n/recentMax) runs, each searched by bisection. Merging part by
+// part keeps the memory a merge takes beside the keys to a part's
+// share: merged whole, the last merges of a large history held the set
+// twice over for a moment, which was the peak of the whole report.
 type keySet struct {
 	recent map[uint64]struct{}
-	runs   [][]uint64 // sorted, each at least twice the size of the next
+	parts  [keyParts][][]uint64 // each part's runs, sorted, each at least twice the size of the next
 }
 
-// recentMax is how many keys wait in the map before they are sorted.
-const recentMax = 1 << 14
+// recentMax is how many keys wait in the map before they are sorted;
+// keyParts, how many parts the sorted keys are dealt to.
+const (
+	recentMax = 1 << 14
+	keyParts  = 256
+)
+
+// part returns the part of k: the top bits of k, mixed, so that keys that
+// are not uniform in their top bits (a count, a structured key) still
+// spread.
+func part(k uint64) int { return int((k * 0x9e3779b97f4a7c15) >> 56) }
 
 func (s *keySet) has(k uint64) bool {
 	if _, ok := s.recent[k]; ok {
 		return true
 	}
-	for _, r := range s.runs {
+	for _, r := range s.parts[part(k)] {
 		if _, ok := slices.BinarySearch(r, k); ok {
 			return true
 		}
@@ -47,23 +60,40 @@ func (s *keySet) add(k uint64) bool {
 	return true
 }
 
-// flush sorts the recent keys into a run and merges the runs of like size.
+// flush sorts the recent keys into a run of each part and merges the
+// part's runs of like size.
 func (s *keySet) flush() {
-	run := make([]uint64, 0, len(s.recent))
+	var counts [keyParts]int
 	for k := range s.recent {
-		run = append(run, k)
+		counts[part(k)]++
 	}
-	slices.Sort(run)
-	clear(s.recent)
-	for len(s.runs) > 0 {
-		last := s.runs[len(s.runs)-1]
-		if len(last) > 2*len(run) {
-			break
+	var runs [keyParts][]uint64
+	for p, n := range counts {
+		if n > 0 {
+			runs[p] = make([]uint64, 0, n)
 		}
-		s.runs = s.runs[:len(s.runs)-1]
-		run = merge(last, run)
 	}
-	s.runs = append(s.runs, run)
+	for k := range s.recent {
+		p := part(k)
+		runs[p] = append(runs[p], k)
+	}
+	clear(s.recent)
+	for p, run := range runs {
+		if len(run) == 0 {
+			continue
+		}
+		slices.Sort(run)
+		rs := s.parts[p]
+		for len(rs) > 0 {
+			last := rs[len(rs)-1]
+			if len(last) > 2*len(run) {
+				break
+			}
+			rs = rs[:len(rs)-1]
+			run = merge(last, run)
+		}
+		s.parts[p] = append(rs, run)
+	}
 }
 
 // merge returns the sorted union of two sorted runs without common keys.
@@ -83,8 +113,10 @@ func merge(a, b []uint64) []uint64 {
 // len returns the number of keys.
 func (s *keySet) len() int {
 	n := len(s.recent)
-	for _, r := range s.runs {
-		n += len(r)
+	for _, runs := range s.parts {
+		for _, r := range runs {
+			n += len(r)
+		}
 	}
 	return n
 }

@@ -33,14 +33,50 @@ func TestKeySet(t *testing.T) {
 	if s.len() != len(in) {
 		t.Errorf("len %d, want %d", s.len(), len(in))
 	}
-	if len(s.runs) > 8 {
-		t.Errorf("%d runs for %d keys: the merging does not keep them few", len(s.runs), s.len())
-	}
-	for _, run := range s.runs {
-		for i := 1; i < len(run); i++ {
-			if run[i-1] >= run[i] {
-				t.Fatal("a run is not sorted")
+	for p, runs := range s.parts {
+		if len(runs) > 8 {
+			t.Errorf("part %d: %d runs for %d keys: the merging does not keep them few", p, len(runs), s.len())
+		}
+		for _, run := range runs {
+			for i := 1; i < len(run); i++ {
+				if run[i-1] >= run[i] {
+					t.Fatal("a run is not sorted")
+				}
+			}
+			for _, k := range run {
+				if part(k) != p {
+					t.Fatalf("key %d in part %d, not its own %d", k, p, part(k))
+				}
 			}
 		}
+	}
+}
+
+// TestKeySetSequential: keys that differ only in their low bits (a count)
+// are dealt to every part, and found.
+func TestKeySetSequential(t *testing.T) {
+	var s keySet
+	const n = 100_000
+	for k := uint64(1); k <= n; k++ {
+		if !s.add(k) {
+			t.Fatalf("key %d not new", k)
+		}
+	}
+	for k := uint64(1); k <= n; k++ {
+		if !s.has(k) {
+			t.Fatalf("key %d lost", k)
+		}
+	}
+	if s.has(0) || s.has(n+1) || s.len() != n {
+		t.Fatalf("len %d, want %d", s.len(), n)
+	}
+	used := 0
+	for _, runs := range s.parts {
+		if len(runs) > 0 {
+			used++
+		}
+	}
+	if used < keyParts*9/10 {
+		t.Errorf("a count's keys went to %d parts of %d", used, keyParts)
 	}
 }
