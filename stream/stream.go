@@ -256,6 +256,7 @@ type Reader struct {
 
 	// Next's state.
 	pending []*event.Event
+	next    int // the next of pending to return
 	ended   bool
 
 	dupOK func(string) bool // the dialect's known repeated keys
@@ -475,7 +476,7 @@ func (r *Reader) readLine() (*Line, error) {
 	}
 	r.lines++
 	l := &r.line
-	*l = Line{N: n, Raw: raw, Kept: pl != nil && r.opts.KeepLines || own, Term: term, BOM: bom, Diags: l.Diags[:0], Events: l.Events[:0], own: own}
+	*l = Line{N: n, Raw: raw, Kept: pl != nil && r.opts.KeepLines || own, Term: term, BOM: bom, Diags: l.Diags[:0], Events: reuse(l.Events), own: own}
 	if tl != nil {
 		l.Diags = append(l.Diags, diag.Diagnostic{File: r.file, Line: n, Col: 1, Severity: diag.Error, Rule: RuleLineLength,
 			Message: fmt.Sprintf("the line is %d bytes long, over the limit of %d (--max-line-bytes); skipped", tl.Bytes, tl.Max)})
@@ -564,7 +565,7 @@ func (r *Reader) unqueue() *Line {
 	// foreign.
 	foreign := h.json && len(r.queue) > 0
 	*l = Line{N: h.n, Raw: h.raw, JSON: h.json, Kept: true, Foreign: foreign, Term: h.term, BOM: h.bom, Depth: h.depth,
-		Diags: append(l.Diags[:0], h.diags...), Events: l.Events[:0]}
+		Diags: append(l.Diags[:0], h.diags...), Events: reuse(l.Events)}
 	if h.json {
 		r.judge(l, schemaDiags(r.sch, h.raw, nil))
 		if !foreign {
@@ -738,7 +739,8 @@ func (r *Reader) End() []*event.Event {
 // as a *LineError, after which Next goes on with whatever could be read of
 // it and the lines after; io.EOF ends the stream.
 func (r *Reader) Next() (*event.Event, error) {
-	for len(r.pending) == 0 {
+	for r.next == len(r.pending) {
+		r.pending, r.next = reuse(r.pending), 0
 		l, err := r.ReadLine()
 		if err == io.EOF {
 			if r.ended {
@@ -755,7 +757,16 @@ func (r *Reader) Next() (*event.Event, error) {
 			return nil, &LineError{Line: l.N, Diags: slices.Clone(l.Diags)}
 		}
 	}
-	ev := r.pending[0]
-	r.pending = r.pending[1:]
+	ev := r.pending[r.next]
+	r.next++
 	return ev, nil
+}
+
+// reuse empties evs for the next line's events, dropping the events it
+// held: an event the caller is done with must not keep its line's copy
+// alive (a decoder's strings are cut from it) until a later line that
+// happens to have as many events overwrites it.
+func reuse(evs []*event.Event) []*event.Event {
+	clear(evs[:cap(evs)])
+	return evs[:0]
 }

@@ -151,6 +151,8 @@ func (o *fields) message() *fields {
 // once for the message's members and again for its blocks.
 func (o *fields) resetMessage(r gjson.Result) {
 	o.load()
+	clear(o.bk)
+	clear(o.bv)
 	o.content, o.elems, o.bk, o.bv, o.bf = "", o.elems[:0], o.bk[:0], o.bv[:0], o.bf[:0]
 	if !r.IsObject() {
 		return
@@ -174,6 +176,8 @@ func (o *fields) resetMessage(r gjson.Result) {
 		return true
 	})
 	if !keep {
+		clear(o.bk)
+		clear(o.bv)
 		o.content, o.elems, o.bk, o.bv, o.bf = "", o.elems[:0], o.bk[:0], o.bv[:0], o.bf[:0]
 	}
 }
@@ -253,8 +257,13 @@ func eachBlock(c gjson.Result, f func(b *fields) bool) {
 // content is read inside the loop over a message's.
 var blocks = sync.Pool{New: func() any { return new(fields) }}
 
-// load empties o for the members of the next object.
+// load empties o for the members of the next object. The members it had
+// are cleared, not only cut off: a value left behind the slice's end
+// would keep its line's copy alive until a line of as many members
+// overwrote it.
 func (o *fields) load() {
+	clear(o.keys)
+	clear(o.vals)
 	o.keys, o.vals, o.full, o.msgd, o.used = o.keys[:0], o.vals[:0], o.full[:0], false, false
 }
 
