@@ -194,7 +194,7 @@ func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 		}
 	}
 	if d.firstSID == "" {
-		d.firstSID = r.Get("session_id").Str
+		d.firstSID = strings.Clone(r.Get("session_id").Str)
 	}
 	kind, known := kindOf(r)
 	if err := checkNumbers(kind, r); err != nil {
@@ -468,7 +468,7 @@ func (d *Decoder) closeRound(thread string) *event.Event {
 	r := d.rounds[thread]
 	delete(d.rounds, thread)
 	d.order = slices.DeleteFunc(d.order, func(t string) bool { return t == thread })
-	d.closed[thread] = r.id
+	d.closed[r.agent] = r.id
 	b := &event.RoundFinished{StopReason: r.stop}
 	if b.StopReason == "" && r.toolUse {
 		b.StopReason = event.StopToolUse // a model emits tool_use blocks last

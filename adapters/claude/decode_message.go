@@ -71,9 +71,11 @@ func (l *line) assistant() {
 	l.model(agent, m.Get("model").Str)
 	r := d.rounds[agent]
 	if r == nil && d.closed[agent] != id {
-		r = &round{id: id, agent: agent}
-		d.rounds[agent] = r
-		d.order = append(d.order, agent)
+		// Copies: the round outlives the line, whose copy the strings
+		// cut from it would keep alive.
+		r = &round{id: strings.Clone(id), agent: strings.Clone(agent)}
+		d.rounds[r.agent] = r
+		d.order = append(d.order, r.agent)
 	}
 	if r != nil {
 		if !r.final {
@@ -263,7 +265,7 @@ func (l *line) streamEvent() bool {
 	e := l.r.Get("event")
 	switch e.Get("type").Str {
 	case "message_start":
-		l.d.curMsg[agent] = e.Get("message.id").Str
+		l.d.curMsg[strings.Clone(agent)] = strings.Clone(e.Get("message.id").Str)
 	case "message_delta":
 		// The message's final usage (the API's streamed counts are
 		// cumulative): the assistant lines' snapshots were taken at its

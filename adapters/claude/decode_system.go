@@ -202,7 +202,7 @@ func (l *line) backgroundTasks() {
 	jsonobj.ForEach(l.r.Get("tasks"), func(_, t gjson.Result) bool {
 		id := t.Get("task_id").Str
 		k := taskKind(t.Get("task_type").Str, t.Get("subagent_type").Str)
-		d.tasks[id] = k
+		d.tasks[strings.Clone(id)] = k
 		l.group = append(l.group, &event.Event{Body: &event.TaskUpdated{TaskID: id, Kind: k, Status: d.taskStatus(id, event.TaskRunning),
 			Title: t.Get("description").Str, ParentTaskID: t.Get("parent_task_id").Str}})
 		return true
@@ -229,7 +229,7 @@ func (l *line) controlRequest() bool {
 	if in := req.Get("input"); in.Exists() {
 		b.Preview = compact(in.Raw)
 	}
-	l.d.perms[b.RequestID] = permInfo{call: b.CallID, tool: b.Tool}
+	l.d.perms[strings.Clone(b.RequestID)] = permInfo{call: strings.Clone(b.CallID), tool: strings.Clone(b.Tool)}
 	l.group = append(l.group, &event.Event{Body: b})
 	return false
 }

@@ -6,6 +6,7 @@ package opencode
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
@@ -122,7 +123,7 @@ func (d *Decoder) bus(root gjson.Result, typ string, line []byte) ([]*event.Even
 func (d *Decoder) busMessage(props gjson.Result) {
 	info := props.Get("info")
 	if info.Get("role").Str == "user" && info.Get("id").Type == gjson.String {
-		d.users[info.Get("id").Str] = true
+		d.users[strings.Clone(info.Get("id").Str)] = true
 	}
 }
 
@@ -137,7 +138,7 @@ func (d *Decoder) busPart(props gjson.Result, carried []string, pres *jsonobj.Re
 	id := p.Get("id").Str
 	switch {
 	case pt == "reasoning" && !p.Get("time.end").Exists():
-		d.kinds[id] = true
+		d.kinds[strings.Clone(id)] = true
 		return nil, carried
 	case pt == "text" && d.users[p.Get("messageID").Str]:
 		if d.parts.Has(id) {

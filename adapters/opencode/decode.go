@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/ndjson"
@@ -109,9 +110,9 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	}
 	if d.session == "" {
 		if s := root.Get("sessionID"); s.Type == gjson.String {
-			d.session = s.Str
+			d.session = strings.Clone(s.Str) // not the line's copy: this stays
 		} else if s := root.Get("properties.sessionID"); s.Type == gjson.String {
-			d.session = s.Str
+			d.session = strings.Clone(s.Str)
 		}
 	}
 	var evs []*event.Event
@@ -141,6 +142,7 @@ func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
 	out = d.start(out, cmp.Or(d.firstTime, evs[0].Time))
 	if len(d.before) > 0 {
 		opencodewire.WithBefore(evs[0], Name, d.before)
+		clear(d.before) // the lines are the event's now: keep none alive here
 		d.before = d.before[:0]
 	}
 	for _, ev := range evs {
@@ -166,7 +168,7 @@ func (d *Decoder) flush(out []*event.Event, evs []*event.Event) []*event.Event {
 				d.turnSum.Add(b.Usage)
 				d.runSum.Add(b.Usage)
 			case *event.Error:
-				d.errored, d.turnErr = true, b.Message
+				d.errored, d.turnErr = true, strings.Clone(b.Message)
 			}
 		}
 		out = append(out, ev)

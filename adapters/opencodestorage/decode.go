@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/dialect"
@@ -380,7 +381,7 @@ func (d *Decoder) sessionLine(out []*event.Event, r, data gjson.Result, line []b
 	if id == "" {
 		id = data.Get("id").Str
 	}
-	d.session = id
+	d.session = strings.Clone(id) // kept: not a slice of the line's copy
 	b := &event.SessionStarted{
 		Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name},
 		Agent:     &event.Agent{Name: "opencode", Version: data.Get("version").Str},
@@ -460,7 +461,7 @@ func (d *Decoder) messageLine(out []*event.Event, r, data gjson.Result, line []b
 		if m := data.Get("model"); m.IsObject() {
 			d.pending.model = d.modelChange(m.Get("modelID").Str, m.Get("providerID").Str, created)
 		}
-		d.msg = &message{id: id, line: n}
+		d.msg = &message{id: strings.Clone(id), line: n}
 		return out
 	}
 	if d.turn == "" {
@@ -469,7 +470,7 @@ func (d *Decoder) messageLine(out []*event.Event, r, data gjson.Result, line []b
 		d.beginTurn()
 		out = d.push(out, 0, "", &event.Event{Synthetic: true, Body: &event.TurnStarted{}})
 	}
-	m := &message{id: id, assistant: true, line: n, summary: data.Get("summary").Type == gjson.True}
+	m := &message{id: strings.Clone(id), assistant: true, line: n, summary: data.Get("summary").Type == gjson.True}
 	var exact bool
 	m.usage, exact = d.usage(data, "/data")
 	m.time = d.millisAt(data.Get("time.completed"), "")
@@ -482,8 +483,8 @@ func (d *Decoder) messageLine(out []*event.Event, r, data gjson.Result, line []b
 		}
 	}
 	if e := data.Get("error"); e.IsObject() {
-		m.errName = e.Get("name").Str
-		m.errMsg = e.Get("data.message").Str
+		m.errName = strings.Clone(e.Get("name").Str)
+		m.errMsg = strings.Clone(e.Get("data.message").Str)
 		if m.errMsg == "" {
 			m.errMsg = m.errName
 		}

@@ -8,6 +8,7 @@ package opencodestorage
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/evtool/evtool/adapters/internal/opencodewire"
 	"github.com/evtool/evtool/event"
@@ -135,7 +136,7 @@ func (d *Decoder) tool(id string, data gjson.Result, res *jsonobj.Residue) []*ev
 		evs = append(evs, &event.Event{Time: start, Body: &event.ToolStarted{CallID: id, Name: name}})
 	}
 	if fin == nil {
-		d.calls[id] = openCall{name: name, state: status}
+		d.calls[strings.Clone(id)] = openCall{name: strings.Clone(name), state: strings.Clone(status)}
 	} else {
 		delete(d.calls, id)
 		evs = append(evs, &event.Event{Time: d.millisAt(st.Get("time.end"), ""), Body: fin})
