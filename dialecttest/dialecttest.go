@@ -32,6 +32,7 @@
 //	losses     its loss catalogue is well formed
 //	rules      its rule catalogue is well formed, and documented
 //	memory     its encoder and checker keep a bounded heap over a long stream
+//	pinning    its decoder keeps no line alive: what it keeps is copied
 //	mutation   no panic in decoder, checker or encoder on mutated lines
 //
 // A read-only dialect (dialect.ReadOnly) is read, never written: the
@@ -188,6 +189,7 @@ var checks = []check{
 	{"losses", "its loss catalogue is well formed", (*kit).losses},
 	{"rules", "its rule catalogue is well formed and documented", (*kit).rules},
 	{"memory", "encoder and checker keep a bounded heap", (*kit).memory},
+	{"pinning", "a decoder keeps no line alive: what it keeps is copied", (*kit).pinning},
 	{"mutation", "no panic on mutated lines", (*kit).mutation},
 }
 

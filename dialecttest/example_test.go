@@ -15,5 +15,5 @@ import (
 func ExampleChecks() {
 	names, _ := dialecttest.Checks()
 	fmt.Println(names)
-	// Output: [sniff schema invalid contract roundtrip keyorder golden cross losses rules memory mutation]
+	// Output: [sniff schema invalid contract roundtrip keyorder golden cross losses rules memory pinning mutation]
 }
