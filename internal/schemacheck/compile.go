@@ -326,6 +326,12 @@ func boundOf(v any, ptr string) (*bound, error) {
 	if r.IsInt() && r.Sign() >= 0 && r.Num().IsUint64() {
 		b.u64, b.ok = r.Num().Uint64(), true
 	}
+	if r.IsInt() && r.Num().IsInt64() {
+		b.i64, b.iok = r.Num().Int64(), true
+	}
+	if f, ok := shortFloat(string(num)); ok {
+		b.f64, b.fok = f, true
+	}
 	return b, nil
 }
 
