@@ -3,6 +3,7 @@ package codexrollout
 import (
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
@@ -40,6 +41,7 @@ type Decoder struct {
 
 	rp replay
 	m  meter
+	pm members // the payload members of the line being read
 
 	// The turn: open, its id, and whether task_started opened it (else a
 	// user message did, in a build that writes no task events).
@@ -114,7 +116,7 @@ type held struct {
 func (d *Decoder) flushHeld(out []*event.Event, own bool) []*event.Event {
 	h := d.held
 	d.held = nil
-	l := &line{v: read(gjson.ParseBytes(h.raw)), raw: h.raw, n: h.n}
+	l := &line{v: read(gjson.ParseBytes(h.raw)), raw: h.raw, n: h.n, pm: &d.pm}
 	l.time, l.exact = canonicalTime(l.v.ts)
 	if own {
 		d.turnContext(l)
@@ -134,6 +136,7 @@ const maxRecent = 256
 // line is one line being decoded.
 type line struct {
 	v     view
+	pm    *members // the payload's members, found at the first get
 	raw   []byte
 	n     int
 	time  string // canonical time of its timestamp, "" for none
@@ -150,8 +153,45 @@ func (l *line) ptr(k string) string {
 	return "/" + k
 }
 
-// get returns a payload key's value.
-func (l *line) get(k string) gjson.Result { return jsonobj.Lookup(l.v.payload, k) }
+// get returns a payload key's value, as jsonobj.Lookup would.
+func (l *line) get(k string) gjson.Result { return l.pm.get(l.v.payload, k) }
+
+// members are the members of one object, read once: a line's payload is
+// asked for a dozen keys, and jsonobj.Lookup would read it from its start
+// for each, over its texts.
+type members struct {
+	of   string // the object's Raw, whose members these are
+	keys []string
+	vals []gjson.Result
+}
+
+// get returns the value of key k in the object p (the first if it is
+// repeated), or a Result that does not exist: jsonobj.Lookup's answer.
+func (m *members) get(p gjson.Result, k string) gjson.Result {
+	if !p.IsObject() {
+		return gjson.Result{}
+	}
+	// The same object is the same bytes in memory: m.of keeps them alive,
+	// so no other line's can stand there.
+	if len(m.of) != len(p.Raw) || unsafe.StringData(m.of) != unsafe.StringData(p.Raw) {
+		clear(m.keys)
+		clear(m.vals)
+		if cap(m.vals) > 1024 {
+			m.keys, m.vals = nil, nil // a freak payload's: let them go
+		}
+		m.of, m.keys, m.vals = p.Raw, m.keys[:0], m.vals[:0]
+		jsonobj.ForEachRaw(p, func(key, e gjson.Result) bool {
+			m.keys, m.vals = append(m.keys, key.Str), append(m.vals, e)
+			return true
+		})
+	}
+	for i, key := range m.keys {
+		if key == k {
+			return jsonobj.Full(m.vals[i])
+		}
+	}
+	return gjson.Result{}
+}
 
 func (l *line) fail(ptr, msg string) {
 	if l.err == nil {
@@ -221,7 +261,7 @@ func (d *Decoder) decode(out []*event.Event, raw []byte, n int) ([]*event.Event,
 	if !root.IsObject() {
 		return out, &FieldError{Msg: "got " + jsonobj.TypeName(root) + ", want an object"}
 	}
-	l := &line{v: read(root), raw: raw, n: n}
+	l := &line{v: read(root), raw: raw, n: n, pm: &d.pm}
 	if l.v.ts.Exists() {
 		l.time, l.exact = canonicalTime(l.v.ts)
 	} else {
