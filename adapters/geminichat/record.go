@@ -102,12 +102,28 @@ func readRecord(r gjson.Result, n int) (*record, error) {
 	var f faults
 	rec := &record{raw: r.Raw, n: n}
 	var tokensV gjson.Result
-	// The type first: it says which keys are the record's own, wherever
-	// it stands among them.
-	rec.typ = f.str("/type", jsonobj.Lookup(r, "type"))
-	jsonobj.ForEach(r, func(k, v gjson.Result) bool {
-		ptr := "/" + jsonptr.Escape(k.Str)
-		switch k.Str {
+	// The members are read once, in one pass over the record (its content
+	// may be long): the type first, for it says which keys are the
+	// record's own wherever it stands among them, then each member, its
+	// value completed, as jsonobj.ForEach gives them.
+	var keyBuf [16]string
+	var valBuf [16]gjson.Result
+	keys, vals := keyBuf[:0], valBuf[:0]
+	var typ gjson.Result
+	typed, content := false, false
+	jsonobj.ForEachRaw(r, func(k, v gjson.Result) bool {
+		if k.Str == "type" && !typed {
+			typ, typed = v, true
+		}
+		content = content || k.Str == "content"
+		keys, vals = append(keys, k.Str), append(vals, v)
+		return true
+	})
+	rec.typ = f.str("/type", jsonobj.Full(typ))
+	for i, k := range keys {
+		v := jsonobj.Full(vals[i])
+		ptr := "/" + jsonptr.Escape(k)
+		switch k {
 		case "id":
 			rec.id = v.Str // classify saw a string
 		case "timestamp":
@@ -128,9 +144,11 @@ func readRecord(r gjson.Result, n int) (*record, error) {
 		case "toolCalls":
 			rec.readCalls(&f, v)
 		}
-		return f.err == nil
-	})
-	if !jsonobj.Lookup(r, "content").Exists() {
+		if f.err != nil {
+			break
+		}
+	}
+	if !content {
 		rec.text.plain = true
 	}
 	if tokensV.Exists() && rec.typ == "gemini" {
