@@ -41,7 +41,9 @@ func (d *Decoder) residue(rec *record, keepTokens bool) event.Ext {
 	res := &d.res
 	res.Reset()
 	res.Add("id", jsonString(rec.id))
-	jsonobj.ForEach(gjson.Parse(rec.raw), func(k, v gjson.Result) bool {
+	// Only the values as written are kept: they are not completed
+	// (ForEach would unescape the whole content to have its Raw).
+	jsonobj.ForEachRaw(gjson.Parse(rec.raw), func(k, v gjson.Result) bool {
 		switch key := k.Str; {
 		case key == "id", key == "type":
 		case key == "timestamp":
