@@ -3,6 +3,7 @@ package codexrollout
 import (
 	"time"
 
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -39,7 +40,10 @@ func read(root gjson.Result) view {
 		return v
 	}
 	var typ, rec, payload gjson.Result
-	root.ForEach(func(k, e gjson.Result) bool {
+	// One pass that skips the values it does not keep (gjson's ForEach
+	// would read each through), the last of a repeated key as gjson's
+	// ForEach leaves it; the kept ones completed as it completes them.
+	jsonobj.ForEachRaw(root, func(k, e gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			typ = e
@@ -54,6 +58,8 @@ func read(root gjson.Result) view {
 		}
 		return true
 	})
+	typ, rec, payload = jsonobj.Full(typ), jsonobj.Full(rec), jsonobj.Full(payload)
+	v.ts, v.ordinal = jsonobj.Full(v.ts), jsonobj.Full(v.ordinal)
 	switch {
 	case payload.Exists():
 		v.form, v.payload = formEnvelope, payload
@@ -61,7 +67,7 @@ func read(root gjson.Result) view {
 			v.typ = typ.Str
 		}
 		if (v.typ == "response_item" || v.typ == "event_msg") && payload.IsObject() {
-			if t := payload.Get("type"); t.Type == gjson.String {
+			if t := jsonobj.Lookup(payload, "type"); t.Type == gjson.String {
 				v.ptype = t.Str
 			}
 		}
