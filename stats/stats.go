@@ -136,6 +136,14 @@ func (t *ToolCalls) count(kind event.ToolKind, status string) {
 		t.ByKind, t.ByStatus = map[string]uint64{}, map[string]uint64{}
 	}
 	t.Total = satAdd(t.Total, 1, nil)
+	// A new key is copied: a kind or status a decoder passed through is
+	// a slice of its line, which the map would keep alive.
+	if _, ok := t.ByKind[k]; !ok {
+		k = strings.Clone(k)
+	}
+	if _, ok := t.ByStatus[status]; !ok {
+		status = strings.Clone(status)
+	}
 	t.ByKind[k] = satAdd(t.ByKind[k], 1, nil)
 	t.ByStatus[status] = satAdd(t.ByStatus[status], 1, nil)
 }
@@ -474,7 +482,7 @@ func (c *Counter) Run() *Run {
 	// (where the decoder has no reason to copy it): a run kept for a
 	// report must not keep that line alive.
 	r := &Run{SourceDialect: strings.Clone(c.source), SessionID: strings.Clone(c.session), Workspace: strings.Clone(c.workspace),
-		Prompt: cmp.Or(c.prompt, c.said), Start: strings.Clone(c.start), End: strings.Clone(c.end), Models: slices.Clone(c.models), Status: c.status, Notes: slices.Clone(c.notes)}
+		Prompt: cmp.Or(c.prompt, c.said), Start: strings.Clone(c.start), End: strings.Clone(c.end), Models: slices.Clone(c.models), Status: event.Status(strings.Clone(string(c.status))), Notes: slices.Clone(c.notes)}
 	if n := max(c.turnsStarted, c.turnsFinished); n > 0 {
 		r.Turns = &n
 	}

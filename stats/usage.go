@@ -186,7 +186,7 @@ func (c *collector) add(ev *event.Event) {
 	t := ev.Time
 	if t != "" {
 		if c.firstTime == "" {
-			c.firstTime = t
+			c.firstTime = strings.Clone(t) // kept: not a slice of the line
 		}
 		c.lastTime = t
 	} else {
@@ -195,7 +195,7 @@ func (c *collector) add(ev *event.Event) {
 	switch b := ev.Body.(type) {
 	case *event.SessionStarted:
 		if c.session == "" && c.workspace == "" {
-			c.session, c.workspace = b.SessionID, b.Workspace
+			c.session, c.workspace = c.intern(b.SessionID), c.intern(b.Workspace)
 			if b.Agent != nil && b.Agent.Name != "" {
 				c.agent = c.intern(b.Agent.Name)
 			} else if d, err := dialect.Lookup(b.Source.Dialect); err == nil {
