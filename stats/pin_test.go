@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"os"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/dialecttest"
 	"github.com/evtool/evtool/internal/testkit/teststreams"
 	"github.com/evtool/evtool/stats"
 	"github.com/evtool/evtool/stream"
@@ -21,7 +21,6 @@ import (
 // kind, a time) is a copy, not a slice of the line it was read from.
 func TestReportHoldsNoLine(t *testing.T) {
 	const pad = 128 << 10
-	ws := strings.Repeat(" ", pad)
 	for _, d := range dialect.All() {
 		files := teststreams.Valid(d.Name())
 		if len(files) == 0 {
@@ -33,15 +32,7 @@ func TestReportHoldsNoLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b bytes.Buffer
-			for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-				if i := strings.IndexByte(l, '{'); i >= 0 && strings.TrimSpace(l[:i]) == "" {
-					l = l[:i+1] + ws + l[i+1:]
-				}
-				b.WriteString(l)
-				b.WriteByte('\n')
-			}
-			streams = append(streams, b.Bytes())
+			streams = append(streams, dialecttest.Padded(data, pad))
 		}
 		settled := func() uint64 {
 			runtime.GC()

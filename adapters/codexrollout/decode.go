@@ -160,9 +160,8 @@ func (l *line) get(k string) gjson.Result { return l.pm.get(l.v.payload, k) }
 // asked for a dozen keys, and jsonobj.Lookup would read it from its start
 // for each, over its texts.
 type members struct {
-	of   string // the object's Raw, whose members these are
-	keys []string
-	vals []gjson.Result
+	of string // the object's Raw, whose members o holds
+	o  jsonobj.Object
 }
 
 // get returns the value of key k in the object p (the first if it is
@@ -174,23 +173,11 @@ func (m *members) get(p gjson.Result, k string) gjson.Result {
 	// The same object is the same bytes in memory: m.of keeps them alive,
 	// so no other line's can stand there.
 	if len(m.of) != len(p.Raw) || unsafe.StringData(m.of) != unsafe.StringData(p.Raw) {
-		clear(m.keys)
-		clear(m.vals)
-		if cap(m.vals) > 1024 {
-			m.keys, m.vals = nil, nil // a freak payload's: let them go
-		}
-		m.of, m.keys, m.vals = p.Raw, m.keys[:0], m.vals[:0]
-		jsonobj.ForEachRaw(p, func(key, e gjson.Result) bool {
-			m.keys, m.vals = append(m.keys, key.Str), append(m.vals, e)
-			return true
-		})
+		m.of = p.Raw
+		m.o.Reset(p)
 	}
-	for i, key := range m.keys {
-		if key == k {
-			return jsonobj.Full(m.vals[i])
-		}
-	}
-	return gjson.Result{}
+	v, _ := m.o.First(k)
+	return v
 }
 
 func (l *line) fail(ptr, msg string) {

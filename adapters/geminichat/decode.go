@@ -29,6 +29,7 @@ type Decoder struct {
 	opts dialect.DecodeOptions
 	out  []*event.Event // the events of the line being decoded
 	res  jsonobj.Residue
+	rec  jsonobj.Object // the members of the record being read (readRecord)
 
 	started bool
 	// hdr is the session_started held back, with Lookahead, until the
@@ -346,7 +347,7 @@ func (d *Decoder) endSection() {
 // record reads a message record and holds it: the record it follows is
 // final unless it is the same record again.
 func (d *Decoder) record(r gjson.Result, n int) error {
-	rec, err := readRecord(r, n)
+	rec, err := readRecord(&d.rec, r, n)
 	if err != nil {
 		return err
 	}
@@ -424,7 +425,7 @@ func (d *Decoder) checkpoint(list gjson.Result) {
 		id := jsonobj.Lookup(e, "id").Str
 		d.sec.path.add(id)
 		if d.held != nil && id == d.held.rec.id {
-			if rec, err := readRecord(e, d.held.rec.n); err == nil {
+			if rec, err := readRecord(&d.rec, e, d.held.rec.n); err == nil {
 				d.held.rec = rec
 			}
 		}

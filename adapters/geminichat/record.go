@@ -97,8 +97,9 @@ type call struct {
 }
 
 // readRecord reads a message record whole, or says which of its known
-// fields has a value Gemini CLI's types do not allow.
-func readRecord(r gjson.Result, n int) (*record, error) {
+// fields has a value Gemini CLI's types do not allow. o is the decoder's
+// list of members, reused from record to record.
+func readRecord(o *jsonobj.Object, r gjson.Result, n int) (*record, error) {
 	var f faults
 	rec := &record{raw: r.Raw, n: n}
 	var tokensV gjson.Result
@@ -106,22 +107,13 @@ func readRecord(r gjson.Result, n int) (*record, error) {
 	// may be long): the type first, for it says which keys are the
 	// record's own wherever it stands among them, then each member, its
 	// value completed, as jsonobj.ForEach gives them.
-	var keyBuf [16]string
-	var valBuf [16]gjson.Result
-	keys, vals := keyBuf[:0], valBuf[:0]
-	var typ gjson.Result
-	typed, content := false, false
-	jsonobj.ForEachRaw(r, func(k, v gjson.Result) bool {
-		if k.Str == "type" && !typed {
-			typ, typed = v, true
-		}
-		content = content || k.Str == "content"
-		keys, vals = append(keys, k.Str), append(vals, v)
-		return true
-	})
-	rec.typ = f.str("/type", jsonobj.Full(typ))
-	for i, k := range keys {
-		v := jsonobj.Full(vals[i])
+	o.Reset(r)
+	defer o.Reset(gjson.Result{}) // keep none of the record's values alive
+	typ, _ := o.First("type")
+	_, content := o.First("content")
+	rec.typ = f.str("/type", typ)
+	for i := range o.Len() {
+		k, v := o.At(i)
 		ptr := "/" + jsonptr.Escape(k)
 		switch k {
 		case "id":

@@ -39,7 +39,7 @@ type Object struct {
 
 // Reset loads the keys of root, an object.
 func (o *Object) Reset(root gjson.Result) {
-	o.keys, o.vals, o.full, o.err = o.keys[:0], o.vals[:0], o.full[:0], nil
+	o.empty()
 	// Values are read lazily: a line's rules may only want its keys.
 	ForEachRaw(root, func(k, v gjson.Result) bool {
 		o.keys = append(o.keys, k.Str)
@@ -53,7 +53,7 @@ func (o *Object) Reset(root gjson.Result) {
 // check found its members (ndjson.CheckMembers) in a line of the same
 // bytes, rather than reading root again. It gives what Reset gives.
 func (o *Object) ResetMembers(root gjson.Result, ms []ndjson.Member) {
-	o.keys, o.vals, o.full, o.err = o.keys[:0], o.vals[:0], o.full[:0], nil
+	o.empty()
 	// root is the line from its first byte that is not white space,
 	// root.Index bytes in; the members' places are in the line.
 	s, at := root.Raw, root.Index
@@ -63,6 +63,23 @@ func (o *Object) ResetMembers(root gjson.Result, ms []ndjson.Member) {
 		o.vals = append(o.vals, rawValue(s, int(m.ValStart)-at, int(m.ValEnd)-at, m.ValEsc, at))
 	}
 }
+
+// empty readies o for the next object. The members it had are cleared,
+// not only cut off: a value left behind the slices' end would keep its
+// line's copy alive until an object of as many members overwrote it; a
+// freak object's lists are let go.
+func (o *Object) empty() {
+	if cap(o.vals) > maxKeptMembers {
+		o.keys, o.vals, o.full = nil, nil, nil
+	}
+	clear(o.keys)
+	clear(o.vals)
+	o.keys, o.vals, o.full, o.err = o.keys[:0], o.vals[:0], o.full[:0], nil
+}
+
+// maxKeptMembers is the most members an Object keeps room for between
+// objects.
+const maxKeptMembers = 1024
 
 // ForEachMember is ForEach over the object root, a line of the same bytes
 // as the one whose members the syntax check found (ndjson.CheckMembers),
@@ -179,6 +196,17 @@ func rawValue(s string, i, end int, esc bool, base int) gjson.Result {
 
 // Len returns the number of keys.
 func (o *Object) Len() int { return len(o.keys) }
+
+// First returns the value of the first member named k, completed, as
+// Lookup finds it (Get finds the last), and whether there is one.
+func (o *Object) First(k string) (gjson.Result, bool) {
+	for i, key := range o.keys {
+		if key == k {
+			return o.val(i), true
+		}
+	}
+	return gjson.Result{}, false
+}
 
 // At returns the i-th key and its value.
 func (o *Object) At(i int) (string, gjson.Result) { return o.keys[i], o.val(i) }
