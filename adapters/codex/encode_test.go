@@ -358,3 +358,40 @@ func TestFitCallIDTaken(t *testing.T) {
 		t.Errorf("item ids %s, want %s\n%s", got, want, strings.Join(out, "\n"))
 	}
 }
+
+// TestFitOpenCallsAllClosed: every call left open when the run ends gets
+// its item.completed, however many there are and whichever finished in
+// between. The encoder once closed every other one (it cut each closed
+// call out of the list it was walking), and took n² steps for n calls.
+func TestFitOpenCallsAllClosed(t *testing.T) {
+	const n = 300
+	var canon []string
+	open := 0
+	for i := range n {
+		id := "k" + strconv.Itoa(i)
+		canon = append(canon,
+			`{"type":"tool_call","call_id":"`+id+`","name":"grep","kind":"search"}`,
+			`{"type":"tool_started","call_id":"`+id+`"}`)
+		if i%3 == 0 {
+			canon = append(canon, `{"type":"tool_finished","call_id":"`+id+`","status":"success"}`)
+		} else {
+			open++
+		}
+	}
+	canon = append(canon, `{"type":"session_finished","status":"ok"}`)
+	out, losses := fit(t, canon...)
+	completed := map[string]int{}
+	for _, l := range out {
+		if r := gjson.Parse(l); r.Get("type").Str == "item.completed" {
+			completed[r.Get("item.id").Str]++
+		}
+	}
+	for i := range n {
+		if id := "k" + strconv.Itoa(i); completed[id] != 1 {
+			t.Errorf("call %s: %d item.completed lines, want 1", id, completed[id])
+		}
+	}
+	if got := losses["codex/synthesized-call-completion"]; got != open {
+		t.Errorf("synthesized-call-completion: %d, want %d", got, open)
+	}
+}

@@ -27,7 +27,8 @@ type foreign struct {
 	said    said              // every agent message written, for the run's answer
 	lastMsg string            // the last agent message written
 	reasons bool              // a reasoning item was written
-	order   []string          // calls whose item started, in order, while open
+	order   []string          // calls whose item started, in order; some may have completed since (open)
+	orderAt int               // len(order) at which the completed are dropped from it (keepOpen)
 	ids     idset.Set         // call ids written as items, for the events that come after a call's end
 	pids    idset.Set         // item ids written in the current process, so that a generated id repeats none
 	alias   map[string]string // source call id → the item id written for it, where the source's was taken
@@ -303,8 +304,34 @@ func (e *Encoder) fitToolStarted(b *event.ToolStarted) error {
 		return err
 	}
 	e.calls[b.CallID].started = true
-	e.f.order = append(e.f.order, b.CallID)
+	e.f.order = append(e.f.order, strings.Clone(b.CallID))
+	if len(e.f.order) >= e.f.orderAt {
+		e.keepOpen()
+	}
 	return nil
+}
+
+// open reports whether a call's item started and has not completed.
+func (e *Encoder) open(id string) bool {
+	c := e.calls[id]
+	return c != nil && c.started && !e.f.ids.Has(id)
+}
+
+// keepOpen drops from the order of started calls those that completed
+// since: a call's completion leaves its id in the order (a search for it
+// there would make a turn of n calls cost n² steps), and the order is
+// cut down to the open ones each time it has doubled.
+func (e *Encoder) keepOpen() {
+	f := &e.f
+	kept := f.order[:0]
+	for _, id := range f.order {
+		if e.open(id) {
+			kept = append(kept, id)
+		}
+	}
+	clear(f.order[len(kept):])
+	f.order = kept
+	f.orderAt = max(64, 2*len(kept))
 }
 
 // fitToolOutput keeps a call's output chunk for its item.completed.
@@ -536,12 +563,6 @@ func (e *Encoder) closed(id string) {
 	e.f.ids.Add(id, 0)
 	e.process()
 	e.f.pids.Add(id, 0)
-	for i, o := range e.f.order {
-		if o == id {
-			e.f.order = append(e.f.order[:i], e.f.order[i+1:]...)
-			break
-		}
-	}
 }
 
 // auditFinish counts what a finished call says that its codex item
