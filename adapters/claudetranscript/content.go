@@ -190,8 +190,8 @@ func (l *line) toolResult(b *fields, i int) {
 	case !seen:
 		l.synth(&event.Event{Time: l.time, TurnID: l.turnID(), AgentID: l.th.agent, Body: &event.ToolCall{CallID: id}})
 	}
-	name, _ := d.names.get(id)
-	d.names.del(id)
+	name, _ := d.names.Get(id)
+	d.names.Delete(id)
 	d.calls.Add(id, callDone)
 	f := &event.ToolFinished{CallID: id, Name: name, Status: status}
 	if !d.summary {
@@ -204,7 +204,7 @@ func (l *line) toolResult(b *fields, i int) {
 	if spawnsAgent(name) {
 		// 2.x names the subagent a Task call ran in its result.
 		if a := l.r.Get("toolUseResult.agentId"); a.Type == gjson.String && i == 1 {
-			d.agentCalls.put(a.Str, strings.Clone(id))
+			d.agentCalls.Put(a.Str, strings.Clone(id))
 		}
 		l.callEnded(id, status)
 	}
@@ -315,7 +315,7 @@ func (l *line) toolUse(b *fields) {
 		return
 	}
 	d.calls.Add(id, callOpen)
-	d.names.put(id, strings.Clone(name))
+	d.names.Put(id, strings.Clone(name))
 	if l.th.round != nil {
 		l.th.round.toolUse = true // a response that calls tools stops to run them
 	}
@@ -356,8 +356,8 @@ func (l *line) serverResult(b *fields) {
 	if v, seen := d.calls.Get(id); !seen || v == callDone {
 		return
 	}
-	name, _ := d.names.get(id)
-	d.names.del(id)
+	name, _ := d.names.Get(id)
+	d.names.Delete(id)
 	d.calls.Add(id, callDone)
 	f := &event.ToolFinished{CallID: id, Name: name, Status: event.ToolSuccess}
 	if c := b.Get("content"); c.Exists() {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evtool/evtool/adapters/internal/recent"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
@@ -80,7 +81,7 @@ type Decoder struct {
 	uuids     idset.Set // uuids read; value: the number of their 1.0 sidechain, else 0
 	calls     idset.Set // tool_use ids: callOpen or callDone
 	responses idset.Set // responses whose round_finished is written (responseKey), and their message ids
-	names     bounded[string]
+	names     recent.Map[string]
 
 	turns       int
 	turn        string // the open turn, "" between turns
@@ -94,7 +95,7 @@ type Decoder struct {
 	order      []string           // their keys, oldest first
 	sides      uint64             // 1.0 sidechains seen
 	tasks      []*taskCall        // Task calls no subagent is linked to yet
-	agentCalls bounded[string]    // agent id → its Task call
+	agentCalls recent.Map[string] // agent id → its Task call
 
 	total total
 
@@ -104,7 +105,7 @@ type Decoder struct {
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
 	return &Decoder{
 		opts: opts, main: &thread{}, threads: map[string]*thread{},
-		names: newBounded[string](maxNames), agentCalls: newBounded[string](maxAgents),
+		names: recent.New[string](maxNames), agentCalls: recent.New[string](maxAgents),
 		ss: event.SessionStarted{Schema: event.SchemaVersion, Source: event.SourceInfo{Dialect: Name}, Agent: &event.Agent{Name: "claude-code"}},
 	}
 }

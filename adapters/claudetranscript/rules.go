@@ -3,6 +3,7 @@ package claudetranscript
 import (
 	"strconv"
 
+	"github.com/evtool/evtool/adapters/internal/recent"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
@@ -42,12 +43,12 @@ type checker struct {
 	calls     idset.Set // tool_use ids; value: the line of their tool_result, 0 while open
 	sessions  []string
 	session   int // index of the current sessionId, -1 before the first
-	responses bounded[uint64]
+	responses recent.Map[uint64]
 	boundary  int // the line of a compact_boundary awaiting its summary
 }
 
 func newChecker() *checker {
-	return &checker{session: -1, responses: newBounded[uint64](maxResponses)}
+	return &checker{session: -1, responses: recent.New[uint64](maxResponses)}
 }
 
 // Line implements dialect.Checker.
@@ -135,10 +136,10 @@ func (c *checker) assistant(r gjson.Result, rep dialect.Reporter) {
 	if id := m.Get("id"); id.Type == gjson.String {
 		if out, msg := jsonobj.ParseUint(m.Get("usage.output_tokens"), jsonobj.U64); msg == "" {
 			key := id.Str + "\x00" + r.Get("requestId").Str
-			if prev, ok := c.responses.get(key); ok && out < prev {
+			if prev, ok := c.responses.Get(key); ok && out < prev {
 				rep.Reportf(ruleUsageFell, "/message/usage/output_tokens", "output_tokens %d of message %s fell from %d on an earlier line", out, id.Str, prev)
 			}
-			c.responses.put(key, out)
+			c.responses.Put(key, out)
 		}
 	}
 	i := 0

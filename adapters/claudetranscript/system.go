@@ -63,8 +63,8 @@ func (l *line) progress() {
 	data := l.r.Get("data")
 	if data.Get("type").Str == "agent_progress" {
 		if a, call := data.Get("agentId"), l.r.Get("parentToolUseID"); a.Type == gjson.String && call.Type == gjson.String {
-			if _, ok := l.d.agentCalls.get(a.Str); !ok {
-				l.d.agentCalls.put(a.Str, strings.Clone(call.Str))
+			if _, ok := l.d.agentCalls.Get(a.Str); !ok {
+				l.d.agentCalls.Put(a.Str, strings.Clone(call.Str))
 			}
 		}
 	}

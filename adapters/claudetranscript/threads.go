@@ -57,8 +57,8 @@ func (l *line) thread() *thread {
 			return t
 		}
 		t := &thread{key: "agent:" + agentID, agentID: strings.Clone(agentID)}
-		if call, ok := d.agentCalls.get(agentID); ok {
-			d.agentCalls.del(agentID)
+		if call, ok := d.agentCalls.Get(agentID); ok {
+			d.agentCalls.Delete(agentID)
 			t.call = call
 		}
 		l.th = d.begin(l, t)
