@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/evtool/evtool/adapters/internal/recent"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
@@ -51,8 +52,12 @@ type Decoder struct {
 	turns    int
 	recent   []string // the last turns' ids, for thread_rolled_back
 
-	calls map[string]string // open tool calls: id → name
-	done  idset.Set         // finished tool calls
+	// Tool calls: every id, open or finished (a bounded set), and the
+	// names of the last maxNames open ones, for their ends, which need
+	// not name the tool. A call older than both is read as one never
+	// announced.
+	calls idset.Set // callOpen or callDone
+	names recent.Map[string]
 	// Web searches of the turn told once so far, in their order: id-less
 	// web_search_call items (their ids made of the line) no
 	// web_search_end has answered, and web_search_end events of calls
@@ -127,7 +132,7 @@ func (d *Decoder) flushHeld(out []*event.Event, own bool) []*event.Event {
 }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
-	return &Decoder{opts: opts, calls: map[string]string{}}
+	return &Decoder{opts: opts, names: recent.New[string](maxNames)}
 }
 
 // maxRecent bounds the turn ids kept for rollbacks.

@@ -97,7 +97,7 @@ func (d *Decoder) toolCall(l *line) {
 		d.kept(l, keptCopy)
 		return
 	}
-	d.calls[cloneStr(id)] = cloneStr(name)
+	d.open(id, name)
 	kind, mut := kindOf(name)
 	d.emit(l, &event.ToolCall{CallID: id, Name: name, Title: title, Kind: kind, Mutability: mut, Input: input}, keys(consumed...))
 	if name == "update_plan" && input != nil {
@@ -107,29 +107,59 @@ func (d *Decoder) toolCall(l *line) {
 	}
 }
 
+// Values of the calls set.
+const (
+	callOpen = 1
+	callDone = 2
+)
+
+// maxNames bounds the open calls whose names are kept for their ends.
+const maxNames = 4096
+
+// open notes a call announced, and its name.
+func (d *Decoder) open(id, name string) {
+	d.calls.Add(id, callOpen)
+	d.names.Put(id, strings.Clone(name))
+}
+
 // known reports whether a call id is open or finished.
-func (d *Decoder) known(id string) bool {
-	if _, open := d.calls[id]; open {
-		return true
+func (d *Decoder) known(id string) bool { return d.calls.Has(id) }
+
+// done reports whether a call id is finished.
+func (d *Decoder) done(id string) bool {
+	v, seen := d.calls.Get(id)
+	return seen && v == callDone
+}
+
+// name returns the name of an open call, whether the call is open, and
+// whether its name is known (it was not let go: maxNames).
+func (d *Decoder) name(id string) (name string, open, known bool) {
+	if v, seen := d.calls.Get(id); !seen || v != callOpen {
+		return "", false, false
 	}
-	return d.done.Has(id)
+	name, known = d.names.Get(id)
+	return name, true, known
 }
 
 // announce makes sure a call is open before its end: a call no line
-// announced gets a synthetic tool_call. It returns the call's name.
-func (d *Decoder) announce(l *line, id, name string) string {
-	if n, open := d.calls[id]; open {
+// announced gets a synthetic tool_call. It returns the call's name, or
+// the name its end gives (fallback) when the one announced is not known.
+func (d *Decoder) announce(l *line, id, fallback string) string {
+	if n, open, known := d.name(id); open {
+		if !known {
+			n = fallback
+		}
 		return n
 	}
-	kind, mut := kindOf(name)
-	d.synth(l, &event.ToolCall{CallID: id, Name: name, Kind: kind, Mutability: mut})
-	return name
+	kind, mut := kindOf(fallback)
+	d.synth(l, &event.ToolCall{CallID: id, Name: fallback, Kind: kind, Mutability: mut})
+	return fallback
 }
 
 // close forgets an open call, remembering that it finished.
 func (d *Decoder) close(id string) {
-	delete(d.calls, id)
-	d.done.Add(id, 1)
+	d.names.Delete(id)
+	d.calls.Add(id, callDone)
 }
 
 // toolOutput reads an output item: function_call_output,
@@ -148,7 +178,7 @@ func (d *Decoder) toolOutput(l *line) {
 	if l.err != nil {
 		return
 	}
-	if d.done.Has(id) {
+	if d.done(id) {
 		d.kept(l, keptCopy)
 		return
 	}
@@ -246,7 +276,7 @@ func (d *Decoder) wholeCall(l *line) {
 		kind = event.KindFetch
 	}
 	d.emit(l, &event.ToolCall{CallID: id, Name: name, Kind: kind, Mutability: mut}, keys(consumed...), notes...)
-	d.calls[cloneStr(id)] = name
+	d.open(id, name)
 	b := &event.ToolFinished{CallID: id, Name: name, Status: event.ToolSuccess, Web: web}
 	if st == "failed" || st == "incomplete" {
 		b.Status = event.ToolError
@@ -287,7 +317,7 @@ func (d *Decoder) toolEnd(l *line) {
 	case "dynamic_tool_call_response":
 		fallback = l.get("tool").Str
 	}
-	if d.done.Has(id) {
+	if d.done(id) {
 		d.kept(l, keptCopy)
 		return
 	}
@@ -392,7 +422,7 @@ func (d *Decoder) viewImage(l *line) {
 	if l.err != nil {
 		return
 	}
-	name, open := d.calls[id]
+	name, open, _ := d.name(id)
 	if !open || path == "" {
 		d.kept(l, keptUnmapped)
 		return
