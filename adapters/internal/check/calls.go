@@ -2,16 +2,17 @@ package check
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/openset"
 )
 
 // Calls keeps the tool calls of a stream by id, for the rules of a
 // dialect whose calls are announced by one line and answered by another:
-// in full while a call is open (the line that announced it), as a digest
+// in full while a call is open (its id and the line that announced it, in
+// an openset: about 17 bytes a call, however many stay open), as a digest
 // once it is answered (idset, with the lines of the call and of its
 // answer), so that a call announced twice, an answer to no call and a
 // second answer are found on a run of any length.
@@ -43,8 +44,8 @@ type Calls struct {
 	UnfinishedMsg string
 	UnfinishedPtr string
 
-	open map[string]int // open calls: id → the line that announced it
-	done idset.Set      // answered calls → pack(call, answer)
+	open openset.Set // open calls, with the line that announced each
+	done idset.Set   // answered calls → pack(call, answer)
 }
 
 // pack keeps the lines of a call and of its answer in one value; a line
@@ -56,8 +57,8 @@ func unpack(v uint64) (call, answer int) { return int(v >> 32), int(v & (1<<32 -
 // Announce notes the call id announced at ptr of the reporter's line, or
 // reports it as Reused.
 func (c *Calls) Announce(rep dialect.Reporter, ptr, id, what string) {
-	if line, open := c.open[id]; open {
-		rep.Reportf(c.Reused, ptr, c.ReusedOpen, id, line, what)
+	if e, open := c.open.Get(id); open {
+		rep.Reportf(c.Reused, ptr, c.ReusedOpen, id, e.Line, what)
 		return
 	}
 	if v, ok := c.done.Get(id); ok {
@@ -68,18 +69,14 @@ func (c *Calls) Announce(rep dialect.Reporter, ptr, id, what string) {
 		rep.Reportf(c.Reused, ptr, c.ReusedAnswered, id, answer, what)
 		return
 	}
-	if c.open == nil {
-		c.open = map[string]int{}
-	}
-	c.open[strings.Clone(id)] = rep.Line // a gjson string may share the line's memory
+	c.open.Add(id, rep.Line, "") // a copy: nothing of the line is kept
 }
 
 // Answer notes the answer, at ptr of the reporter's line, to the call id,
 // or reports it as Unknown or Twice.
 func (c *Calls) Answer(rep dialect.Reporter, ptr, id, what string) {
-	if line, open := c.open[id]; open {
-		delete(c.open, id)
-		c.done.Add(id, pack(line, rep.Line))
+	if e, open := c.open.Delete(id); open {
+		c.done.Add(id, pack(e.Line, rep.Line))
 		return
 	}
 	if v, ok := c.done.Get(id); ok {
@@ -96,16 +93,14 @@ func (c *Calls) Answer(rep dialect.Reporter, ptr, id, what string) {
 // Close answers an open call id without a line of its own (a dialect's
 // other word that it will not be answered); another id is let be.
 func (c *Calls) Close(id string, n int) {
-	if line, open := c.open[id]; open {
-		delete(c.open, id)
-		c.done.Add(id, pack(line, n))
+	if e, open := c.open.Delete(id); open {
+		c.done.Add(id, pack(e.Line, n))
 	}
 }
 
 // Known says whether a call id was announced, open or answered.
 func (c *Calls) Known(id string) bool {
-	_, open := c.open[id]
-	return open || c.done.Has(id)
+	return c.open.Has(id) || c.done.Has(id)
 }
 
 // End reports, under Unfinished, the calls still open, in the order of
@@ -114,7 +109,23 @@ func (c *Calls) End(report func(dialect.Finding)) {
 	if c.Unfinished == nil {
 		return
 	}
-	for _, id := range byline.Keys(c.open, byline.Line) {
-		report(c.Unfinished.Finding(c.open[id], c.UnfinishedPtr, fmt.Sprintf(c.UnfinishedMsg, id)))
+	// By line, and the calls of one line (an assistant message's tool
+	// uses) by id: a line's few are held to be sorted, never the list.
+	var ids []string
+	line := 0
+	flush := func() {
+		slices.Sort(ids)
+		for _, id := range ids {
+			report(c.Unfinished.Finding(line, c.UnfinishedPtr, fmt.Sprintf(c.UnfinishedMsg, id)))
+		}
+		ids = ids[:0]
 	}
+	for id, e := range c.open.All {
+		if e.Line != line {
+			flush()
+			line = e.Line
+		}
+		ids = append(ids, id)
+	}
+	flush()
 }
