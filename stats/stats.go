@@ -40,6 +40,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/evtool/evtool/stream"
 )
 
@@ -306,9 +307,9 @@ type Counter struct {
 	turnsStarted  uint64
 	turnsFinished uint64
 	rounds        uint64
-	calls         ToolCalls                 // the finished calls
-	open          map[string]event.ToolKind // calls begun and not finished, by call_id
-	levels        [4]sum                    // by Levels() order
+	calls         ToolCalls   // the finished calls
+	open          openset.Set // calls begun and not finished, by call_id, with their kind
+	levels        [4]sum      // by Levels() order
 	notes         []string
 	badCostNoted  bool
 }
@@ -323,7 +324,7 @@ const (
 
 // NewCounter returns an empty Counter.
 func NewCounter() *Counter {
-	return &Counter{open: map[string]event.ToolKind{}}
+	return &Counter{}
 }
 
 // Add counts one event.
@@ -368,14 +369,15 @@ func (c *Counter) Add(ev *event.Event) {
 	case *event.Usage:
 		c.usage(atUsageEvents, b)
 	case *event.ToolCall:
-		if k, ok := c.open[b.CallID]; ok {
+		if e, ok := c.open.Get(b.CallID); ok {
 			// The same call made known again: its kind, if it had none.
-			if k == "" {
-				c.open[b.CallID] = b.Kind
+			if e.Name == "" && b.Kind != "" {
+				c.open.Delete(b.CallID)
+				c.open.Add(b.CallID, 0, string(b.Kind))
 			}
 			return
 		}
-		c.open[strings.Clone(b.CallID)] = b.Kind // the id may be cut from a line
+		c.open.Add(b.CallID, 0, string(b.Kind)) // a copy: nothing of the line is kept
 	case *event.ToolStarted:
 		c.touch(b.CallID)
 	case *event.ToolProgress:
@@ -383,10 +385,8 @@ func (c *Counter) Add(ev *event.Event) {
 	case *event.ToolOutput:
 		c.touch(b.CallID)
 	case *event.ToolFinished:
-		k, ok := c.open[b.CallID]
-		if ok {
-			delete(c.open, b.CallID)
-		}
+		e, _ := c.open.Delete(b.CallID)
+		k := event.ToolKind(e.Name)
 		// A call that was never made known, or finished before, is
 		// still a call that ended: count it.
 		if k == "" {
@@ -398,8 +398,8 @@ func (c *Counter) Add(ev *event.Event) {
 
 // touch opens a call that an event names before any tool_call did.
 func (c *Counter) touch(id string) {
-	if _, ok := c.open[id]; !ok {
-		c.open[strings.Clone(id)] = ""
+	if !c.open.Has(id) {
+		c.open.Add(id, 0, "")
 	}
 }
 
@@ -491,8 +491,8 @@ func (c *Counter) Run() *Run {
 		r.Rounds = &n
 	}
 	r.ToolCalls.add(c.calls)
-	for _, k := range c.open {
-		r.ToolCalls.count(k, Unfinished)
+	for _, e := range c.open.All {
+		r.ToolCalls.count(event.ToolKind(e.Name), Unfinished)
 	}
 	for i, l := range Levels() {
 		if c.levels[i].n > 0 {
