@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
 	"sync"
 	"unsafe"
 
@@ -28,11 +29,11 @@ var heldMax = 4 << 20
 // however many diagnostics wait, and however many pass.
 type orderer struct {
 	out    func(Diagnostic)
-	held   []Diagnostic // found, not passed on: held[from:]
+	held   []Diagnostic // found, not passed on, in order: held[from:]
 	from   int
-	sorted bool // held[from:] is in order
-	low    int  // the lowest line in held[from:]; math.MaxInt if none
-	bytes  int  // roughly, the memory of held[from:]
+	late   []Diagnostic // found out of order with held, in order among themselves (add)
+	low    int          // the lowest line in held[from:] and late; math.MaxInt if none
+	bytes  int          // roughly, the memory of held[from:] and late
 	dir    string
 	spill  *os.File // the runs, one after another
 	size   int64    // of spill
@@ -45,7 +46,7 @@ type orderer struct {
 // newOrderer returns an orderer that passes diagnostics on to out; a
 // direct one passes each on as it is found.
 func newOrderer(out func(Diagnostic), dir string, direct bool) *orderer {
-	o := &orderer{out: out, dir: dir, direct: direct, sorted: true, low: math.MaxInt}
+	o := &orderer{out: out, dir: dir, direct: direct, low: math.MaxInt}
 	o.m.o = o
 	return o
 }
@@ -56,10 +57,22 @@ func (o *orderer) add(d Diagnostic) {
 		o.out(d)
 		return
 	}
-	if n := len(o.held); n > o.from && o.sorted && diag.Compare(o.held[n-1], d) > 0 {
-		o.sorted = false
+	// What comes in order is appended; what comes before the last held
+	// (a finding of the stream's end among the lines' own) waits in late,
+	// in its place, so that passing on never sorts all that is held: a
+	// stream's end may report 100,000 calls never finished, each followed
+	// by a release, and a sort of everything held at each one took
+	// minutes.
+	n, k := len(o.held), len(o.late)
+	if (n > o.from && diag.Compare(o.held[n-1], d) > 0) || (k > 0 && diag.Compare(o.late[k-1], d) >= 0) {
+		i := sort.Search(len(o.late), func(i int) bool { return diag.Compare(o.late[i], d) > 0 })
+		o.late = slices.Insert(o.late, i, d)
+		if len(o.late) > 64 && len(o.late) > (len(o.held)-o.from)/4 {
+			o.merge()
+		}
+	} else {
+		o.held = append(o.held, d)
 	}
-	o.held = append(o.held, d)
 	o.low = min(o.low, d.Line)
 	o.bytes += footprint(&d)
 	if o.bytes > heldMax && !o.broken {
@@ -80,32 +93,37 @@ func (o *orderer) release(below int) {
 	if below <= o.low && (o.m.Len() == 0 || below <= o.m.head().Line) {
 		return
 	}
-	o.sort()
-	// The runs, oldest first, then what is held: among equal diagnostics
-	// the one found first comes first.
-	i := o.from
+	// The runs, oldest first, then what is held, then what came late:
+	// among equal diagnostics the one found first comes first.
+	i, j := o.from, 0
 	for {
 		var d *Diagnostic
 		if o.m.Len() > 0 {
 			d = o.m.head()
 		}
-		fromHeld := i < len(o.held) && (d == nil || diag.Compare(o.held[i], *d) < 0)
-		if fromHeld {
-			d = &o.held[i]
+		src := 0
+		if i < len(o.held) && (d == nil || diag.Compare(o.held[i], *d) < 0) {
+			d, src = &o.held[i], 1
+		}
+		if j < len(o.late) && (d == nil || diag.Compare(o.late[j], *d) < 0) {
+			d, src = &o.late[j], 2
 		}
 		if d == nil || d.Line >= below {
 			break
 		}
 		o.out(*d)
 		switch {
-		case fromHeld:
+		case src == 1:
 			i++
+		case src == 2:
+			j++
 		case o.runs[o.m.h[0]].next():
 			heap.Fix(&o.m, 0)
 		default:
 			heap.Pop(&o.m)
 		}
 	}
+	o.passLate(j)
 	o.pass(i)
 	if o.m.Len() == 0 && len(o.runs) > 0 {
 		o.dropRuns()
@@ -129,12 +147,38 @@ func (o *orderer) rest() []Diagnostic {
 	return out
 }
 
-// sort puts held[from:] in order.
-func (o *orderer) sort() {
-	if !o.sorted {
-		slices.SortStableFunc(o.held[o.from:], diag.Compare)
-		o.sorted = true
+// merge takes late into held, in order: held first among equals, for
+// each was found before every late diagnostic it equals.
+func (o *orderer) merge() {
+	if len(o.late) == 0 {
+		return
 	}
+	h := o.held[o.from:]
+	out := make([]Diagnostic, 0, len(h)+len(o.late))
+	i, j := 0, 0
+	for i < len(h) && j < len(o.late) {
+		if diag.Compare(o.late[j], h[i]) < 0 {
+			out = append(out, o.late[j])
+			j++
+		} else {
+			out = append(out, h[i])
+			i++
+		}
+	}
+	out = append(append(out, h[i:]...), o.late[j:]...)
+	clear(o.held)
+	clear(o.late)
+	o.held, o.from, o.late = out, 0, o.late[:0]
+}
+
+// passLate drops late[:j], which were passed on.
+func (o *orderer) passLate(j int) {
+	for k := range j {
+		o.bytes -= footprint(&o.late[k])
+	}
+	n := copy(o.late, o.late[j:])
+	clear(o.late[n:])
+	o.late = o.late[:n]
 }
 
 // pass drops held[from:i], which were passed on.
@@ -161,6 +205,9 @@ func (o *orderer) pass(i int) {
 	if o.from < len(o.held) {
 		o.low = o.held[o.from].Line // sorted
 	}
+	if len(o.late) > 0 {
+		o.low = min(o.low, o.late[0].Line)
+	}
 }
 
 // spillRun writes what is held, sorted, as a run of the spill.
@@ -173,7 +220,7 @@ func (o *orderer) spillRun() error {
 		os.Remove(f.Name()) // it lives as long as it is open
 		o.spill = f
 	}
-	o.sort()
+	o.merge()
 	start := o.size
 	w := bufio.NewWriterSize(&offsetWriter{f: o.spill, off: &o.size}, 64<<10)
 	var buf []byte

@@ -79,3 +79,46 @@ func checkOrderer(t *testing.T, seed uint64) {
 		t.Error("the spill is still open")
 	}
 }
+
+// TestOrdererLateFindings: a stream's end that reports thousands of
+// findings about earlier lines, among the lines' own (every call left
+// open), in line order with a release after each as validate does, or in
+// any order (which merges the late ones into the held): the stable sort
+// of all of them.
+func TestOrdererLateFindings(t *testing.T) {
+	for _, shuffled := range []bool{false, true} {
+		t.Run(fmt.Sprint("shuffled ", shuffled), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 7))
+			var found, out []Diagnostic
+			o := newOrderer(func(d Diagnostic) { out = append(out, d) }, t.TempDir(), false)
+			add := func(line int, rule string) {
+				d := Diagnostic{File: "f", Line: line, Rule: rule, Message: fmt.Sprint("m", rng.IntN(2)), Severity: diag.Severity(rng.IntN(2))}
+				found = append(found, d)
+				o.add(d)
+			}
+			const n = 5000
+			for l := 1; l <= n; l++ {
+				add(l, "seq")
+			}
+			lines := make([]int, 0, n)
+			for l := 1; l <= n; l += 2 {
+				lines = append(lines, l)
+			}
+			if shuffled {
+				rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+			}
+			for _, l := range lines {
+				add(l, "call")
+				if !shuffled {
+					o.release(l)
+				}
+			}
+			o.close()
+			want := slices.Clone(found)
+			slices.SortStableFunc(want, diag.Compare)
+			if !slices.Equal(out, want) {
+				t.Fatalf("passed on %d diagnostics, want %d, or in another order", len(out), len(want))
+			}
+		})
+	}
+}
