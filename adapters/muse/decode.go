@@ -3,6 +3,7 @@ package muse
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,7 +40,8 @@ type Decoder struct {
 	before  []json.RawMessage // residue of records waiting for a carrier
 	tools   map[string]*toolTask
 	order   []string        // tool tasks, in the order they were proposed
-	open    []string        // tool tasks not yet finished, in order
+	open    []string        // tool tasks not yet finished, in order; some may have finished since (keepOpen)
+	openAt  int             // len(open) at which the finished are dropped from it
 	calls   map[string]bool // canonical call ids in use
 	plain   map[string]bool // other tasks: true while open
 	plainOf []string        // open other tasks, in order
@@ -368,17 +370,40 @@ func (d *Decoder) newTool(task, name string) *toolTask {
 	d.tools[task] = t
 	d.order = append(d.order, task)
 	d.open = append(d.open, task)
+	if len(d.open) >= d.openAt {
+		d.keepOpen()
+	}
 	d.calls[task] = true
 	return t
+}
+
+// keepOpen drops the finished tasks from open. A task's finish leaves it
+// there (cutting it out was a search and a copy of the list: a run's end
+// that finished n open calls took n² steps); the list is cut down to the
+// open ones each time it has doubled.
+func (d *Decoder) keepOpen() {
+	kept := d.open[:0]
+	for _, id := range d.open {
+		if t := d.tools[id]; t != nil && !t.finished {
+			kept = append(kept, id)
+		}
+	}
+	clear(d.open[len(kept):])
+	d.open = kept
+	d.openAt = max(64, 2*len(kept))
+}
+
+// stillOpen returns the tasks not yet finished, in order: a copy, for
+// finishing them.
+func (d *Decoder) stillOpen() []string {
+	d.keepOpen()
+	return slices.Clone(d.open)
 }
 
 // finish ends the call of a tool task.
 func (d *Decoder) finish(task string, status event.ToolStatus, reason string) *event.Event {
 	t := d.tools[task]
 	t.finished = true
-	if i := indexOf(d.open, task); i >= 0 {
-		d.open = append(d.open[:i], d.open[i+1:]...)
-	}
 	return &event.Event{Body: &event.ToolFinished{CallID: task, Name: t.name, Status: status, Error: reason}}
 }
 
@@ -415,8 +440,11 @@ func (d *Decoder) trackPlain(task, kind string) {
 // cancelled by the run's end.
 func (d *Decoder) finishOpen(why string) []*event.Event {
 	var out []*event.Event
-	for _, id := range append([]string(nil), d.open...) {
+	for _, id := range d.stillOpen() {
 		t := d.tools[id]
+		if t.finished {
+			continue // a task open twice in the list
+		}
 		if t.ended {
 			out = append(out, d.finish(id, toolStatus(t.terminal), t.reason))
 		} else {
@@ -508,8 +536,8 @@ func ptr(s string) *string { return &s }
 func (d *Decoder) End(out []*event.Event) []*event.Event {
 	out = d.release(out)
 	if d.lastEnd == nil {
-		for _, id := range append([]string(nil), d.open...) {
-			if t := d.tools[id]; t.ended {
+		for _, id := range d.stillOpen() {
+			if t := d.tools[id]; t.ended && !t.finished {
 				ev := d.finish(id, toolStatus(t.terminal), t.reason)
 				ev.Synthetic, ev.TurnID = true, d.st.lastCause
 				out = append(out, ev)
