@@ -46,7 +46,7 @@ type Encoder struct {
 	// Tool calls: the open ones in full; a finished one as its id's digest
 	// in done, with what a later permission request for it shows (its kind,
 	// and its title in titles).
-	tools     map[string]*tool
+	tools     toolSet
 	announced int // tool calls announced so far
 	done      idset.Set
 	titles    titleStore
@@ -89,7 +89,7 @@ func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
 		cfg = &Config{Profile: Stable}
 	}
 	e := &Encoder{w: w, loss: opts.Losses, profile: cmp.Or(cfg.Profile, Stable), meta: cfg.Meta,
-		transcript: cfg.Transcript, tools: map[string]*tool{}, perms: map[string]*perm{},
+		transcript: cfg.Transcript, perms: map[string]*perm{},
 		byCall: map[string][]*perm{}, nextID: 1}
 	if e.meta {
 		// Every event rides whole under _meta: what the ACP messages
@@ -113,6 +113,15 @@ func (e *Encoder) lit(fs ...field) obj {
 	start := len(e.scratch)
 	e.scratch = append(e.scratch, fs...)
 	return e.scratch[start:len(e.scratch):len(e.scratch)]
+}
+
+// written frees the scratch space taken since mark, whose messages are
+// written: for an event that writes a message for each of many calls (a
+// turn's end closing every call left open), which would otherwise hold
+// the objects of all of them until the next event.
+func (e *Encoder) written(mark int) {
+	clear(e.scratch[mark:])
+	e.scratch = e.scratch[:mark]
 }
 
 // writeObj writes a message, rendered into the encoder's reused buffer.

@@ -1,8 +1,6 @@
 package acp
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/evtool/evtool/event"
@@ -151,29 +149,31 @@ func (e *Encoder) endTurn(reason string, atEnd bool) error {
 	for _, p := range e.perms {
 		open = append(open, p)
 	}
+	mark := len(e.scratch)
 	for _, p := range byFirst(open) {
 		if err := e.answer(p, obj{}.str("outcome", "cancelled")); err != nil {
 			return err
 		}
+		e.written(mark)
 	}
-	ids := make([]string, 0, len(e.tools))
-	for id := range e.tools {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(e.tools[a].rank, e.tools[b].rank) })
 	note := "outcome unknown: the turn ended before this tool call finished"
 	if atEnd {
 		note = "outcome unknown: the recording ended before this tool call finished"
 	}
-	for _, id := range ids {
-		t := e.tools[id]
+	var err error
+	for id, t := range e.tools.byRank() {
 		e.loss.Add(lossSynthesizedFailedToolCall)
 		u := obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", id).str("status", "failed").
 			add("content", arr(append(t.content(false), textContent(note))...))
-		if err := e.update(u, nil); err != nil {
-			return err
+		if err = e.update(u, nil); err != nil {
+			break
 		}
-		e.finish(id, t)
+		e.done.Add(id, e.closedValue(t.kind, t.title)) // finished, as finish does
+		e.written(mark)
+	}
+	e.tools.clear()
+	if err != nil {
+		return err
 	}
 	e.endStreams()
 	id := e.promptID
