@@ -32,14 +32,14 @@ func (e *Encoder) permission(ev *event.Event, b *event.PermissionRequested) erro
 		e.loss.Add(lossPermissionRequestNoCall)
 		return nil
 	}
-	t, ok := e.tools[b.CallID]
+	t, ok := e.tools.get(b.CallID)
 	finished, closed := e.done.Get(b.CallID)
 	if !ok && !closed {
 		e.loss.Add(lossSynthesizedToolCallForPermission)
 		if err := e.announce(ev, b.CallID, b.Tool, "", "", nil, "pending", nil); err != nil {
 			return err
 		}
-		t = e.tools[b.CallID]
+		t, _ = e.tools.get(b.CallID)
 	}
 	if err := e.inTurn(); err != nil {
 		return err

@@ -32,9 +32,11 @@ type tool struct {
 // toolStarted says a known call runs, announcing one the source showed
 // only now.
 func (e *Encoder) toolStarted(ev *event.Event, b *event.ToolStarted) error {
-	t, fresh, err := e.known(ev, b.CallID, b.Name, "in_progress")
-	if err != nil || t == nil || fresh {
-		return err // a fresh announcement already says it runs
+	if !e.tools.has(b.CallID) { // an open call stays as compact as it is
+		t, fresh, err := e.known(ev, b.CallID, b.Name, "in_progress")
+		if err != nil || t == nil || fresh {
+			return err // a fresh announcement already says it runs
+		}
 	}
 	return e.notify(obj{}.str("sessionUpdate", "tool_call_update").str("toolCallId", b.CallID).str("status", "in_progress"), ev)
 }
@@ -75,7 +77,7 @@ func (e *Encoder) toolOutput(ev *event.Event, b *event.ToolOutput) error {
 }
 
 func (e *Encoder) toolCall(ev *event.Event, b *event.ToolCall) error {
-	if _, seen := e.tools[b.CallID]; seen || e.done.Has(b.CallID) {
+	if e.tools.has(b.CallID) || e.done.Has(b.CallID) {
 		e.loss.Add(lossRepeatedToolCall)
 		return nil
 	}
@@ -90,7 +92,6 @@ func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.T
 	e.announced++
 	// Clone: a decoder's strings may share the memory of a whole line.
 	t := &tool{rank: e.announced, name: strings.Clone(name)}
-	e.tools[strings.Clone(id)] = t
 	t.title = strings.Clone(clip(title, maxTitle))
 	if strings.TrimSpace(title) == "" {
 		t.title = clip(t.name, maxTitle)
@@ -130,6 +131,7 @@ func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.T
 	if extra != nil {
 		u = extra(t, u)
 	}
+	e.tools.add(id, t)
 	return e.notify(u, ev)
 }
 
@@ -137,7 +139,7 @@ func (e *Encoder) announce(ev *event.Event, id, name, title string, kind event.T
 // status) when the source showed it only now; fresh says it was just
 // announced. It returns nil for a call that has finished.
 func (e *Encoder) known(ev *event.Event, id, name, status string) (t *tool, fresh bool, err error) {
-	if t, ok := e.tools[id]; ok {
+	if t, ok := e.tools.get(id); ok {
 		return t, false, nil
 	}
 	if e.done.Has(id) {
@@ -151,7 +153,8 @@ func (e *Encoder) known(ev *event.Event, id, name, status string) (t *tool, fres
 	if err := e.announce(ev, id, name, "", "", nil, status, nil); err != nil {
 		return nil, false, err
 	}
-	return e.tools[id], true, nil
+	t, _ = e.tools.get(id)
+	return t, true, nil
 }
 
 // toolFinished ends a call with its outcome: what it printed (or its
@@ -167,7 +170,7 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 		return err
 	}
 	rest := func(t *tool, u obj) obj { return e.finished(t, u, b, texts) }
-	t, ok := e.tools[b.CallID]
+	t, ok := e.tools.get(b.CallID)
 	if !ok && e.done.Has(b.CallID) {
 		e.loss.Add(lossRepeatedToolResult)
 		return nil
@@ -176,7 +179,8 @@ func (e *Encoder) toolFinished(ev *event.Event, b *event.ToolFinished) error {
 		// A result for a call never announced: one tool_call, already finished.
 		e.loss.Add(lossSynthesizedFinishedToolCall)
 		err := e.announce(ev, b.CallID, b.Name, "", b.Kind, nil, status, rest)
-		e.finish(b.CallID, e.tools[b.CallID])
+		t, _ := e.tools.get(b.CallID)
+		e.finish(b.CallID, t)
 		return err
 	}
 	defer e.finish(b.CallID, t)
@@ -205,7 +209,7 @@ func (e *Encoder) resultTexts(b *event.ToolFinished) []string {
 		return []string{clip(s, maxText)}
 	}
 	var texts []string
-	switch t := e.tools[b.CallID]; {
+	switch t, _ := e.tools.peek(b.CallID); {
 	case t != nil && t.output.n > 0:
 		texts = []string{t.output.text()}
 	case b.Output != nil && *b.Output != "":
@@ -343,7 +347,7 @@ func (e *Encoder) absolute(p string) string {
 // finish closes an open tool call: what a later line can need of it is
 // its kind and title, kept in done and titles.
 func (e *Encoder) finish(id string, t *tool) {
-	delete(e.tools, id)
+	e.tools.del(id)
 	e.done.Add(id, e.closedValue(t.kind, t.title))
 }
 
@@ -412,7 +416,7 @@ func (s *titleStore) get(ref uint64) string {
 // call that runs it (the subagent's agent id is that call's id); a prompt
 // whose call is not open is shown as a thought, never as the user's words.
 func (e *Encoder) subagentPrompt(ev *event.Event, b *event.UserMessage) error {
-	if t, ok := e.tools[ev.AgentID]; ok && !e.basis() {
+	if t, ok := e.tools.get(ev.AgentID); ok && !e.basis() {
 		if t.prompt != "" {
 			t.prompt += "\n\n"
 		}
