@@ -2,6 +2,7 @@ package acp
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -68,13 +70,13 @@ var fieldsOf = map[string][]string{
 type checker struct {
 	check.Frame
 	session  string
-	tools    map[string]openTool // open calls
-	done     idset.Set           // closed calls → rank
-	ranked   uint64              // calls seen so far
-	requests map[string]request  // JSON-RPC id → request not yet answered
-	prompts  int                 // prompts sent
-	answered int                 // prompts answered
-	turn     bool                // a prompt is open
+	tools    openTools          // open calls
+	done     idset.Set          // closed calls → rank
+	ranked   uint64             // calls seen so far
+	requests map[string]request // JSON-RPC id → request not yet answered
+	prompts  int                // prompts sent
+	answered int                // prompts answered
+	turn     bool               // a prompt is open
 }
 
 // openTool is a call not (or no longer) completed or failed.
@@ -83,13 +85,76 @@ type openTool struct {
 	status string // its last status
 }
 
+// openTools are the open calls. Most are kept compactly, in the order of
+// their rank (an openset: a stream can leave millions open, and a Go map
+// of them took 79 MiB for 120,000); a call opened again after it closed,
+// whose rank is below the last one kept so, and a call whose status is no
+// word ACP knows, are kept in a map beside.
+type openTools struct {
+	set  openset.Set // Line: rank; Flags: 1 + the status's index in toolStatuses
+	last uint64      // the rank last added to set
+	odd  map[string]openTool
+}
+
+func (o *openTools) get(id string) (openTool, bool) {
+	if t, ok := o.odd[id]; ok {
+		return t, true
+	}
+	e, ok := o.set.Get(id)
+	if !ok {
+		return openTool{}, false
+	}
+	return openTool{rank: uint64(e.Line), status: toolStatuses[e.Flags-1]}, true
+}
+
+func (o *openTools) put(id string, t openTool) {
+	k := slices.Index(toolStatuses, t.status)
+	if o.set.Has(id) {
+		if k >= 0 {
+			o.set.SetFlags(id, uint8(k+1))
+			return
+		}
+		o.set.Delete(id)
+	} else if _, ok := o.odd[id]; !ok && k >= 0 && t.rank >= o.last && t.rank <= math.MaxInt32 {
+		o.set.Add(id, int(t.rank), "")
+		o.set.SetFlags(id, uint8(k+1))
+		o.last = t.rank
+		return
+	}
+	if o.odd == nil {
+		o.odd = map[string]openTool{}
+	}
+	o.odd[strings.Clone(id)] = t
+}
+
+func (o *openTools) del(id string) {
+	delete(o.odd, id)
+	o.set.Delete(id)
+}
+
+// each calls f with every open call, first seen first; the calls must not
+// change meanwhile.
+func (o *openTools) each(f func(id string, t openTool)) {
+	odd := byline.Keys(o.odd, func(t openTool) uint64 { return t.rank })
+	for id, e := range o.set.All {
+		for len(odd) > 0 && o.odd[odd[0]].rank < uint64(e.Line) {
+			f(odd[0], o.odd[odd[0]])
+			odd = odd[1:]
+		}
+		f(id, openTool{rank: uint64(e.Line), status: toolStatuses[e.Flags-1]})
+	}
+	for _, id := range odd {
+		f(id, o.odd[id])
+	}
+}
+
 type request struct {
 	method string
 	line   int
 }
 
 func newChecker() *checker {
-	return &checker{tools: map[string]openTool{}, requests: map[string]request{}}
+	return &checker{requests: map[string]request{}}
 }
 
 // intern returns s itself when it is one of known, so that keeping it does
@@ -106,7 +171,7 @@ var toolStatuses = []string{"pending", "in_progress", "completed", "failed"}
 
 // tool returns the call id's rank and last status, and whether it is known.
 func (c *checker) tool(id string) (rank uint64, status string, known bool) {
-	if t, ok := c.tools[id]; ok {
+	if t, ok := c.tools.get(id); ok {
 		return t.rank, t.status, true
 	}
 	if rank, ok := c.done.Get(id); ok {
@@ -118,17 +183,14 @@ func (c *checker) tool(id string) (rank uint64, status string, known bool) {
 // setTool records the call's status: a completed or failed call closes.
 func (c *checker) setTool(id string, rank uint64, status string) {
 	if status == "completed" || status == "failed" {
-		delete(c.tools, id)
+		c.tools.del(id)
 		c.done.Add(id, rank)
 		return
 	}
-	status = intern(status, toolStatuses)
-	if t, ok := c.tools[id]; ok {
-		t.status = status
-		c.tools[id] = t
-		return
+	if t, ok := c.tools.get(id); ok {
+		rank = t.rank
 	}
-	c.tools[strings.Clone(id)] = openTool{rank: rank, status: status}
+	c.tools.put(id, openTool{rank: rank, status: intern(status, toolStatuses)})
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
@@ -259,9 +321,9 @@ func (c *checker) custom(o gjson.Result, ptr string, allowed []string, rep diale
 // turnClosed reports, at a prompt's response, the calls still open and the
 // permission requests still unanswered: the turn left them for the next.
 func (c *checker) turnClosed(n int, report func(dialect.Finding)) {
-	for _, id := range c.openCalls() {
-		report(ruleTurnClosed.Finding(n, "", fmt.Sprintf("the turn ends with tool call %q still %s", id, c.tools[id].status)))
-	}
+	c.tools.each(func(id string, t openTool) {
+		report(ruleTurnClosed.Finding(n, "", fmt.Sprintf("the turn ends with tool call %q still %s", id, t.status)))
+	})
 	for _, id := range c.pending("session/request_permission") {
 		report(ruleTurnClosed.Finding(n, "", fmt.Sprintf("the turn ends with permission request %s (line %d) unanswered", id, c.requests[id].line)))
 	}
@@ -276,20 +338,15 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 		report(f)
 		return
 	}
-	for _, id := range c.openCalls() {
-		report(ruleToolCallOpen.Finding(last, "", fmt.Sprintf("tool call %q is still %s at the end of the stream", id, c.tools[id].status)))
-	}
+	c.tools.each(func(id string, t openTool) {
+		report(ruleToolCallOpen.Finding(last, "", fmt.Sprintf("tool call %q is still %s at the end of the stream", id, t.status)))
+	})
 	if c.prompts > 0 {
 		for _, id := range c.pending("") {
 			q := c.requests[id]
 			report(ruleUnanswered.Finding(q.line, "/id", fmt.Sprintf("%s request %s is never answered", q.method, id)))
 		}
 	}
-}
-
-// openCalls returns the ids of the calls still open, first seen first.
-func (c *checker) openCalls() []string {
-	return byline.Keys(c.tools, func(t openTool) uint64 { return t.rank })
 }
 
 // pending returns the ids of the requests not yet answered (of one method,
