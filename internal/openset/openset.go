@@ -41,6 +41,7 @@ const (
 	blockSize = 1 << blockBits // an entry starts below it in its block
 	maxBlocks = 1 << (32 - blockBits)
 	maxNames  = 1 << 12
+	maxNamed  = 64 // a longer name (a value packed by the caller) is kept inline, never numbered
 	// firstBlock is a new block's first capacity.
 	firstBlock = 256
 )
@@ -166,7 +167,7 @@ func (s *Set) appendName(b []byte, name string) []byte {
 		return append(b, 0)
 	}
 	k, ok := s.named[name]
-	if !ok && len(s.names) < maxNames {
+	if !ok && len(name) <= maxNamed && len(s.names) < maxNames {
 		if s.named == nil {
 			s.named = map[string]uint64{}
 		}
@@ -228,7 +229,7 @@ func (s *Set) Delete(id string) (Entry, bool) {
 		return Entry{}, false
 	}
 	p := at(s.index[i])
-	e, size := s.entry(p)
+	e, size := s.entry(p) // the entry is returned: its name is copied out
 	s.blocks[p.b][p.off] |= dead
 	s.n--
 	s.live -= size
@@ -259,7 +260,7 @@ func (s *Set) Earliest() int {
 	for p := s.first; p.b < len(s.blocks); p = s.next(p) {
 		s.first = p
 		if p.off < len(s.blocks[p.b]) && s.blocks[p.b][p.off]&dead == 0 {
-			e, _ := s.entry(p)
+			e, _, _, _ := s.fields(p, false)
 			return e.Line
 		}
 	}
@@ -272,7 +273,7 @@ func (s *Set) next(p pos) pos {
 	if p.off >= len(s.blocks[p.b]) {
 		return pos{p.b + 1, 0}
 	}
-	_, size := s.entry(p)
+	_, _, _, size := s.fields(p, false)
 	return pos{p.b, p.off + size}
 }
 
@@ -293,9 +294,10 @@ func (s *Set) All(yield func(id string, e Entry) bool) {
 	}
 }
 
-// fields decodes the entry at p: it (its id aside), how many bytes its id
+// fields decodes the entry at p: it (its id aside, and its name only when
+// name is set: a name kept inline is copied out), how many bytes its id
 // shares with the block's first, the rest of its id, its size.
-func (s *Set) fields(p pos) (e Entry, shared int, rest []byte, size int) {
+func (s *Set) fields(p pos, name bool) (e Entry, shared int, rest []byte, size int) {
 	b := s.blocks[p.b][p.off:]
 	e.Flags = b[0] &^ dead
 	i := 1
@@ -308,7 +310,9 @@ func (s *Set) fields(p pos) (e Entry, shared int, rest []byte, size int) {
 	case v&1 == 1:
 		e.Name = s.names[v>>1-1]
 	case v > 0:
-		e.Name = string(b[i : i+int(v>>1)])
+		if name {
+			e.Name = string(b[i : i+int(v>>1)])
+		}
 		i += int(v >> 1)
 	}
 	sh, n := binary.Uvarint(b[i:])
@@ -319,20 +323,20 @@ func (s *Set) fields(p pos) (e Entry, shared int, rest []byte, size int) {
 }
 
 func (s *Set) entry(p pos) (Entry, int) {
-	e, _, _, size := s.fields(p)
+	e, _, _, size := s.fields(p, true)
 	return e, size
 }
 
 // idAt returns the id of the first entry of a block, or of any entry
 // that shares nothing with it.
 func (s *Set) idAt(p pos) []byte {
-	_, _, rest, _ := s.fields(p)
+	_, _, rest, _ := s.fields(p, false)
 	return rest
 }
 
 // appendID appends the id of the entry at p.
 func (s *Set) appendID(dst []byte, p pos) []byte {
-	_, shared, rest, _ := s.fields(p)
+	_, shared, rest, _ := s.fields(p, false)
 	if shared > 0 {
 		dst = append(dst, s.idAt(pos{p.b, 0})[:shared]...)
 	}
@@ -341,7 +345,7 @@ func (s *Set) appendID(dst []byte, p pos) []byte {
 
 // is reports whether the entry at p has id.
 func (s *Set) is(p pos, id string) bool {
-	_, shared, rest, _ := s.fields(p)
+	_, shared, rest, _ := s.fields(p, false)
 	if shared+len(rest) != len(id) || string(rest) != id[shared:] {
 		return false
 	}
@@ -412,8 +416,9 @@ func (s *Set) compact() {
 			p = pos{p.b + 1, 0}
 			continue
 		}
-		e, size := s.entry(p)
+		_, _, _, size := s.fields(p, false)
 		if s.blocks[p.b][p.off]&dead == 0 {
+			e, _ := s.entry(p)
 			id = s.appendID(id[:0], p)
 			q := fresh.append(string(id), e.Line, e.Name)
 			fresh.blocks[q.b][q.off] = e.Flags

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -131,5 +132,39 @@ func BenchmarkOpenCalls(b *testing.B) {
 			s.Add(id, 2*i+3, "read_file")
 			s.SetFlags(id, 1)
 		}
+	}
+}
+
+// TestLongNames: a name longer than maxNamed (a value the caller packed)
+// is kept inline, never numbered, and comes back whole from Get, Delete
+// and All, also after the log is compacted.
+func TestLongNames(t *testing.T) {
+	var s Set
+	long := func(i int) string { return fmt.Sprintf("%d:%s", i, strings.Repeat("x", 100+i%50)) }
+	for i := range 5000 {
+		s.Add(fmt.Sprintf("call_%d", i), i, long(i))
+	}
+	for i := 0; i < 5000; i += 2 {
+		if e, ok := s.Delete(fmt.Sprintf("call_%d", i)); !ok || e.Name != long(i) {
+			t.Fatalf("Delete(call_%d) = %q, %v", i, e.Name, ok)
+		}
+	}
+	if len(s.names) != 0 {
+		t.Errorf("%d long names numbered, want none", len(s.names))
+	}
+	n := 0
+	for id, e := range s.All {
+		var i int
+		fmt.Sscanf(id, "call_%d", &i)
+		if e.Name != long(i) || e.Line != i {
+			t.Fatalf("All: %s = %q line %d", id, e.Name, e.Line)
+		}
+		n++
+	}
+	if n != 2500 {
+		t.Errorf("All yielded %d, want 2500", n)
+	}
+	if e, ok := s.Get("call_4999"); !ok || e.Name != long(4999) {
+		t.Errorf("Get(call_4999) = %q, %v", e.Name, ok)
 	}
 }
