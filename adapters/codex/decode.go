@@ -10,6 +10,7 @@ import (
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -34,8 +35,8 @@ type Decoder struct {
 	enc             *Encoder // derives lines, in step with the stream
 	begun           bool
 	turns           int
-	turn            string          // the open turn's id, "" between turns
-	calls           map[string]bool // tool items announced and not completed
+	turn            string      // the open turn's id, "" between turns
+	calls           openset.Set // tool items announced and not completed
 
 	ended  bool // the last turn ended
 	status event.Status
@@ -61,7 +62,7 @@ type Decoder struct {
 func (d *Decoder) VerdictsOnly() { d.verdicts = true }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
-	return &Decoder{opts: opts, enc: newMirror(), calls: map[string]bool{}}
+	return &Decoder{opts: opts, enc: newMirror()}
 }
 
 // reader reads typed values of one line, keeping the first error.
@@ -181,7 +182,7 @@ func (d *Decoder) process(out []*event.Event, line []byte) []*event.Event {
 			Reason: "the process ended inside the turn, without turn.completed or turn.failed (interrupted or killed)"}})
 		d.turn, d.ended = "", false
 	}
-	clear(d.calls) // the process numbers its items from item_0 again
+	d.calls = openset.Set{} // the process numbers its items from item_0 again
 	if line == nil {
 		return out // a line kept whole: it writes itself
 	}
@@ -459,8 +460,8 @@ func (d *Decoder) item(r *reader, evType, itemType string, item gjson.Result) ([
 // type.
 func (d *Decoder) toolEvents(evType, itemType, cid string, t *toolItem) []*event.Event {
 	var evs []*event.Event
-	if !d.calls[cid] {
-		d.calls[strings.Clone(cid)] = true
+	if !d.calls.Has(cid) {
+		d.calls.Add(cid, 0, "")
 		evs = append(evs, d.at(&event.ToolCall{CallID: cid, Name: t.name, Title: t.title, Kind: t.kind, Input: t.input}))
 	} else if itemType == "web_search" && evType == "item.completed" && t.kind != d.enc.callKind(cid) {
 		t.fin.Kind = t.kind // the search's action is known only now
@@ -472,7 +473,7 @@ func (d *Decoder) toolEvents(evType, itemType, cid string, t *toolItem) []*event
 	case "item.updated":
 		evs = append(evs, d.at(&event.ToolProgress{CallID: cid, Name: t.name, Message: t.title}))
 	default:
-		delete(d.calls, cid)
+		d.calls.Delete(cid)
 		t.fin.Name = t.name
 		evs = append(evs, d.at(t.fin))
 	}

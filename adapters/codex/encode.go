@@ -44,7 +44,7 @@ type Encoder struct {
 
 	res json.RawMessage // the residue of the line being written
 
-	calls map[string]*call     // tool calls announced and not yet completed
+	calls callSet              // tool calls announced and not yet completed
 	tasks []*event.TaskUpdated // agent states waiting for their collab item's line
 
 	f foreign // the fitting of another dialect's stream
@@ -65,12 +65,12 @@ func newEncoder(w *bufio.Writer, opts dialect.EncodeOptions) *Encoder {
 	if opts.Losses == nil {
 		opts.Losses = &dialect.Losses{}
 	}
-	return &Encoder{w: w, opts: opts, calls: map[string]*call{}}
+	return &Encoder{w: w, opts: opts}
 }
 
 // newMirror returns the encoder a decoder derives lines with.
 func newMirror() *Encoder {
-	return &Encoder{opts: dialect.EncodeOptions{Losses: &dialect.Losses{}}, calls: map[string]*call{}, native: true, begun: true, mirror: true}
+	return &Encoder{opts: dialect.EncodeOptions{Losses: &dialect.Losses{}}, native: true, begun: true, mirror: true}
 }
 
 // Encode implements dialect.Encoder.
@@ -203,7 +203,7 @@ func (e *Encoder) line(ev *event.Event) error {
 	case *event.ToolCall:
 		c := &call{name: b.Name, title: b.Title, kind: b.Kind, input: b.Input}
 		c.itemType = itemTypeOf(c, e.native)
-		e.calls[b.CallID] = c
+		e.calls.put(b.CallID, c)
 		return nil
 	case *event.TaskUpdated:
 		t := *b
@@ -369,29 +369,30 @@ func (e *Encoder) commitRoot(r gjson.Result) {
 		if e.native {
 			id = e.st.callID(id)
 		}
-		delete(e.calls, id)
+		e.calls.del(id)
 	}
 }
 
 // tool writes a line of a tool item: its start, an update or its end.
 func (e *Encoder) tool(ev *event.Event, id, name, evType string, fin *event.ToolFinished) error {
-	c := e.calls[id]
+	c := e.calls.peek(id)
 	if c == nil {
 		c = &call{name: name}
 		if fin != nil {
 			c.kind = fin.Kind
 		}
 		c.itemType = itemTypeOf(c, e.native)
-		e.calls[id] = c
+		e.calls.put(id, c)
 	}
 	if fin != nil && c.name == "" && fin.Name != "" {
 		c.name = fin.Name // a producer that names the tool only at its end
+		e.calls.put(id, c)
 	}
 	item := id
 	if e.native {
 		item = e.st.itemIDOf(id)
 	}
-	o := e.st.open[item]
+	o := e.st.open.get(item)
 	typ := c.itemType
 	if o != nil && toolItems[o.typ] {
 		typ = o.typ
@@ -414,7 +415,7 @@ func (e *Encoder) tool(ev *event.Event, id, name, evType string, fin *event.Tool
 
 // callKind returns the kind a call was announced with.
 func (e *Encoder) callKind(id string) event.ToolKind {
-	if c := e.calls[id]; c != nil {
+	if c := e.calls.peek(id); c != nil {
 		return c.kind
 	}
 	return ""

@@ -258,13 +258,13 @@ func (e *Encoder) fitTool(body event.Body) error {
 // fitToolCall records a call for its item, which its start writes.
 func (e *Encoder) fitToolCall(b *event.ToolCall) error {
 	loss := e.opts.Losses
-	if e.calls[b.CallID] != nil || e.f.ids.Has(b.CallID) {
+	if e.calls.has(b.CallID) || e.f.ids.Has(b.CallID) {
 		loss.Add(lossRepeatedToolCall)
 		return nil
 	}
 	c := &call{name: b.Name, title: b.Title, kind: b.Kind, input: b.Input}
 	c.itemType = itemTypeOf(c, false)
-	e.calls[b.CallID] = c
+	defer e.calls.put(b.CallID, c) // once its item type is known
 	switch {
 	case c.itemType == "command_execution" && b.Title != "" && b.Title != c.commandOf():
 		loss.Add(lossCommandTitle)
@@ -292,7 +292,7 @@ func (e *Encoder) fitToolStarted(b *event.ToolStarted) error {
 		e.opts.Losses.Add(lossAfterToolFinished)
 		return nil
 	}
-	c := e.calls[b.CallID]
+	c := e.calls.peek(b.CallID)
 	if c != nil && c.started {
 		e.opts.Losses.Add(lossRepeatedToolStart)
 		return nil
@@ -303,7 +303,7 @@ func (e *Encoder) fitToolStarted(b *event.ToolStarted) error {
 	if err := e.tool(&event.Event{Body: b}, b.CallID, b.Name, "item.started", nil); err != nil {
 		return err
 	}
-	e.calls[b.CallID].started = true
+	e.calls.start(b.CallID)
 	e.f.order = append(e.f.order, strings.Clone(b.CallID))
 	if len(e.f.order) >= e.f.orderAt {
 		e.keepOpen()
@@ -313,7 +313,7 @@ func (e *Encoder) fitToolStarted(b *event.ToolStarted) error {
 
 // open reports whether a call's item started and has not completed.
 func (e *Encoder) open(id string) bool {
-	c := e.calls[id]
+	c := e.calls.peek(id)
 	return c != nil && c.started && !e.f.ids.Has(id)
 }
 
@@ -336,7 +336,7 @@ func (e *Encoder) keepOpen() {
 
 // fitToolOutput keeps a call's output chunk for its item.completed.
 func (e *Encoder) fitToolOutput(b *event.ToolOutput) error {
-	c := e.calls[b.CallID]
+	c := e.calls.get(b.CallID)
 	if c == nil || e.f.ids.Has(b.CallID) {
 		e.opts.Losses.Add(lossOrphanChunk)
 		return nil
@@ -439,7 +439,7 @@ func (e *Encoder) reasoning(text string) error {
 func (e *Encoder) generated(ev *event.Event, fresh bool) error {
 	if fresh {
 		e.process()
-		for e.f.pids.Has(e.st.nextID()) || e.calls[e.st.nextID()] != nil {
+		for e.f.pids.Has(e.st.nextID()) || e.calls.has(e.st.nextID()) {
 			e.st.next++
 		}
 		e.f.pids.Add(e.st.nextID(), 0)
@@ -479,14 +479,14 @@ func (e *Encoder) renamed(ev *event.Event) *event.Event {
 		*id = a
 		return &cp
 	}
-	if _, call := ev.Body.(*event.ToolCall); !call || e.calls[*id] != nil || f.ids.Has(*id) {
+	if _, call := ev.Body.(*event.ToolCall); !call || e.calls.has(*id) || f.ids.Has(*id) {
 		return ev
 	}
 	e.process()
 	if !f.pids.Has(*id) {
 		return ev
 	}
-	for f.pids.Has(e.st.nextID()) || e.calls[e.st.nextID()] != nil || f.ids.Has(e.st.nextID()) {
+	for f.pids.Has(e.st.nextID()) || e.calls.has(e.st.nextID()) || f.ids.Has(e.st.nextID()) {
 		e.st.next++
 	}
 	if f.alias == nil {
@@ -509,7 +509,7 @@ func (e *Encoder) process() {
 // completeTodo writes the item.completed of the open to-do list, with its
 // last items.
 func (e *Encoder) completeTodo() error {
-	items, _ := e.st.open[e.st.todo].get("items")
+	items, _ := e.st.open.get(e.st.todo).get("items")
 	id := e.st.todo
 	return e.item(&event.Event{}, "item.completed", id, "todo_list", func(li *jsonobj.Writer) {
 		raw(li, "items", json.RawMessage(cmpOr(items, "[]")))
@@ -569,7 +569,7 @@ func (e *Encoder) closed(id string) {
 // cannot.
 func (e *Encoder) auditFinish(b *event.ToolFinished) {
 	loss := e.opts.Losses
-	c := e.calls[b.CallID]
+	c := e.calls.peek(b.CallID)
 	typ := "mcp_tool_call"
 	if c != nil {
 		typ = c.itemType

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -8,10 +9,10 @@ import (
 
 	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
-	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -78,7 +79,7 @@ type checker struct {
 	turns    int
 	turnLine int  // line of the open turn's turn.started
 	ended    bool // the current process's turn ended
-	open     map[string]*item
+	open     openItemSet
 	done     idset.Set
 	usage    [5]int64
 	hasUsage [5]bool
@@ -90,7 +91,6 @@ func newChecker() *checker {
 			Start: "thread.started", FirstLine: ruleFirstLine,
 			UnknownType: ruleUnknownType, Types: func(typ string) bool { _, ok := fields[typ]; return ok },
 		},
-		open: map[string]*item{},
 	}
 }
 
@@ -216,7 +216,7 @@ func (c *checker) item(rep dialect.Reporter, ev string, it gjson.Result) {
 		rep.Reportf(ruleItemClosed, "/item/id", "%s for item %q, which completed on line %d", ev, id, line)
 		return
 	}
-	o := c.open[id]
+	o := c.open.get(id)
 	if o != nil && o.typ != typ {
 		rep.Reportf(ruleItemType, "/item/type", "item %q is %s here and %s on line %d", id, typ, o.typ, o.first)
 	}
@@ -234,13 +234,13 @@ func (c *checker) item(rep dialect.Reporter, ev string, it gjson.Result) {
 			rep.Reportf(ruleItemStarted, "/item/id", "item %q already started on line %d", id, o.first)
 			return
 		}
-		c.open[strings.Clone(id)] = &item{typ: strings.Clone(typ), first: rep.Line, turn: c.turn}
+		c.open.add(id, item{typ: typ, first: rep.Line, turn: c.turn})
 	case "item.updated":
 		if o == nil {
-			c.open[strings.Clone(id)] = &item{typ: strings.Clone(typ), first: rep.Line, turn: c.turn}
+			c.open.add(id, item{typ: typ, first: rep.Line, turn: c.turn})
 		}
 	case "item.completed":
-		delete(c.open, id)
+		c.open.set.Delete(id)
 		c.done.Add(id, pack(rep.Line, typ))
 	}
 }
@@ -368,14 +368,48 @@ func (c *checker) endTurn(n int, report func(dialect.Finding)) {
 }
 
 func (c *checker) reportOpen(in func(*item) bool, report func(dialect.Finding)) {
-	for _, id := range byline.Keys(c.open, func(o *item) int { return o.first }) {
-		o := c.open[id]
-		if !in(o) {
-			continue
+	n := 0
+	for id, e := range c.open.set.All {
+		if o := unpackOpen(e); in(o) {
+			report(ruleItemUnfinished.Finding(o.first, "/item/id", fmt.Sprintf("%s item %q never completed in its turn", o.typ, id)))
+			n++
 		}
-		report(ruleItemUnfinished.Finding(o.first, "/item/id", fmt.Sprintf("%s item %q never completed in its turn", o.typ, id)))
-		delete(c.open, id)
 	}
+	if n == c.open.set.Len() { // all of them, as at a turn's end
+		c.open = openItemSet{}
+		return
+	}
+	var gone []string
+	for id, e := range c.open.set.All {
+		if in(unpackOpen(e)) {
+			gone = append(gone, id)
+		}
+	}
+	for _, id := range gone {
+		c.open.set.Delete(id)
+	}
+}
+
+// openItemSet holds the open items in an openset, in the order of their
+// first line, with their turn and type as the entry's name: a stream may
+// leave millions open.
+type openItemSet struct{ set openset.Set }
+
+func (s *openItemSet) add(id string, o item) {
+	s.set.Add(id, o.first, string(binary.AppendUvarint(nil, uint64(o.turn)))+o.typ)
+}
+
+func (s *openItemSet) get(id string) *item {
+	e, ok := s.set.Get(id)
+	if !ok {
+		return nil
+	}
+	return unpackOpen(e)
+}
+
+func unpackOpen(e openset.Entry) *item {
+	turn, w := binary.Uvarint([]byte(e.Name[:min(len(e.Name), binary.MaxVarintLen64)]))
+	return &item{typ: e.Name[w:], first: e.Line, turn: int(turn)}
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {

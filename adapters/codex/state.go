@@ -1,10 +1,12 @@
 package codex
 
 import (
+	"encoding/binary"
 	"strconv"
 	"strings"
 
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,7 +32,7 @@ type state struct {
 	turn   bool   // a turn is open
 	ended  bool   // the current process's turn ended: a next line begins a new process
 	next   uint64 // N of the item_N id of the next new item
-	open   map[string]*openItem
+	open   openItems
 	todo   string // id of the open todo_list item, "" if none
 	usage  counts // the thread's running usage, as the last turn.completed wrote it
 	spent  counts // the running usage of the threads before the current one, summed
@@ -46,6 +48,69 @@ type openItem struct {
 
 type field struct {
 	key, raw string
+}
+
+// openItems are the items still open, each packed into one string in an
+// openset: a stream may leave millions of calls open, and a Go map of
+// openItem values took about a kilobyte a call (120,000 open calls: 147
+// MiB to convert a codex stream).
+type openItems struct {
+	set  openset.Set // Name: the item, packed (pack)
+	adds int         // items put so far: each entry's line
+}
+
+// get returns the open item id, or nil.
+func (o *openItems) get(id string) *openItem {
+	e, ok := o.set.Get(id)
+	if !ok {
+		return nil
+	}
+	return unpackItem(e.Name)
+}
+
+// has reports whether item id is open.
+func (o *openItems) has(id string) bool { return o.set.Has(id) }
+
+// put sets the open item id.
+func (o *openItems) put(id string, it *openItem) {
+	o.set.Delete(id)
+	o.adds++
+	o.set.Add(id, o.adds, packItem(it))
+}
+
+func (o *openItems) del(id string) { o.set.Delete(id) }
+
+func (o *openItems) clear() { *o = openItems{} }
+
+// packItem writes an item as its type and its fields, each string after
+// its length.
+func packItem(it *openItem) string {
+	var b []byte
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	str(it.typ)
+	for _, f := range it.fields {
+		str(f.key)
+		str(f.raw)
+	}
+	return string(b)
+}
+
+func unpackItem(s string) *openItem {
+	str := func() string {
+		n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
+		v := s[w : w+int(n)]
+		s = s[w+int(n):]
+		return v
+	}
+	it := &openItem{typ: str()}
+	for s != "" {
+		k := str()
+		it.fields = append(it.fields, field{k, str()})
+	}
+	return it
 }
 
 // get returns the raw value of a field the item's last line wrote.
@@ -122,7 +187,7 @@ func (st *state) commitRoot(r gjson.Result) {
 		}
 		st.procs++
 		st.turn, st.ended, st.next, st.todo = false, false, 0, ""
-		clear(st.open)
+		st.open.clear()
 	case "turn.started":
 		st.turn = true
 	case "turn.completed", "turn.failed":
@@ -138,14 +203,14 @@ func (st *state) commitRoot(r gjson.Result) {
 			return
 		}
 		id, id2, has2 := itemID(item)
-		o := st.open[id]
+		o := st.open.get(id)
 		if o == nil {
 			st.advance(id)
 		}
 		typ := item.Get("type").Str
 		if t == "item.completed" {
 			if o != nil {
-				delete(st.open, id)
+				st.open.del(id)
 			}
 			if st.todo == id {
 				st.todo = ""
@@ -153,12 +218,9 @@ func (st *state) commitRoot(r gjson.Result) {
 			return
 		}
 		if o == nil {
-			if st.open == nil {
-				st.open = map[string]*openItem{}
-			}
 			o = &openItem{}
-			st.open[strings.Clone(id)] = o
 		}
+		defer st.open.put(id, o) // packed once its fields are read
 		o.typ = strings.Clone(typ)
 		o.fields = o.fields[:0]
 		for _, k := range staticKeys[typ] {

@@ -64,7 +64,7 @@ func (e *Encoder) endTurn(status event.Status, reason string, u *event.Usage, sy
 	loss := e.opts.Losses
 	f := &e.f
 	for _, id := range f.order {
-		if c := e.calls[id]; e.open(id) {
+		if c := e.calls.peek(id); e.open(id) {
 			loss.Add(lossOpenCall)
 			fin := &event.ToolFinished{CallID: id, Status: event.ToolCancelled, Error: "the turn ended before the call finished"}
 			if c.itemType != "mcp_tool_call" {
