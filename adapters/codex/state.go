@@ -68,9 +68,6 @@ func (o *openItems) get(id string) *openItem {
 	return unpackItem(e.Name)
 }
 
-// has reports whether item id is open.
-func (o *openItems) has(id string) bool { return o.set.Has(id) }
-
 // put sets the open item id.
 func (o *openItems) put(id string, it *openItem) {
 	o.set.Delete(id)
