@@ -13,6 +13,7 @@ import (
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -42,9 +43,9 @@ type Decoder struct {
 
 	started   bool // session_started was emitted
 	turns     int
-	turn      string          // current turn id, "" outside a turn
-	open      map[string]bool // tool ids of tool_use lines without a tool_result yet
-	roundOpen bool            // the model said something since the last round boundary
+	turn      string      // current turn id, "" outside a turn
+	open      openset.Set // tool ids of tool_use lines without a tool_result yet
+	roundOpen bool        // the model said something since the last round boundary
 
 	text     strings.Builder // the assistant deltas since the last non-delta line
 	inText   bool
@@ -294,7 +295,7 @@ func (d *Decoder) place(ev *event.Event, l *lineFacts, t string, emit func(*even
 func (d *Decoder) toolUse(ev *event.Event, b *event.ToolCall, emit func(*event.Event)) {
 	d.beginTurn(nil, emit)
 	d.roundOpen = true
-	d.open[strings.Clone(b.CallID)] = true
+	d.open.Add(b.CallID, 0, "")
 	ev.TurnID = d.turn
 	emit(ev)
 	emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolStarted{CallID: b.CallID, Name: b.Name}})
@@ -309,12 +310,12 @@ func (d *Decoder) toolResult(b *event.ToolFinished, emit func(*event.Event)) {
 		d.roundOpen = false
 		emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.RoundFinished{StopReason: event.StopToolUse}})
 	}
-	if !d.open[b.CallID] {
+	if !d.open.Has(b.CallID) {
 		// A result for a call the stream never announced: the call
 		// becomes known here, with no name.
 		emit(&event.Event{TurnID: d.turn, Synthetic: true, Body: &event.ToolCall{CallID: b.CallID}})
 	}
-	delete(d.open, b.CallID)
+	d.open.Delete(b.CallID)
 	d.answer.Reset()
 	d.said = false
 }
@@ -342,7 +343,7 @@ func (d *Decoder) result(ev *event.Event, b *event.SessionFinished, l *lineFacts
 		b.Text = &s
 	}
 	d.turn = ""
-	clear(d.open)
+	d.open = openset.Set{}
 	emit(ev)
 }
 

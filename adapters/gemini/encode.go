@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -45,9 +46,9 @@ type Encoder struct {
 	stop    event.StopReason
 	reason  string // the last turn's reason (its error text), for result
 
-	open      map[string]*call // calls with a tool_use and no tool_result yet
-	done      idset.Set        // calls with a tool_result
-	toolCalls uint64           // tool_use lines written
+	open      openCalls // calls with a tool_use and no tool_result yet
+	done      idset.Set // calls with a tool_result
+	toolCalls uint64    // tool_use lines written
 
 	turnUsage, roundUsage usageSum
 }
@@ -56,6 +57,47 @@ type Encoder struct {
 type call struct {
 	chunks strings.Builder
 	chunky bool
+}
+
+// openCalls are the calls with a tool_use and no tool_result yet: their
+// ids in an openset (a stream can leave millions of calls open, and a Go
+// map of them grew by hundreds of bytes a call), and the output of those
+// that have some.
+type openCalls struct {
+	ids     openset.Set
+	outputs map[string]*call
+}
+
+func (o *openCalls) has(id string) bool { return o.ids.Has(id) }
+
+func (o *openCalls) add(id string) { o.ids.Add(id, 0, "") }
+
+// chunks returns an open call's output, to add to; nil for a call that
+// is not open.
+func (o *openCalls) chunks(id string) *call {
+	if !o.ids.Has(id) {
+		return nil
+	}
+	if c := o.outputs[id]; c != nil {
+		return c
+	}
+	if o.outputs == nil {
+		o.outputs = map[string]*call{}
+	}
+	c := &call{}
+	o.outputs[strings.Clone(id)] = c
+	return c
+}
+
+// take ends an open call and returns its output (none: an empty call).
+func (o *openCalls) take(id string) *call {
+	o.ids.Delete(id)
+	c := o.outputs[id]
+	delete(o.outputs, id)
+	if c == nil {
+		c = &call{}
+	}
+	return c
 }
 
 // Encode implements dialect.Encoder. What every event needs is done
@@ -221,13 +263,13 @@ func (e *Encoder) message(b *event.Message, ev *event.Event) error {
 // toolCall writes a call's tool_use.
 func (e *Encoder) toolCall(b *event.ToolCall, ev *event.Event) error {
 	loss := e.opts.Losses
-	if e.open[b.CallID] != nil || e.done.Has(b.CallID) {
+	if e.open.has(b.CallID) || e.done.Has(b.CallID) {
 		loss.Add(lossRepeatedToolCall)
 		return nil
 	}
 	if e.native && ev.Synthetic {
 		// The decoder's call for a result the stream never announced.
-		e.open[b.CallID] = &call{}
+		e.open.add(b.CallID)
 		return nil
 	}
 	if b.Title != "" {
@@ -244,7 +286,7 @@ func (e *Encoder) toolCall(b *event.ToolCall, ev *event.Event) error {
 
 // toolStarted writes the tool_use of a call that was not announced.
 func (e *Encoder) toolStarted(b *event.ToolStarted, ev *event.Event) error {
-	if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
+	if !e.open.has(b.CallID) && !e.done.Has(b.CallID) {
 		return e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true)
 	}
 	return nil // a tool_use is the call's start
@@ -252,12 +294,12 @@ func (e *Encoder) toolStarted(b *event.ToolStarted, ev *event.Event) error {
 
 // toolOutput keeps a call's output chunk for its tool_result.
 func (e *Encoder) toolOutput(b *event.ToolOutput, ev *event.Event) error {
-	if e.open[b.CallID] == nil && !e.done.Has(b.CallID) {
+	if !e.open.has(b.CallID) && !e.done.Has(b.CallID) {
 		if err := e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true); err != nil {
 			return err
 		}
 	}
-	if c := e.open[b.CallID]; c != nil {
+	if c := e.open.chunks(b.CallID); c != nil {
 		c.chunks.WriteString(b.Chunk)
 		c.chunky = true
 		return nil
@@ -454,7 +496,7 @@ func (e *Encoder) toolUse(id, name string, input json.RawMessage, ev *event.Even
 	if synth {
 		e.opts.Losses.Add(lossSynthesizedToolUse)
 	}
-	e.open[id] = &call{}
+	e.open.add(id)
 	e.toolCalls++
 	l := e.begin("tool_use", ev)
 	l.Str("tool_name", name)
@@ -484,13 +526,12 @@ func (e *Encoder) toolResult(b *event.ToolFinished, ev *event.Event) error {
 		loss.Add(lossRepeatedToolFinish)
 		return nil
 	}
-	if e.open[b.CallID] == nil {
+	if !e.open.has(b.CallID) {
 		if err := e.toolUse(b.CallID, b.Name, nil, timeOnly(ev), true); err != nil {
 			return err
 		}
 	}
-	c := e.open[b.CallID]
-	delete(e.open, b.CallID)
+	c := e.open.take(b.CallID)
 	e.done.Add(b.CallID, 0)
 	if err := e.flushPrompt(ev); err != nil {
 		return err

@@ -72,12 +72,12 @@ func (Dialect) Sniff(line []byte) bool {
 
 // NewDecoder implements dialect.Dialect.
 func (Dialect) NewDecoder(opts dialect.DecodeOptions) dialect.Decoder {
-	return &Decoder{opts: opts, open: map[string]bool{}}
+	return &Decoder{opts: opts}
 }
 
 // NewEncoder implements dialect.Dialect.
 func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
-	e := &Encoder{w: w, opts: opts, open: map[string]*call{}}
+	e := &Encoder{w: w, opts: opts}
 	e.l.Spill.W = w // a long text goes straight to the output
 	return e
 }
