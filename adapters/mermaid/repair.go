@@ -52,7 +52,19 @@ func (e *Encoder) closeOpen() error {
 			return err
 		}
 	}
-	for _, id := range ids(&e.started) {
+	// The started calls in batches, each finished before the next is
+	// taken: a list of them all was 2,000,000 strings at once.
+	for batch := firstIDs(&e.started, 4096); len(batch) > 0; batch = firstIDs(&e.started, 4096) {
+		if err := e.cancel(batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancel finishes started calls as cancelled by the run's end.
+func (e *Encoder) cancel(batch []string) error {
+	for _, id := range batch {
 		name := e.name(id)
 		e.finish(id)
 		e.opts.Losses.Add(lossSynthesizedToolFinished)
@@ -72,6 +84,22 @@ func (e *Encoder) closeOpen() error {
 		}
 	}
 	return nil
+}
+
+// firstIDs returns the first n ids of a set, in order. Earliest moves the
+// set's start past the ids closed before, so that taking batches from the
+// front of a set that is emptied from the front does not walk the closed
+// ones again and again.
+func firstIDs(s *openset.Set, n int) []string {
+	s.Earliest()
+	var out []string
+	for id := range s.All {
+		out = append(out, id)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
 }
 
 // ids returns the ids of a set, in order.

@@ -2,6 +2,7 @@ package mermaid
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,9 +10,11 @@ import (
 
 	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/byline"
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/internal/jsonptr"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -68,7 +71,7 @@ type call struct {
 type checker struct {
 	check.Frame
 	session string
-	calls   map[string]*call // open calls
+	calls   openCalls        // open calls
 	done    idset.Set        // finished calls → pack(started, finished)
 	pending map[string][]int // call → lines of its approvals made before any tool_started
 	named   int              // calls named so far
@@ -83,7 +86,7 @@ func newChecker() *checker {
 			UnknownType: ruleUnknownType, Types: func(typ string) bool { _, ok := fields[typ]; return ok },
 			Alias: true, // what is kept is cloned
 		},
-		calls: map[string]*call{}, pending: map[string][]int{},
+		pending: map[string][]int{},
 	}
 }
 
@@ -93,15 +96,76 @@ func pack(started, finished int) uint64 { return idset.Line(started)<<32 | idset
 
 func unpack(v uint64) (started, finished int) { return int(v >> 32), int(v & (1<<32 - 1)) }
 
-// open returns the open call id, making it when the call is new.
-func (c *checker) open(id string) *call {
-	k := c.calls[id]
-	if k == nil {
-		c.named++
-		k = &call{ord: c.named}
-		c.calls[strings.Clone(id)] = k // a gjson string shares the line's memory
+// open returns the open call id, making it when the call is new, as
+// started on line started (0: not yet).
+func (c *checker) open(id string, started int) (k call, fresh bool) {
+	if k, ok := c.calls.get(id); ok {
+		return k, false
 	}
-	return k
+	c.named++
+	k = call{ord: c.named, started: started}
+	c.calls.add(id, k)
+	return k, true
+}
+
+// openCalls are the open calls. A call first named by its tool_started
+// (most calls) is kept in an openset in the order named, its started line
+// as its name: a stream can leave millions open. One named before it
+// started (by an approval) is kept in a map beside.
+type openCalls struct {
+	set  openset.Set // Line: ord; Name: the started line, as a uvarint
+	late map[string]*call
+}
+
+func (o *openCalls) get(id string) (call, bool) {
+	if k, ok := o.late[id]; ok {
+		return *k, true
+	}
+	e, ok := o.set.Get(id)
+	if !ok {
+		return call{}, false
+	}
+	started, _ := binary.Uvarint([]byte(e.Name))
+	return call{ord: e.Line, started: int(started)}, true
+}
+
+func (o *openCalls) add(id string, k call) {
+	if k.started == 0 {
+		if o.late == nil {
+			o.late = map[string]*call{}
+		}
+		o.late[strings.Clone(id)] = &k // a gjson string shares the line's memory
+		return
+	}
+	o.set.Add(id, k.ord, string(binary.AppendUvarint(nil, uint64(k.started))))
+}
+
+// start sets the started line of a call named before it started.
+func (o *openCalls) start(id string, n int) {
+	if k, ok := o.late[id]; ok {
+		k.started = n
+	}
+}
+
+func (o *openCalls) del(id string) {
+	delete(o.late, id)
+	o.set.Delete(id)
+}
+
+// each calls f with every open call in the order named.
+func (o *openCalls) each(f func(id string, k call)) {
+	late := byline.Keys(o.late, func(k *call) int { return k.ord })
+	for id, e := range o.set.All {
+		for len(late) > 0 && o.late[late[0]].ord < e.Line {
+			f(late[0], *o.late[late[0]])
+			late = late[1:]
+		}
+		started, _ := binary.Uvarint([]byte(e.Name))
+		f(id, call{ord: e.Line, started: int(started)})
+	}
+	for _, id := range late {
+		f(id, *o.late[id])
+	}
 }
 
 // Line checks one line: its place in the stream, its keys and words, then
@@ -180,23 +244,22 @@ func (c *checker) toolStarted(id string, n int) {
 			return
 		}
 		c.done.Add(id, pack(n, finished))
-	} else {
-		k := c.open(id)
+	} else if k, fresh := c.open(id, n); !fresh {
 		if k.started > 0 {
 			c.rep.Reportf(ruleToolRestarted, "/call_id", "call %q was already started on line %d", id, k.started)
 			return
 		}
-		k.started = n
+		c.calls.start(id, n)
 	}
 	delete(c.pending, id)
 }
 
 func (c *checker) toolFinished(id string, n int) {
-	if k := c.calls[id]; k != nil {
+	if k, ok := c.calls.get(id); ok {
 		if k.started == 0 {
 			c.rep.Reportf(ruleToolNotStarted, "/call_id", "tool_finished for call %q, which never started", id)
 		}
-		delete(c.calls, id)
+		c.calls.del(id)
 		c.done.Add(id, pack(k.started, n))
 	} else if v, closed := c.done.Get(id); closed {
 		_, finished := unpack(v)
@@ -217,7 +280,8 @@ func (c *checker) approvalRequired(id string, n int) {
 		c.rep.Reportf(ruleApprovalFinished, "/call_id", "approval_required for call %q, which already finished on line %d", id, finished)
 		started = s > 0
 	} else {
-		started = c.open(id).started > 0
+		k, _ := c.open(id, 0)
+		started = k.started > 0
 	}
 	if started {
 		return
@@ -285,14 +349,9 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	if !c.Complete(last, report) {
 		return
 	}
-	var open []string
-	for id, k := range c.calls {
+	c.calls.each(func(id string, k call) {
 		if k.started > 0 {
-			open = append(open, id)
+			report(ruleToolUnfinished.Finding(k.started, "/call_id", fmt.Sprintf("call %q never finished", id)))
 		}
-	}
-	slices.SortFunc(open, func(a, b string) int { return cmp.Compare(c.calls[a].ord, c.calls[b].ord) })
-	for _, id := range open {
-		report(ruleToolUnfinished.Finding(c.calls[id].started, "/call_id", fmt.Sprintf("call %q never finished", id)))
-	}
+	})
 }
