@@ -31,7 +31,8 @@
 //	           streams, written as it: accepted by it, losses catalogued
 //	losses     its loss catalogue is well formed
 //	rules      its rule catalogue is well formed, and documented
-//	memory     its encoder and checker keep a bounded heap over a long stream
+//	memory     its encoder and checker keep a bounded heap over a long stream,
+//	           and its checker and decoder little for each call left open
 //	pinning    its decoder keeps no line alive: what it keeps is copied
 //	mutation   no panic in decoder, checker or encoder on mutated lines
 //
@@ -118,6 +119,10 @@ type Corpus struct {
 	// test output lists them until they are fixed. A key names every check
 	// path it is a prefix of.
 	Known map[string]string
+	// OpenCallBytes is the most the dialect's checker and decoder may
+	// keep of each call left open, where it needs more than the kit's
+	// limit (160 bytes): a dialect says so with its reason.
+	OpenCallBytes int
 	// Memory adds a dialect's own long stream to the memory check, with
 	// the findings its closed ids must still draw. nil: the generic stream
 	// only.

@@ -2,6 +2,7 @@ package dialecttest
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,6 +95,7 @@ const (
 func (k *kit) memory(t *testing.T) {
 	if k.writable {
 		k.genericMemory(t)
+		k.openMemory(t)
 	} else if k.c.Memory == nil {
 		t.Error("a read-only dialect cannot be given the generic stream: its corpus must have a Memory stream of its own")
 	}
@@ -222,4 +224,135 @@ func ownMemory(t *testing.T, d dialect.Dialect, m *Memory) {
 			t.Errorf("finding %d:\ngot  %s\nwant %s", i, s, m.Want[i])
 		}
 	}
+}
+
+// openCalls is how many calls the open-calls stream leaves open, and
+// openPerCall the most its checker and its decoder may keep for each.
+// A stream can leave millions of calls open (a producer killed in a long
+// turn, or a generator's test); kept in a Go map of values, a call cost
+// several hundred bytes to a few kilobytes, and 2,000,000 of them
+// gigabytes. Kept compactly (packages openset and idset), tens of bytes.
+const (
+	openCalls   = 20_000
+	openPerCall = 160
+)
+
+// openMemory writes, with the dialect's encoder, a turn of calls that
+// start and never finish, then reads the stream with its decoder and
+// with its checker apart, measuring what each keeps once every call is
+// open: what it keeps of each open call. The encoder's share is logged
+// (it may need a call's input to write its end).
+func (k *kit) openMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "open.jsonl")
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(file, 1<<16)
+	enc := k.d.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
+	seq := 0
+	emit := func(format string, args ...any) {
+		line := fmt.Sprintf(`{"seq":%d,`, seq) + fmt.Sprintf(format, args...) + "}"
+		seq++
+		ev, err := event.Parse([]byte(line))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, line)
+		}
+		if err := enc.Encode(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	emit(`"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","model":"m"`)
+	emit(`"type":"turn_started","turn_id":"t","prompt":"go"`)
+	before := liveHeap()
+	for i := range openCalls {
+		emit(`"type":"tool_call","call_id":"call_%07d","name":"read_file","input":{"path":"/srv/a.go"}`, i)
+		emit(`"type":"tool_started","call_id":"call_%07d"`, i)
+	}
+	encKept := keptSince(before)
+	runtime.KeepAlive(enc)
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Close(); err != nil {
+		t.Fatal(err)
+	}
+	enc = nil
+	lines, last := openLines(t, path)
+	if last < 0 {
+		t.Logf("open: the dialect writes no call until it finishes (%d lines for %d open calls)", len(lines), openCalls)
+		return
+	}
+	per := func(n uint64) float64 { return float64(n) / openCalls }
+	chKept := checkerKeeps(k.d, lines, last)
+	decKept, err := decoderKeeps(k.d, lines, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := float64(cmp.Or(k.c.OpenCallBytes, openPerCall))
+	t.Logf("open: %d calls never finished in %d lines; kept a call: checker %.0f bytes, decoder %.0f, encoder %.0f (limit %.0f)",
+		openCalls, last+1, per(chKept), per(decKept), per(encKept), limit)
+	if per(chKept) > limit {
+		t.Errorf("the checker keeps %.0f bytes for each open call, want at most %.0f", per(chKept), limit)
+	}
+	if per(decKept) > limit {
+		t.Errorf("the decoder keeps %.0f bytes for each open call, want at most %.0f", per(decKept), limit)
+	}
+}
+
+// openLines reads the open-calls stream, and finds the line of the last
+// call (-1: none has a line): what a stream's end does (closing every
+// open call) is not measured.
+func openLines(t *testing.T, path string) (lines []string, last int) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, fmt.Sprintf("call_%07d", openCalls-1)) {
+			return lines, i
+		}
+	}
+	return lines, -1
+}
+
+// checkerKeeps feeds lines[:last+1] to a new checker and returns what it
+// keeps of all but the first.
+func checkerKeeps(d dialect.Dialect, lines []string, last int) uint64 {
+	ch := d.NewChecker(dialect.CheckOptions{})
+	report := func(dialect.Finding) {}
+	ch.Line([]byte(lines[0]), 1, report)
+	before := liveHeap()
+	for i := 1; i <= last; i++ {
+		ch.Line([]byte(lines[i]), i+1, report)
+	}
+	kept := keptSince(before)
+	runtime.KeepAlive(ch)
+	runtime.KeepAlive(lines) // the stream's text is not the checker's
+	return kept
+}
+
+// decoderKeeps is checkerKeeps of a new decoder.
+func decoderKeeps(d dialect.Dialect, lines []string, last int) (uint64, error) {
+	dec := d.NewDecoder(dialect.DecodeOptions{})
+	evs, err := dec.Decode(nil, []byte(lines[0]), 1)
+	if err != nil {
+		return 0, fmt.Errorf("line 1: %w", err)
+	}
+	clear(evs)
+	before := liveHeap()
+	for i := 1; i <= last; i++ {
+		if evs, err = dec.Decode(evs[:0], []byte(lines[i]), i+1); err != nil {
+			return 0, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		clear(evs)
+	}
+	kept := keptSince(before)
+	runtime.KeepAlive(dec)
+	runtime.KeepAlive(lines) // the stream's text is not the decoder's
+	return kept, nil
 }
