@@ -112,24 +112,8 @@ func (k *kit) memory(t *testing.T) {
 func (k *kit) genericMemory(t *testing.T) {
 	pad := strings.Repeat("x", 100)
 	path := filepath.Join(t.TempDir(), "generic.jsonl")
-	file, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(file, 1<<16)
-	enc := k.d.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
-	seq := 0
-	emit := func(format string, args ...any) {
-		line := fmt.Sprintf(`{"seq":%d,`, seq) + fmt.Sprintf(format, args...) + "}"
-		seq++
-		ev, err := event.Parse([]byte(line))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, line)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	enc := newEncoding(t, k.d, path)
+	emit := enc.emit
 	emit(`"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","model":"m"`)
 	before := liveHeap()
 	for i := range genericCalls {
@@ -145,14 +129,7 @@ func (k *kit) genericMemory(t *testing.T) {
 		}
 	}
 	encKept := keptSince(before)
-	runtime.KeepAlive(enc)
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := file.Close(); err != nil {
-		t.Fatal(err)
-	}
-	enc = nil
+	enc.finish(false)
 
 	in, err := os.Open(path)
 	if err != nil {
@@ -244,24 +221,8 @@ const (
 // (it may need a call's input to write its end).
 func (k *kit) openMemory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "open.jsonl")
-	file, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(file, 1<<16)
-	enc := k.d.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})
-	seq := 0
-	emit := func(format string, args ...any) {
-		line := fmt.Sprintf(`{"seq":%d,`, seq) + fmt.Sprintf(format, args...) + "}"
-		seq++
-		ev, err := event.Parse([]byte(line))
-		if err != nil {
-			t.Fatalf("%v\n%s", err, line)
-		}
-		if err := enc.Encode(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
+	enc := newEncoding(t, k.d, path)
+	emit := enc.emit
 	emit(`"type":"session_started","schema":1,"source":{"dialect":"canonical"},"session_id":"s","model":"m"`)
 	emit(`"type":"turn_started","turn_id":"t","prompt":"go"`)
 	before := liveHeap()
@@ -270,17 +231,7 @@ func (k *kit) openMemory(t *testing.T) {
 		emit(`"type":"tool_started","call_id":"call_%07d"`, i)
 	}
 	encKept := keptSince(before)
-	runtime.KeepAlive(enc)
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := file.Close(); err != nil {
-		t.Fatal(err)
-	}
-	enc = nil
+	enc.finish(true)
 	lines, last := openLines(t, path)
 	if last < 0 {
 		t.Logf("open: the dialect writes no call until it finishes (%d lines for %d open calls)", len(lines), openCalls)
@@ -355,4 +306,53 @@ func decoderKeeps(d dialect.Dialect, lines []string, last int) (uint64, error) {
 	runtime.KeepAlive(dec)
 	runtime.KeepAlive(lines) // the stream's text is not the decoder's
 	return kept, nil
+}
+
+// encoding writes canonical events, given as the text of their fields
+// without seq, with a dialect's encoder to a file.
+type encoding struct {
+	t    *testing.T
+	file *os.File
+	w    *bufio.Writer
+	enc  dialect.Encoder
+	seq  int
+}
+
+func newEncoding(t *testing.T, d dialect.Dialect, path string) *encoding {
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(file, 1<<16)
+	return &encoding{t: t, file: file, w: w, enc: d.NewEncoder(w, dialect.EncodeOptions{Losses: &dialect.Losses{}})}
+}
+
+// emit encodes one event, its fields given by a format and its arguments.
+func (e *encoding) emit(format string, args ...any) {
+	line := fmt.Sprintf(`{"seq":%d,`, e.seq) + fmt.Sprintf(format, args...) + "}"
+	e.seq++
+	ev, err := event.Parse([]byte(line))
+	if err != nil {
+		e.t.Fatalf("%v\n%s", err, line)
+	}
+	if err := e.enc.Encode(ev); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// finish closes the encoder when asked (it may then end what is open),
+// and the file; the encoder is let go.
+func (e *encoding) finish(closeEncoder bool) {
+	if closeEncoder {
+		if err := e.enc.Close(); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if err := e.w.Flush(); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.file.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.enc = nil
 }
