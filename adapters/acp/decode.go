@@ -9,6 +9,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,10 +28,10 @@ type Decoder struct {
 	turn            string
 	prompts         map[string]string // JSON-RPC id of a session/prompt → turn id
 	asks            map[string]ask    // JSON-RPC id of a permission request → what it asked
-	content         map[string]string // call id → text of its content so far
-	names           map[string]string
-	prompt          string // text of the turn's prompt, to drop its echo
-	open            bool   // a prompt awaits its response
+	content         map[string]string // call id → text of its content so far, while it runs
+	names           callNames         // call id → its name, while it runs
+	prompt          string            // text of the turn's prompt, to drop its echo
+	open            bool              // a prompt awaits its response
 	// meta is set once a message carried canonical events (--acp-meta):
 	// from then on those are the stream, and the messages themselves,
 	// which show them to a client, give nothing more.
@@ -38,7 +39,7 @@ type Decoder struct {
 }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
-	return &Decoder{opts: opts, prompts: map[string]string{}, asks: map[string]ask{}, content: map[string]string{}, names: map[string]string{}}
+	return &Decoder{opts: opts, prompts: map[string]string{}, asks: map[string]ask{}, content: map[string]string{}}
 }
 
 // Decode implements dialect.Decoder.
@@ -193,7 +194,7 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 		})
 		d.asks[strings.Clone(id.Raw)] = a
 		title := p.Get("toolCall.title").Str
-		return []*event.Event{{Body: &event.PermissionRequested{RequestID: id.Raw, CallID: call, Tool: d.names[call], Description: title}}}
+		return []*event.Event{{Body: &event.PermissionRequested{RequestID: id.Raw, CallID: call, Tool: d.names.get(call), Description: title}}}
 	case method == "" && id.Exists() && r.Get("result").Exists():
 		res := r.Get("result")
 		if turn, ok := d.prompts[id.Raw]; ok && res.Get("stopReason").Exists() {
@@ -216,7 +217,7 @@ func (d *Decoder) message(r gjson.Result, line []byte) []*event.Event {
 		}
 		if a, ok := d.asks[id.Raw]; ok && res.Get("outcome").Exists() {
 			delete(d.asks, id.Raw)
-			pr := &event.PermissionResolved{RequestID: id.Raw, CallID: a.call, Tool: d.names[a.call], Outcome: event.Denied}
+			pr := &event.PermissionResolved{RequestID: id.Raw, CallID: a.call, Tool: d.names.get(a.call), Outcome: event.Denied}
 			if res.Get("outcome.outcome").Str == "selected" {
 				pr.Outcome, pr.Scope = a.outcome(res.Get("outcome.optionId").Str)
 			}
@@ -271,7 +272,7 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 		if name == "" {
 			name = u.Get("title").Str
 		}
-		d.names[strings.Clone(id)] = strings.Clone(name)
+		d.names.put(id, name)
 		call := &event.ToolCall{CallID: id, Name: name, Title: u.Get("title").Str, Kind: event.ToolKind(u.Get("kind").Str)}
 		if !call.Kind.Valid() {
 			call.Kind = event.KindOther
@@ -285,7 +286,7 @@ func (d *Decoder) update(u gjson.Result, line []byte) []*event.Event {
 		id := u.Get("toolCallId").Str
 		var out []*event.Event
 		if t := u.Get("title"); t.Type == gjson.String {
-			out = append(out, &event.Event{Body: &event.ToolProgress{CallID: id, Name: d.names[id], Message: t.Str}})
+			out = append(out, &event.Event{Body: &event.ToolProgress{CallID: id, Name: d.names.get(id), Message: t.Str}})
 		}
 		return append(out, d.status(u, id)...)
 	case "plan":
@@ -324,7 +325,7 @@ func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 		// progress last.
 		output := all[0]
 		if len(all) > 1 {
-			out = append(out, &event.Event{Body: &event.ToolProgress{CallID: id, Name: d.names[id], Message: all[len(all)-1]}})
+			out = append(out, &event.Event{Body: &event.ToolProgress{CallID: id, Name: d.names.get(id), Message: all[len(all)-1]}})
 		}
 		prev := d.content[id]
 		chunk := output
@@ -333,14 +334,14 @@ func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 		}
 		d.content[strings.Clone(id)] = strings.Clone(output)
 		if chunk != "" {
-			out = append(out, &event.Event{Body: &event.ToolOutput{CallID: id, Name: d.names[id], Chunk: chunk}})
+			out = append(out, &event.Event{Body: &event.ToolOutput{CallID: id, Name: d.names.get(id), Chunk: chunk}})
 		}
 	}
 	switch status {
 	case "in_progress":
-		out = append(out, &event.Event{Body: &event.ToolStarted{CallID: id, Name: d.names[id]}})
+		out = append(out, &event.Event{Body: &event.ToolStarted{CallID: id, Name: d.names.get(id)}})
 	case "completed", "failed":
-		f := &event.ToolFinished{CallID: id, Name: d.names[id], Status: "success"}
+		f := &event.ToolFinished{CallID: id, Name: d.names.get(id), Status: "success"}
 		if status == "failed" {
 			f.Status = "error"
 		}
@@ -357,6 +358,11 @@ func (d *Decoder) status(u gjson.Result, id string) []*event.Event {
 			}
 		}
 		out = append(out, &event.Event{Body: f})
+		// The call is over: a later update of it is read as one of a
+		// call never announced. Kept, a long stream's names and outputs
+		// grew with every call it ever made.
+		d.names.del(id)
+		delete(d.content, id)
 	}
 	return out
 }
@@ -377,3 +383,23 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 	}
 	return append(out, &event.Event{Synthetic: true, Body: &event.SessionFinished{Status: "ok"}})
 }
+
+// callNames are the names of the calls that run, in an openset: a stream
+// can leave millions of calls open.
+type callNames struct {
+	set  openset.Set
+	adds int
+}
+
+func (c *callNames) put(id, name string) {
+	c.set.Delete(id)
+	c.adds++
+	c.set.Add(id, c.adds, name)
+}
+
+func (c *callNames) get(id string) string {
+	e, _ := c.set.Get(id)
+	return e.Name
+}
+
+func (c *callNames) del(id string) { c.set.Delete(id) }
