@@ -119,6 +119,10 @@ type Corpus struct {
 	// test output lists them until they are fixed. A key names every check
 	// path it is a prefix of.
 	Known map[string]string
+	// ClosedCallBytes is the most the dialect's decoder may keep of each
+	// call that finished, where it needs more than the kit's limit (64
+	// bytes): a dialect says so with its reason.
+	ClosedCallBytes int
 	// OpenCallBytes is the most the dialect's checker and decoder may
 	// keep of each call left open, where it needs more than the kit's
 	// limit (160 bytes): a dialect says so with its reason.

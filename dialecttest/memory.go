@@ -86,6 +86,10 @@ func keptSince(before uint64) uint64 {
 const (
 	genericCalls   = 20_000
 	genericPerCall = 256
+	// genericDecoded is the most a decoder may keep of each closed call:
+	// a digest of its id, say (the ACP decoder kept every call's name and
+	// output for the rest of the stream).
+	genericDecoded = 64
 )
 
 // memory: the generic stream (canonical tool calls in turns, each opened
@@ -157,8 +161,16 @@ func (k *kit) genericMemory(t *testing.T) {
 			t.Fatalf("the written stream has an error at line %d: %s: %s", f.Line, f.Rule, f.Message)
 		}
 	}
-	t.Logf("generic: %d closed calls in %d lines; the checker keeps %.1f MiB (%.0f bytes a call), the encoder %.1f MiB (%.0f bytes a call)",
-		genericCalls, feed.N(), float64(kept)/(1<<20), float64(kept)/genericCalls, float64(encKept)/(1<<20), float64(encKept)/genericCalls)
+	lines, _ := openLines(t, path)
+	decKept, err := decoderKeeps(k.d, lines, len(lines)-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("generic: %d closed calls in %d lines; the checker keeps %.1f MiB (%.0f bytes a call), the decoder %.1f MiB (%.0f bytes a call), the encoder %.1f MiB (%.0f bytes a call)",
+		genericCalls, feed.N(), float64(kept)/(1<<20), float64(kept)/genericCalls, float64(decKept)/(1<<20), float64(decKept)/genericCalls, float64(encKept)/(1<<20), float64(encKept)/genericCalls)
+	if limit := genericCalls * uint64(cmp.Or(k.c.ClosedCallBytes, genericDecoded)); decKept > limit {
+		t.Errorf("the decoder keeps %d bytes after %d closed calls, want < %d", decKept, genericCalls, limit)
+	}
 	if kept > genericCalls*genericPerCall {
 		t.Errorf("the checker keeps %d bytes after %d closed calls, want < %d", kept, genericCalls, genericCalls*genericPerCall)
 	}
