@@ -11,6 +11,7 @@ import (
 	"github.com/evtool/evtool/internal/idset"
 	"github.com/evtool/evtool/internal/jsonenc"
 	"github.com/evtool/evtool/internal/jsonobj"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -57,7 +58,7 @@ type Decoder struct {
 
 	turns    int
 	turn     string            // the open turn, "" between turns
-	calls    map[string]*call  // open calls: a closed one leaves for done
+	calls    openset.Set       // open calls, with their names: a closed one leaves for done
 	done     idset.Set         // ids of the calls that have their result
 	rounds   map[string]*round // open model rounds by thread
 	order    []string          // threads with an open round, in opening order
@@ -113,7 +114,7 @@ type round struct {
 type permInfo struct{ call, tool string }
 
 func newDecoder(opts dialect.DecodeOptions) *Decoder {
-	return &Decoder{opts: opts, st: newWireState(), calls: map[string]*call{}, rounds: map[string]*round{},
+	return &Decoder{opts: opts, st: newWireState(), rounds: map[string]*round{},
 		closed: map[string]string{}, curMsg: map[string]string{}, models: map[string]string{}, tasks: map[string]event.TaskKind{}, titles: map[string]string{},
 		statuses: map[string]event.TaskStatus{}, perms: map[string]permInfo{}}
 }

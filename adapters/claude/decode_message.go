@@ -23,7 +23,7 @@ func (l *line) knownCall(id, name string) *call {
 		// Cloned: the line's strings share its memory, which a kept
 		// string would keep whole.
 		c = &call{name: strings.Clone(name)}
-		l.d.calls[strings.Clone(id)] = c
+		l.d.calls.Add(id, 0, name)
 		l.pre = append(l.pre, &event.Event{Synthetic: true, AgentID: l.thread(), Body: &event.ToolCall{CallID: id, Name: name, Kind: kindIfNamed(name)}})
 	}
 	return c
@@ -36,8 +36,8 @@ var closedCall = &call{closed: true}
 // call returns the call of an id: open, closed (closedCall), or nil for
 // an id not seen.
 func (d *Decoder) call(id string) *call {
-	if c := d.calls[id]; c != nil {
-		return c
+	if e, ok := d.calls.Get(id); ok {
+		return &call{name: e.Name}
 	}
 	if d.done.Has(id) {
 		return closedCall
@@ -49,7 +49,7 @@ func (d *Decoder) call(id string) *call {
 // kept of it is its id's digest, so that the calls a long stream makes
 // cost a few bytes each once they are over.
 func (d *Decoder) close(id string) {
-	delete(d.calls, id)
+	d.calls.Delete(id)
 	d.done.Add(id, 0)
 }
 
@@ -165,7 +165,7 @@ func (l *line) toolUse(b gjson.Result, agent string, i int, r *round) {
 			Message: "tool_use " + id + " repeated"}})
 		return
 	}
-	d.calls[strings.Clone(id)] = &call{name: strings.Clone(name)}
+	d.calls.Add(id, 0, name)
 	input := compact(b.Get("input").Raw)
 	c := &event.ToolCall{CallID: id, Name: name, Kind: claudecode.ToolKind(name), Input: input}
 	in := gjson.ParseBytes(input)
