@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"encoding/binary"
 	"iter"
 	"slices"
 	"strings"
@@ -23,6 +22,10 @@ type toolSet struct {
 
 const placeholderFlag = 0x40 // in a cold entry's flags, beside the kind's index
 
+// maxCold bounds what a compact call holds: a larger one is kept whole,
+// so that reading it does not copy it out of the set each time.
+const maxCold = 4 << 10
+
 // light reports whether t is no more than its announcement.
 func (t *tool) light() bool {
 	return t.output.n == 0 && len(t.output.b) == 0 && t.sent == 0 && t.progress == "" && len(t.diffs) == 0 && t.prompt == ""
@@ -31,7 +34,7 @@ func (t *tool) light() bool {
 // add takes a call just announced, whose rank is above every other's.
 func (s *toolSet) add(id string, t *tool) {
 	k := slices.Index(event.ToolKinds(), t.kind)
-	if !t.light() || k < 0 {
+	if !t.light() || k < 0 || len(t.name)+len(t.title) > maxCold {
 		if s.hot == nil {
 			s.hot = map[string]*tool{}
 		}
@@ -42,20 +45,13 @@ func (s *toolSet) add(id string, t *tool) {
 	if t.placeholder {
 		f |= placeholderFlag
 	}
-	s.cold.Add(id, t.rank, packName(t.name, t.title))
+	s.cold.Add(id, t.rank, openset.Pack(t.name, t.title))
 	s.cold.SetFlags(id, f)
 }
 
-// packName keeps a call's name and title in one string: the name's length,
-// the name, the title.
-func packName(name, title string) string {
-	b := binary.AppendUvarint(make([]byte, 0, 2+len(name)+len(title)), uint64(len(name)))
-	return string(append(append(b, name...), title...))
-}
-
 func unpack(e openset.Entry) *tool {
-	n, w := binary.Uvarint([]byte(e.Name[:min(len(e.Name), binary.MaxVarintLen64)]))
-	return &tool{rank: e.Line, name: e.Name[w : w+int(n)], title: e.Name[w+int(n):],
+	f := openset.Fields(make([]string, 0, 2), e.Name) // name, title
+	return &tool{rank: e.Line, name: f[0], title: f[1],
 		kind: event.ToolKinds()[e.Flags&^placeholderFlag], placeholder: e.Flags&placeholderFlag != 0}
 }
 

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"strings"
 
@@ -59,7 +58,7 @@ func (s *callSet) put(id string, c *call) {
 	if s.hot == nil {
 		s.hot = map[string]*call{}
 	}
-	if _, ok := s.hot[id]; ok || c.output.Len() > 0 {
+	if _, ok := s.hot[id]; ok || c.output.Len() > 0 || len(c.input) > maxPacked {
 		s.cold.Delete(id)
 		s.hot[strings.Clone(id)] = c
 		return
@@ -86,40 +85,16 @@ func (s *callSet) del(id string) {
 	s.cold.Delete(id)
 }
 
-// packCall writes a call's name, title, kind, item type and input, each
-// after its length (the input's length plus one, 0 for none).
+// packCall writes a call's name, title, kind, item type and input.
 func packCall(c *call) string {
-	var b []byte
-	for _, s := range []string{c.name, c.title, string(c.kind), c.itemType} {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	if c.input != nil {
-		b = binary.AppendUvarint(b, uint64(len(c.input))+1)
-		b = append(b, c.input...)
-	} else {
-		b = append(b, 0)
-	}
-	return string(b)
+	return openset.Pack(c.name, c.title, string(c.kind), c.itemType, string(c.input))
 }
 
 func unpackCall(e openset.Entry) *call {
-	s := e.Name
-	next := func() (string, bool) {
-		n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
-		v := s[w : w+int(n)]
-		s = s[w+int(n):]
-		return v, true
-	}
-	c := &call{started: e.Flags&flagStarted != 0}
-	c.name, _ = next()
-	c.title, _ = next()
-	kind, _ := next()
-	c.kind = event.ToolKind(kind)
-	c.itemType, _ = next()
-	n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
-	if n > 0 {
-		c.input = json.RawMessage(s[w : w+int(n)-1])
+	f := openset.Fields(make([]string, 0, 5), e.Name)
+	c := &call{name: f[0], title: f[1], kind: event.ToolKind(f[2]), itemType: f[3], started: e.Flags&flagStarted != 0}
+	if f[4] != "" {
+		c.input = json.RawMessage(f[4])
 	}
 	return c
 }

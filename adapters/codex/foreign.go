@@ -5,6 +5,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -323,15 +324,8 @@ func (e *Encoder) open(id string) bool {
 // cut down to the open ones each time it has doubled.
 func (e *Encoder) keepOpen() {
 	f := &e.f
-	kept := f.order[:0]
-	for _, id := range f.order {
-		if e.open(id) {
-			kept = append(kept, id)
-		}
-	}
-	clear(f.order[len(kept):])
-	f.order = kept
-	f.orderAt = max(64, 2*len(kept))
+	f.order = slices.DeleteFunc(f.order, func(id string) bool { return !e.open(id) })
+	f.orderAt = max(64, 2*len(f.order))
 }
 
 // fitToolOutput keeps a call's output chunk for its item.completed.

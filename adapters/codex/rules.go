@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -396,7 +395,7 @@ func (c *checker) reportOpen(in func(*item) bool, report func(dialect.Finding)) 
 type openItemSet struct{ set openset.Set }
 
 func (s *openItemSet) add(id string, o item) {
-	s.set.Add(id, o.first, string(binary.AppendUvarint(nil, uint64(o.turn)))+o.typ)
+	s.set.Add(id, o.first, openset.Pack(strconv.Itoa(o.turn), o.typ))
 }
 
 func (s *openItemSet) get(id string) *item {
@@ -408,8 +407,9 @@ func (s *openItemSet) get(id string) *item {
 }
 
 func unpackOpen(e openset.Entry) *item {
-	turn, w := binary.Uvarint([]byte(e.Name[:min(len(e.Name), binary.MaxVarintLen64)]))
-	return &item{typ: e.Name[w:], first: e.Line, turn: int(turn)}
+	f := openset.Fields(make([]string, 0, 2), e.Name) // turn, type
+	turn, _ := strconv.Atoi(f[0])
+	return &item{typ: f[1], first: e.Line, turn: turn}
 }
 
 func (c *checker) End(last int, report func(dialect.Finding)) {

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"encoding/binary"
 	"strconv"
 	"strings"
 
@@ -55,12 +54,20 @@ type field struct {
 // openItem values took about a kilobyte a call (120,000 open calls: 147
 // MiB to convert a codex stream).
 type openItems struct {
-	set  openset.Set // Name: the item, packed (pack)
-	adds int         // items put so far: each entry's line
+	set  openset.Set          // Name: the item, packed (packItem)
+	big  map[string]*openItem // an item whose fields are long (a command of megabytes), kept whole
+	adds int                  // items put so far: each entry's line
 }
+
+// maxPacked bounds a packed item: a larger one is kept whole, so that
+// reading it, at each of its lines, does not copy it out of the set.
+const maxPacked = 4 << 10
 
 // get returns the open item id, or nil.
 func (o *openItems) get(id string) *openItem {
+	if it, ok := o.big[id]; ok {
+		return it
+	}
 	e, ok := o.set.Get(id)
 	if !ok {
 		return nil
@@ -70,42 +77,40 @@ func (o *openItems) get(id string) *openItem {
 
 // put sets the open item id.
 func (o *openItems) put(id string, it *openItem) {
-	o.set.Delete(id)
-	o.adds++
-	o.set.Add(id, o.adds, packItem(it))
+	o.del(id)
+	if p := packItem(it); len(p) <= maxPacked {
+		o.adds++
+		o.set.Add(id, o.adds, p)
+		return
+	}
+	if o.big == nil {
+		o.big = map[string]*openItem{}
+	}
+	o.big[strings.Clone(id)] = it
 }
 
-func (o *openItems) del(id string) { o.set.Delete(id) }
+func (o *openItems) del(id string) {
+	o.set.Delete(id)
+	delete(o.big, id)
+}
 
 func (o *openItems) clear() { *o = openItems{} }
 
-// packItem writes an item as its type and its fields, each string after
-// its length.
+// packItem writes an item as its type and its fields' keys and values.
 func packItem(it *openItem) string {
-	var b []byte
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+	f := make([]string, 0, 1+2*len(it.fields))
+	f = append(f, it.typ)
+	for _, x := range it.fields {
+		f = append(f, x.key, x.raw)
 	}
-	str(it.typ)
-	for _, f := range it.fields {
-		str(f.key)
-		str(f.raw)
-	}
-	return string(b)
+	return openset.Pack(f...)
 }
 
 func unpackItem(s string) *openItem {
-	str := func() string {
-		n, w := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
-		v := s[w : w+int(n)]
-		s = s[w+int(n):]
-		return v
-	}
-	it := &openItem{typ: str()}
-	for s != "" {
-		k := str()
-		it.fields = append(it.fields, field{k, str()})
+	f := openset.Fields(nil, s)
+	it := &openItem{typ: f[0], fields: make([]field, 0, len(f)/2)}
+	for i := 1; i+1 < len(f); i += 2 {
+		it.fields = append(it.fields, field{f[i], f[i+1]})
 	}
 	return it
 }

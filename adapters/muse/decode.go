@@ -382,15 +382,8 @@ func (d *Decoder) newTool(task, name string) *toolTask {
 // that finished n open calls took n² steps); the list is cut down to the
 // open ones each time it has doubled.
 func (d *Decoder) keepOpen() {
-	kept := d.open[:0]
-	for _, id := range d.open {
-		if t := d.tools[id]; t != nil && !t.finished {
-			kept = append(kept, id)
-		}
-	}
-	clear(d.open[len(kept):])
-	d.open = kept
-	d.openAt = max(64, 2*len(kept))
+	d.open = slices.DeleteFunc(d.open, func(id string) bool { t := d.tools[id]; return t == nil || t.finished })
+	d.openAt = max(64, 2*len(d.open))
 }
 
 // stillOpen returns the tasks not yet finished, in order: a copy, for
