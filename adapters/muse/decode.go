@@ -11,6 +11,7 @@ import (
 
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/idset"
 	"github.com/tidwall/gjson"
 )
 
@@ -37,14 +38,26 @@ type Decoder struct {
 	opts    dialect.DecodeOptions
 	st      *state
 	started bool
-	before  []json.RawMessage // residue of records waiting for a carrier
-	tools   map[string]*toolTask
-	order   []string        // tool tasks, in the order they were proposed
-	open    []string        // tool tasks not yet finished, in order; some may have finished since (keepOpen)
-	openAt  int             // len(open) at which the finished are dropped from it
-	calls   map[string]bool // canonical call ids in use
-	plain   map[string]bool // other tasks: true while open
-	plainOf []string        // open other tasks, in order
+	before  []json.RawMessage    // residue of records waiting for a carrier
+	tools   map[string]*toolTask // tool tasks a later record may still join (see forget)
+	order   []string             // tasks of tools, in the order they were proposed; some may be forgotten since
+	orderAt int                  // len(order) at which the forgotten are dropped from it
+	open    []string             // tool tasks not yet finished, in order; some may have finished since (keepOpen)
+	openAt  int                  // len(open) at which the finished are dropped from it
+	waiting []string             // finished tool tasks awaiting a tool.result, oldest first; some may be answered since
+	nwait   int                  // how many in waiting still wait
+	forgets []string             // tool tasks to forget once the record that ended them is derived
+	ends    []string             // other tasks to forget, likewise
+	scrub   []string             // forgotten tasks a record named again: what the state took of it goes
+	plain   map[string]bool      // other tasks, while open
+	plainOf []string             // open other tasks, in order; some may have ended since
+	plainAt int                  // len(plainOf) at which the ended are dropped from it
+	// ended remembers, compactly and within a bound, the ids of what the
+	// decoder forgot: tool tasks, synthetic calls and other tasks that
+	// ended, each with what a later record of it must still be read
+	// with (endedTool, endedCall, endedPlain and a kind in kinds).
+	ended   idset.Set
+	kinds   kindTable
 	lastEnd *event.TurnFinished
 	buf     []byte
 	// verdicts: the caller reads no event (stream.Options.VerdictsOnly),
@@ -70,7 +83,7 @@ type toolTask struct {
 
 func (d *Decoder) init() {
 	if d.st == nil {
-		d.st, d.tools, d.calls, d.plain = newState(), map[string]*toolTask{}, map[string]bool{}, map[string]bool{}
+		d.st, d.tools, d.plain = newState(), map[string]*toolTask{}, map[string]bool{}
 	}
 }
 
@@ -123,6 +136,7 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	} else {
 		evs = d.record(evs, rec, p, actual, compact, gaps, n)
 	}
+	d.forgetEnded()
 	return d.flow(out, rec.PayloadType, evs), nil
 }
 
@@ -308,7 +322,12 @@ func (d *Decoder) canonical(rec *Record, p Payload) (pre []*event.Event, ev *eve
 func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, string) {
 	e := b.Event
 	task := b.TaskID
-	kind := d.st.taskKind[task]
+	if v, ok := d.ended.Get(task); ok && v&endedTag == endedTool {
+		// A forgotten tool task: nothing may follow the end of a call.
+		d.scrub = append(d.scrub, strings.Clone(task))
+		return nil, nil, task
+	}
+	kind := d.kindOf(task)
 	if e.Kind == "proposed" && d.tools[task] == nil {
 		kind = e.TaskKind
 	}
@@ -369,11 +388,14 @@ func (d *Decoder) newTool(task, name string) *toolTask {
 	t := &toolTask{name: name}
 	d.tools[task] = t
 	d.order = append(d.order, task)
+	if len(d.order) >= d.orderAt {
+		d.order = slices.DeleteFunc(d.order, func(id string) bool { return d.tools[id] == nil })
+		d.orderAt = max(64, 2*len(d.order))
+	}
 	d.open = append(d.open, task)
 	if len(d.open) >= d.openAt {
 		d.keepOpen()
 	}
-	d.calls[task] = true
 	return t
 }
 
@@ -397,35 +419,155 @@ func (d *Decoder) stillOpen() []string {
 func (d *Decoder) finish(task string, status event.ToolStatus, reason string) *event.Event {
 	t := d.tools[task]
 	t.finished = true
+	if t.answered {
+		d.forgets = append(d.forgets, task)
+	} else {
+		d.waiting = append(d.waiting, task)
+		d.nwait++
+	}
 	return &event.Event{Body: &event.ToolFinished{CallID: task, Name: t.name, Status: status, Error: reason}}
 }
 
-func indexOf(l []string, s string) int {
-	for i, x := range l {
-		if x == s {
-			return i
+// Tags of what ended remembers of an id; a task's kind is above the tag
+// (kindTable).
+const (
+	endedTool  = 1 // a tool task, finished and answered, or waited for too long
+	endedCall  = 2 // the call of a tool.result joined to no task
+	endedPlain = 3 // another task, ended
+	endedTag   = 3
+)
+
+// maxWaiting is how many finished tool tasks wait for a tool.result that
+// may join them (a task rejected before it was scheduled may still get
+// one). Muse writes a task's tool.result within its run; a task finished
+// without one stops waiting after this many others, and a tool.result
+// for it is then read as one joined to no task.
+const maxWaiting = 4096
+
+// forgetEnded forgets the tasks the record just read ended, now that the
+// record is derived: a tool task no later record can join is kept only
+// as its id in ended, as is another task, with its kind. A tool task a
+// tool.result may still join waits, within maxWaiting.
+func (d *Decoder) forgetEnded() {
+	for _, task := range d.forgets {
+		d.forgetTool(task)
+	}
+	for _, task := range d.ends {
+		v, _ := d.ended.Get(task)
+		if v&endedTag != endedPlain {
+			v = endedPlain | d.kinds.index(d.st.taskKind[task])<<2
+		}
+		d.st.forgetTask(task)
+		d.ended.Add(task, v)
+	}
+	for _, task := range d.scrub {
+		d.st.forgetTask(task)
+	}
+	d.forgets, d.ends, d.scrub = d.forgets[:0], d.ends[:0], d.scrub[:0]
+	for d.nwait > maxWaiting {
+		task := d.waiting[0]
+		d.waiting = d.waiting[1:]
+		if t := d.tools[task]; t != nil && t.finished && !t.answered {
+			d.nwait--
+			d.forgetTool(task)
 		}
 	}
-	return -1
+	if len(d.waiting) > 2*maxWaiting+64 {
+		d.waiting = slices.DeleteFunc(slices.Clone(d.waiting), func(id string) bool { t := d.tools[id]; return t == nil || t.answered })
+	}
 }
 
-// trackPlain follows whether a task that is not a tool call is open.
+func (d *Decoder) forgetTool(task string) {
+	delete(d.tools, task)
+	d.st.forgetTask(task)
+	d.ended.Add(task, endedTool)
+}
+
+// callInUse reports whether a canonical call id is taken.
+func (d *Decoder) callInUse(id string) bool {
+	if d.tools[id] != nil {
+		return true
+	}
+	v, ok := d.ended.Get(id)
+	return ok && (v&endedTag == endedTool || v&endedTag == endedCall)
+}
+
+// kindOf returns the task_kind of a task: from the state while the task
+// is known, from ended once it ended.
+func (d *Decoder) kindOf(task string) string {
+	if k, ok := d.st.taskKind[task]; ok {
+		return k
+	}
+	if v, ok := d.ended.Get(task); ok && v&endedTag == endedPlain {
+		return d.kinds.kind(v >> 2)
+	}
+	return ""
+}
+
+// kindTable numbers the task kinds of ended tasks, so that ended keeps a
+// number for each. A run names a few kinds; past maxKinds of them, a
+// further kind is kept as none, and a later record of its task reads as
+// one of an unknown kind.
+type kindTable struct {
+	names  []string
+	byName map[string]uint64
+}
+
+const maxKinds = 4096
+
+func (k *kindTable) index(name string) uint64 {
+	if k.byName == nil {
+		k.names, k.byName = []string{""}, map[string]uint64{"": 0}
+	}
+	if i, ok := k.byName[name]; ok {
+		return i
+	}
+	if len(k.names) >= maxKinds {
+		return 0
+	}
+	name = strings.Clone(name)
+	k.names = append(k.names, name)
+	k.byName[name] = uint64(len(k.names) - 1)
+	return uint64(len(k.names) - 1)
+}
+
+func (k *kindTable) kind(i uint64) string {
+	if i < uint64(len(k.names)) {
+		return k.names[i]
+	}
+	return ""
+}
+
+// trackPlain follows whether a task that is not a tool call is open. An
+// ended task is forgotten but for its id and kind (ended): a later record
+// of it does not open it again.
 func (d *Decoder) trackPlain(task, kind string) {
-	open, seen := d.plain[task]
+	open := d.plain[task]
+	if !open {
+		if v, ok := d.ended.Get(task); ok && v&endedTag == endedPlain {
+			d.scrub = append(d.scrub, strings.Clone(task))
+			return
+		}
+	}
 	switch {
 	case terminalKind(kind):
-		if open {
-			d.plain[task] = false
-			if i := indexOf(d.plainOf, task); i >= 0 {
-				d.plainOf = append(d.plainOf[:i], d.plainOf[i+1:]...)
-			}
-		} else if !seen {
-			d.plain[task] = false
-		}
-	case !seen:
+		d.endPlain(task)
+	case !open:
+		task = strings.Clone(task)
 		d.plain[task] = true
 		d.plainOf = append(d.plainOf, task)
+		if len(d.plainOf) >= d.plainAt {
+			d.plainOf = slices.DeleteFunc(d.plainOf, func(id string) bool { return !d.plain[id] })
+			d.plainAt = max(64, 2*len(d.plainOf))
+		}
 	}
+}
+
+// endPlain forgets a task that is not a tool call, once its record is
+// derived, but for its id and kind.
+func (d *Decoder) endPlain(task string) {
+	delete(d.plain, task)
+	d.ends = append(d.ends, strings.Clone(task))
 }
 
 // finishOpen finishes every call and task the run's end ends: a call whose
@@ -446,8 +588,11 @@ func (d *Decoder) finishOpen(why string) []*event.Event {
 		}
 	}
 	for _, id := range d.plainOf {
-		d.plain[id] = false
+		if !d.plain[id] {
+			continue // ended since
+		}
 		out = append(out, &event.Event{Body: &event.TaskUpdated{TaskID: id, Kind: taskKind(d.st.taskKind[id]), Status: event.TaskCancelled, Reason: why}})
+		d.endPlain(id)
 	}
 	d.plainOf = nil
 	return out
@@ -471,7 +616,7 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 		for i := len(d.order) - 1; i >= 0; i-- {
 			id := d.order[i]
 			t := d.tools[id]
-			if t.name == name && !t.answered && (d.st.callID[id] == "" || d.st.callID[id] == b.CallID) {
+			if t != nil && t.name == name && !t.answered && (d.st.callID[id] == "" || d.st.callID[id] == b.CallID) {
 				task = id
 				break
 			}
@@ -483,6 +628,8 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 		t := d.tools[task]
 		t.answered = true
 		if t.finished {
+			d.nwait--
+			d.forgets = append(d.forgets, task)
 			return nil, nil
 		}
 		status, reason := event.ToolSuccess, ""
@@ -494,10 +641,10 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 		f = d.finish(task, status, reason).Body.(*event.ToolFinished)
 	} else {
 		id := b.CallID
-		for i := 2; d.calls[id]; i++ {
+		for i := 2; d.callInUse(id); i++ {
 			id = b.CallID + "#" + strconv.Itoa(i)
 		}
-		d.calls[id] = true
+		d.ended.Add(id, endedCall)
 		// The call is named only here: its kind is known at its end.
 		kind := toolKind(name)
 		pre = append(pre, &event.Event{Body: &event.ToolCall{CallID: id, Name: name, Kind: kind}})

@@ -26,30 +26,33 @@ type state struct {
 	lastAt    uint64
 	records   int
 	lastCause string            // causation id of the last record
-	seq       map[string]uint64 // causation id → last sequence
-	prompt    map[string]string // causation id → last user prompt
+	prompt    map[string]string // causation id → its turn's user prompt, until the turn's run.terminal
 	callID    map[string]string // task id → provider call id ("tool:" idempotency key)
-	taskKind  map[string]string // task id → task_kind
-	taskOf    map[string]string // provider call id → task id
+	taskKind  map[string]string // task id → task_kind (a decoder's; see forgetTask)
+	taskOf    map[string]string // provider call id → task id (a decoder's)
+
+	// seqs holds the last sequence of each causation id. It is bounded
+	// (idset.Generation): a cause whose records resume after more than
+	// 196,608 other causes starts its sequence again, and a decoder that
+	// derives such a record keeps the line whole instead (residueFor).
+	// A map of every cause grew with a run's turns.
+	seqs idset.Set
 
 	// enc marks an encoder's state (newEncoderState). An encoder derives
 	// records and reads none back, so it keeps only what its derivations
 	// read, and only while they can read it: on a run of 540,000 calls,
 	// tables of every id ever seen held most of the memory, and the
 	// collector most of the time. It keeps no taskKind or taskOf (only
-	// the decoder's reading of a record consults them); a turn's prompt
-	// until its run.terminal (muse journals nothing of a run after it);
-	// a task's callID until the encoder is done with the task
-	// (forgetTask); and the last sequence of each cause in seqs, not
-	// seq. seqs is bounded (idset.Generation): a cause whose records
-	// resume after more than 196,608 other causes starts its sequence
-	// again.
-	enc  bool
-	seqs idset.Set
+	// the decoder's reading of a record consults them), and a task's
+	// callID until the encoder is done with the task (forgetTask). A
+	// decoder forgets a task when no later record can join it
+	// (Decoder.forget). Both forget a turn's prompt at its run.terminal:
+	// muse journals nothing of a run after it.
+	enc bool
 }
 
 func newState() *state {
-	return &state{seq: map[string]uint64{}, prompt: map[string]string{}, callID: map[string]string{}, taskKind: map[string]string{}, taskOf: map[string]string{}}
+	return &state{prompt: map[string]string{}, callID: map[string]string{}, taskKind: map[string]string{}, taskOf: map[string]string{}}
 }
 
 // newEncoderState returns the state of an encoder (see state.enc).
@@ -60,17 +63,20 @@ func newEncoderState() *state {
 // lastSeq returns the last sequence of causation id cause, 0 before its
 // first record.
 func (s *state) lastSeq(cause string) uint64 {
-	if s.enc {
-		v, _ := s.seqs.Get(cause)
-		return v
-	}
-	return s.seq[cause]
+	v, _ := s.seqs.Get(cause)
+	return v
 }
 
-// forgetTask drops what an encoder's state keeps of a task the encoder
-// will derive no more records of that read it: its tool.result is
-// written, or it ended without one.
-func (s *state) forgetTask(task string) { delete(s.callID, task) }
+// forgetTask drops what the state keeps of a task no later derivation
+// reads: an encoder's task whose tool.result is written, or that ended
+// without one; a decoder's task that no later record can join.
+func (s *state) forgetTask(task string) {
+	if id, ok := s.callID[task]; ok && s.taskOf[id] == task {
+		delete(s.taskOf, id)
+	}
+	delete(s.callID, task)
+	delete(s.taskKind, task)
+}
 
 // update records what a written or read record tells later derivations.
 func (s *state) update(r record) {
@@ -96,11 +102,7 @@ func (s *state) update(r record) {
 	s.lastCause = cause
 	if v, ok := r.env.get("sequence"); ok {
 		n, _ := strconv.ParseUint(v, 10, 64)
-		if s.enc {
-			s.seqs.Add(cause, n)
-		} else {
-			s.seq[cause] = n
-		}
+		s.seqs.Add(cause, n)
 	}
 	pt, _ := r.env.get("payload_type")
 	ptS := gjson.Parse(pt).Str
@@ -109,7 +111,7 @@ func (s *state) update(r record) {
 		if v, ok := r.payload.get("prompt"); ok {
 			s.prompt[cause] = strings.Clone(gjson.Parse(v).Str)
 		}
-	case s.enc && strings.HasPrefix(ptS, "run.terminal."):
+	case strings.HasPrefix(ptS, "run.terminal."):
 		delete(s.prompt, cause)
 	}
 	if ev, ok := r.payload.get("event"); ok && strings.HasPrefix(ptS, "task.lifecycle.") {

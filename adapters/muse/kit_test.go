@@ -29,13 +29,6 @@ func kitCorpus(t testing.TB) dialecttest.Corpus {
 	// open cost about 480 and 310 bytes each (2,000,000: about 1.6 GB). A
 	// known limit, in docs/performance.md; this bound holds it there.
 	c.OpenCallBytes = 560
-	// Nor within its 64 bytes for a call that finished: the decoder keeps
-	// every tool task it read (tools, order, and the state's tables of
-	// call ids and kinds) for the rest of the stream, about 660 bytes a
-	// call, so a long muse stream's reading grows with its calls. A known
-	// limit, in docs/performance.md, held here until the tables forget
-	// finished tasks.
-	c.ClosedCallBytes = 720
 	c.Known = map[string]string{
 		"cross/canonical/":           "muse's writer does not mend the hand-made canonical streams (tasks not linked, no run.terminal): its output breaks muse's rules",
 		"schema/integer_edges.jsonl": "muse/lifecycle-transition: the checker refuses a status after completed on line 14 of this valid probe",

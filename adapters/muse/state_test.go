@@ -75,8 +75,8 @@ func checkState(t *testing.T, st *state, open int) {
 	if len(st.callID) != open {
 		t.Errorf("state keeps %d provider call ids, want %d (the open calls')", len(st.callID), open)
 	}
-	if len(st.taskKind) != 0 || len(st.taskOf) != 0 || len(st.seq) != 0 {
-		t.Errorf("state keeps %d task kinds, %d tasks by call id, %d sequences in a map, want none", len(st.taskKind), len(st.taskOf), len(st.seq))
+	if len(st.taskKind) != 0 || len(st.taskOf) != 0 {
+		t.Errorf("state keeps %d task kinds, %d tasks by call id, want none", len(st.taskKind), len(st.taskOf))
 	}
 	if len(st.prompt) > 1 {
 		t.Errorf("state keeps %d prompts, want the open turn's only", len(st.prompt))
