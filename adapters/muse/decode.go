@@ -49,9 +49,13 @@ type Decoder struct {
 	forgets []string             // tool tasks to forget once the record that ended them is derived
 	ends    []string             // other tasks to forget, likewise
 	scrub   []string             // forgotten tasks a record named again: what the state took of it goes
-	plain   map[string]bool      // other tasks, while open
-	plainOf []string             // open other tasks, in order; some may have ended since
-	plainAt int                  // len(plainOf) at which the ended are dropped from it
+	// proposed are the tool tasks the record just read proposed: their
+	// kinds leave the state's table, where each cost a map entry, for
+	// toolTask.kind (kindOf).
+	proposed []string
+	plain    map[string]bool // other tasks, while open
+	plainOf  []string        // open other tasks, in order; some may have ended since
+	plainAt  int             // len(plainOf) at which the ended are dropped from it
 	// ended remembers, compactly and within a bound, the ids of what the
 	// decoder forgot: tool tasks, synthetic calls and other tasks that
 	// ended, each with what a later record of it must still be read
@@ -73,13 +77,19 @@ type Decoder struct {
 }
 
 type toolTask struct {
-	name     string
-	terminal string // the lifecycle kind that ended the task
+	kind     string // its task_kind: "tool." and the tool's name
 	reason   string
-	ended    bool // the source ended the task by a lifecycle event
-	finished bool // its tool_finished is written
-	answered bool // a tool.result was joined to it
+	terminal uint8 // the lifecycle kind that ended the task: its index in LifecycleKinds
+	ended    bool  // the source ended the task by a lifecycle event
+	finished bool  // its tool_finished is written
+	answered bool  // a tool.result was joined to it
 }
+
+// name is the tool's name.
+func (t *toolTask) name() string { return t.kind[len("tool."):] }
+
+// end is the lifecycle kind that ended the task, once ended.
+func (t *toolTask) end() string { return LifecycleKinds[t.terminal] }
 
 func (d *Decoder) init() {
 	if d.st == nil {
@@ -375,7 +385,7 @@ func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, str
 	// A terminal event. A task scheduled as a tool call has its outcome
 	// completed by the tool.result that follows (or by the run's end);
 	// others end here.
-	t.ended, t.terminal, t.reason = true, e.Kind, e.Reason
+	t.ended, t.terminal, t.reason = true, uint8(max(0, slices.Index(LifecycleKinds, e.Kind))), strings.Clone(e.Reason)
 	if d.st.callID[task] != "" {
 		return nil, nil, task
 	}
@@ -384,8 +394,10 @@ func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, str
 
 func (d *Decoder) newTool(task, name string) *toolTask {
 	// Cloned, as the state's tables are (derive.go).
-	task, name = strings.Clone(task), strings.Clone(name)
-	t := &toolTask{name: name}
+	task = strings.Clone(task)
+	kind := "tool." + name
+	t := &toolTask{kind: kind}
+	d.proposed = append(d.proposed, task)
 	d.tools[task] = t
 	d.order = append(d.order, task)
 	if len(d.order) >= d.orderAt {
@@ -425,7 +437,7 @@ func (d *Decoder) finish(task string, status event.ToolStatus, reason string) *e
 		d.waiting = append(d.waiting, task)
 		d.nwait++
 	}
-	return &event.Event{Body: &event.ToolFinished{CallID: task, Name: t.name, Status: status, Error: reason}}
+	return &event.Event{Body: &event.ToolFinished{CallID: task, Name: t.name(), Status: status, Error: reason}}
 }
 
 // Tags of what ended remembers of an id; a task's kind is above the tag
@@ -463,7 +475,12 @@ func (d *Decoder) forgetEnded() {
 	for _, task := range d.scrub {
 		d.st.forgetTask(task)
 	}
-	d.forgets, d.ends, d.scrub = d.forgets[:0], d.ends[:0], d.scrub[:0]
+	for _, task := range d.proposed {
+		if t := d.tools[task]; t != nil && d.st.taskKind[task] == t.kind {
+			delete(d.st.taskKind, task)
+		}
+	}
+	d.forgets, d.ends, d.scrub, d.proposed = d.forgets[:0], d.ends[:0], d.scrub[:0], d.proposed[:0]
 	for d.nwait > maxWaiting {
 		task := d.waiting[0]
 		d.waiting = d.waiting[1:]
@@ -497,6 +514,9 @@ func (d *Decoder) callInUse(id string) bool {
 func (d *Decoder) kindOf(task string) string {
 	if k, ok := d.st.taskKind[task]; ok {
 		return k
+	}
+	if t := d.tools[task]; t != nil {
+		return t.kind
 	}
 	if v, ok := d.ended.Get(task); ok && v&endedTag == endedPlain {
 		return d.kinds.kind(v >> 2)
@@ -581,7 +601,7 @@ func (d *Decoder) finishOpen(why string) []*event.Event {
 			continue // a task open twice in the list
 		}
 		if t.ended {
-			out = append(out, d.finish(id, toolStatus(t.terminal), t.reason))
+			out = append(out, d.finish(id, toolStatus(t.end()), t.reason))
 		} else {
 			t.ended = true
 			out = append(out, d.finish(id, event.ToolCancelled, why))
@@ -616,7 +636,7 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 		for i := len(d.order) - 1; i >= 0; i-- {
 			id := d.order[i]
 			t := d.tools[id]
-			if t != nil && t.name == name && !t.answered && (d.st.callID[id] == "" || d.st.callID[id] == b.CallID) {
+			if t != nil && t.name() == name && !t.answered && (d.st.callID[id] == "" || d.st.callID[id] == b.CallID) {
 				task = id
 				break
 			}
@@ -634,7 +654,7 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 		}
 		status, reason := event.ToolSuccess, ""
 		if t.ended {
-			status, reason = toolStatus(t.terminal), t.reason
+			status, reason = toolStatus(t.end()), t.reason
 		} else if outcome == "failure" {
 			status = event.ToolError
 		}
@@ -678,7 +698,7 @@ func (d *Decoder) End(out []*event.Event) []*event.Event {
 	if d.lastEnd == nil {
 		for _, id := range d.stillOpen() {
 			if t := d.tools[id]; t.ended && !t.finished {
-				ev := d.finish(id, toolStatus(t.terminal), t.reason)
+				ev := d.finish(id, toolStatus(t.end()), t.reason)
 				ev.Synthetic, ev.TurnID = true, d.st.lastCause
 				out = append(out, ev)
 			}

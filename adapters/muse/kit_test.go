@@ -24,11 +24,13 @@ func kitCorpus(t testing.TB) dialecttest.Corpus {
 	c.Header = dialecttest.ReadLines(t, files[len(files)-1])[0]
 	c.Memory = memory()
 	// Not within the kit's 160 bytes: the decoder keeps, for every tool
-	// task, its call id, kind and state in the tables its exact round trip
-	// derives records from, and the checker its ids; 20,000 calls left
-	// open cost about 480 and 310 bytes each (2,000,000: about 1.6 GB). A
-	// known limit, in docs/performance.md; this bound holds it there.
-	c.OpenCallBytes = 560
+	// task, its call id and state in the tables its exact round trip
+	// derives records from (a map entry and a struct each), and the
+	// checker the ids of every record (a bounded idset, at most 8 MiB,
+	// most of its share here): 20,000 calls left open cost about 325 and
+	// 240 bytes each. A known limit, in docs/performance.md; this bound
+	// holds it there.
+	c.OpenCallBytes = 360
 	c.Known = map[string]string{
 		"cross/canonical/":           "muse's writer does not mend the hand-made canonical streams (tasks not linked, no run.terminal): its output breaks muse's rules",
 		"schema/integer_edges.jsonl": "muse/lifecycle-transition: the checker refuses a status after completed on line 14 of this valid probe",

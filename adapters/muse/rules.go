@@ -9,6 +9,7 @@ import (
 	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/openset"
 	"github.com/tidwall/gjson"
 )
 
@@ -124,12 +125,6 @@ type turnState struct {
 	terminal int // line of run.terminal.*, 0 if none
 }
 
-// taskState is an open task: linked, or begun and not yet ended.
-type taskState struct {
-	kind   string // its last lifecycle kind, "" before the first
-	linked bool
-}
-
 // checker keeps full state for the open turns and tasks only. Every record
 // id, an ended turn the stream has moved on from, an ended task, and the
 // call ids and tool names tool.result may join leave an 8-byte digest (with
@@ -141,16 +136,16 @@ type checker struct {
 	ended  idset.Set             // ended turns left behind → packTurn
 	turn   string                // causation of the last record
 	lastAt uint64
-	tasks  map[string]*taskState // open tasks
-	closed idset.Set             // ended tasks → packTask
-	calls  idset.Set             // provider call ids scheduled as a tool task
-	tools  idset.Set             // tool names of proposed tool tasks
+	tasks  openset.Set // open tasks (linked, or begun and not yet ended) → openFlags
+	closed idset.Set   // ended tasks → packTask
+	calls  idset.Set   // provider call ids scheduled as a tool task
+	tools  idset.Set   // tool names of proposed tool tasks
 }
 
 func newChecker() *checker {
 	return &checker{
 		Frame: check.Frame{EmptyRule: ruleTruncated, EmptyMsg: "the stream is empty"},
-		turns: map[string]*turnState{}, tasks: map[string]*taskState{},
+		turns: map[string]*turnState{},
 	}
 }
 
@@ -166,6 +161,28 @@ func clamp32(v uint64) uint64 { return min(v, 1<<32-1) }
 
 const linkedBit = 1 << 8
 
+// openFlags keeps an open task's last lifecycle kind (its index in
+// LifecycleKinds plus one, 0 before the first) and whether it is linked
+// in an openset entry's seven bits of flags: an open task costs about 20
+// bytes, where a map of strings and structs cost 120 (2,000,000 tasks
+// left open: 240 MB).
+func openFlags(kind string, linked bool) uint8 {
+	f := uint8(slices.Index(LifecycleKinds, kind) + 1)
+	if linked {
+		f |= openLinked
+	}
+	return f
+}
+
+const openLinked = 1 << 4
+
+func openState(f uint8) (kind string, linked bool) {
+	if i := int(f&(openLinked-1)) - 1; i >= 0 && i < len(LifecycleKinds) {
+		kind = LifecycleKinds[i]
+	}
+	return kind, f&openLinked != 0
+}
+
 // packTask keeps an ended task's last kind (its index in LifecycleKinds) and
 // whether it was linked.
 func packTask(kind string, linked bool) uint64 {
@@ -174,15 +191,6 @@ func packTask(kind string, linked bool) uint64 {
 		v |= linkedBit
 	}
 	return v
-}
-
-// internKind returns the LifecycleKinds string equal to k, so that keeping
-// it does not keep the line it was read from.
-func internKind(k string) string {
-	if i := slices.Index(LifecycleKinds, k); i >= 0 {
-		return LifecycleKinds[i]
-	}
-	return strings.Clone(k)
 }
 
 // leave is called when the stream moves on from turn: an ended turn keeps
@@ -341,12 +349,13 @@ func (c *checker) payload(pt string, p gjson.Result, t *turnState, n int, rep di
 
 // linked marks a task linked to the stream, open or ended.
 func (c *checker) linked(task string) {
-	if s := c.tasks[task]; s != nil {
-		s.linked = true
+	if e, open := c.tasks.Get(task); open {
+		c.tasks.SetFlags(task, e.Flags|openLinked)
 	} else if v, ended := c.closed.Get(task); ended {
 		c.closed.Add(task, v|linkedBit)
 	} else {
-		c.tasks[strings.Clone(task)] = &taskState{linked: true}
+		c.tasks.Add(task, 0, "")
+		c.tasks.SetFlags(task, openFlags("", true))
 	}
 }
 
@@ -375,11 +384,11 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, rep dialect.Report
 	check.Keys(rep, ruleUnknownField, e, "/payload/event", func(k string) bool {
 		return k == "kind" || k == "task_id" || slices.Contains(eventKeys[kind], k)
 	}, "unknown key %q in a %s event", kind)
-	s := c.tasks[task]
+	open, isOpen := c.tasks.Get(task)
 	var prev string
 	var linked bool
-	if s != nil {
-		prev, linked = s.kind, s.linked
+	if isOpen {
+		prev, linked = openState(open.Flags)
 	} else if v, ended := c.closed.Get(task); ended {
 		prev, linked = LifecycleKinds[v&(linkedBit-1)], v&linkedBit != 0
 	}
@@ -397,13 +406,12 @@ func (c *checker) lifecycle(pt string, p gjson.Result, n int, rep dialect.Report
 	}
 	switch {
 	case terminalKind(kind):
-		delete(c.tasks, task)
+		c.tasks.Delete(task)
 		c.closed.Add(task, packTask(kind, linked))
-	case s != nil:
-		s.kind = internKind(kind)
 	default:
-		// new, or going on after it ended (reported above)
-		c.tasks[strings.Clone(task)] = &taskState{kind: internKind(kind), linked: linked}
+		// open, new, or going on after it ended (reported above)
+		c.tasks.Add(task, 0, "")
+		c.tasks.SetFlags(task, openFlags(kind, linked))
 	}
 	switch kind {
 	case "proposed":
