@@ -220,6 +220,7 @@ func (d *Decoder) attachProcess(evs []*event.Event, res json.RawMessage) []*even
 func (d *Decoder) residue(evs []*event.Event, writer int, line []byte, typ string) {
 	enc := d.enc
 	enc.wrote = false
+	defer enc.shed()
 	for _, ev := range evs {
 		if !ev.Synthetic {
 			enc.line(ev) // a mirror never fails

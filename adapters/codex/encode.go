@@ -347,17 +347,43 @@ func (e *Encoder) item(ev *event.Event, evType, id, itemType string, payload fun
 func (e *Encoder) emit(line []byte) error {
 	e.wrote = true
 	if e.mirror {
-		e.got = append(e.got[:0], line...)
+		// The decoder reads the line before the mirror writes another:
+		// kept where it was written, not copied (a line can be hundreds of
+		// megabytes), and the writer that held it takes the buffer of the
+		// line before, so that nothing writes over it.
+		old := e.got
+		e.got = line
+		if len(line) > 0 && len(e.l.B) > 0 && &line[0] == &e.l.B[0] {
+			e.l.B = old[:0]
+		}
 		return nil
 	}
 	e.commit(line)
 	_, err := e.w.Write(line)
+	e.shed()
 	return err
+}
+
+// shed lets the buffers of a long line go once a mirror's line is read:
+// kept, they would be held beside the next long line's (each line's buffers
+// were a line's size three times over).
+func (e *Encoder) shed() {
+	const long = 1 << 20
+	if cap(e.got) > long {
+		e.got = nil
+	}
+	if cap(e.l.B) > long {
+		e.l.B = nil
+	}
+	if cap(e.li.B) > long {
+		e.li.B = nil
+	}
 }
 
 // commit takes a written (or read) line into the state, and forgets what
 // the line used up: the agent states waiting for it, a completed call.
-func (e *Encoder) commit(line []byte) { e.commitRoot(gjson.ParseBytes(line)) }
+// The line is read in place: the state clones what it keeps.
+func (e *Encoder) commit(line []byte) { e.commitRoot(jsonobj.View(line)) }
 
 // commitRoot is commit of a line already parsed (by the decoder, which
 // reads every line once rather than three times).

@@ -33,7 +33,9 @@ const lineFallback = "@line"
 // when they are the same JSON. Both are JSON objects.
 func diffLine(actual, derived []byte, itemLine bool) json.RawMessage {
 	var res jsonobj.Residue
-	a, d := gjson.ParseBytes(actual), gjson.ParseBytes(derived)
+	// Read in place: nothing of either line is kept (res copies what it
+	// takes), and a copy of each was two more of a line's size at once.
+	a, d := jsonobj.View(actual), jsonobj.View(derived)
 	diffObject(a, d, &res, func(k string, av, dv gjson.Result) bool {
 		if !itemLine || k != "item" || !av.IsObject() || !dv.IsObject() {
 			return false
@@ -78,7 +80,7 @@ func diffObject(a, d gjson.Result, res *jsonobj.Residue, nested func(k string, a
 			if strings.HasPrefix(key, "@") {
 				key = "@" + key // apart from evtool's own "@…" keys; see end
 			}
-			res.Add(key, []byte(av.Raw))
+			res.AddString(key, av.Raw)
 			return true
 		}
 		used[i] = true
@@ -86,7 +88,7 @@ func diffObject(a, d gjson.Result, res *jsonobj.Residue, nested func(k string, a
 			return true
 		}
 		if !sameJSON(av, dm[i].Val) {
-			res.Add(k.Str, []byte(av.Raw))
+			res.AddString(k.Str, av.Raw)
 		}
 		return true
 	})

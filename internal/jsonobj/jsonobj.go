@@ -489,6 +489,19 @@ func (r *Residue) Add(k string, raw []byte) {
 	r.buf = append(r.buf, raw...)
 }
 
+// AddString is Add of a raw value held in a string (a gjson value's Raw),
+// which Add would need copied first.
+func (r *Residue) AddString(k, raw string) {
+	if len(r.buf) == 0 {
+		r.buf = append(r.buf, '{')
+	} else {
+		r.buf = append(r.buf, ',')
+	}
+	r.buf = jsonenc.String(r.buf, k)
+	r.buf = append(r.buf, ':')
+	r.buf = append(r.buf, raw...)
+}
+
 // Empty reports whether nothing was added.
 func (r *Residue) Empty() bool { return len(r.buf) == 0 && len(r.absent) == 0 }
 
