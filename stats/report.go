@@ -319,6 +319,12 @@ func (rp *Report) costOf(e *entry) (cost decimal, source string, unpriced string
 		if e.hasCost {
 			return cost, CostStated, ""
 		}
+		if e.anySet() && rp.known(e.model) {
+			// A response that used no tokens, of a model the table has:
+			// it cost 0, which is known (ccusage says $0 too). Of a model
+			// the table lacks, nothing is priced, nor reported missing.
+			return cost, CostPriced, ""
+		}
 		return cost, "", ""
 	}
 	m := rp.lookup(e.model)
@@ -364,6 +370,19 @@ func (rp *Report) lookup(model string) *prices.Match {
 	return found
 }
 
+// known reports whether the table prices a model, without reporting one
+// it lacks (lookup does, once, for a model with tokens to price).
+func (rp *Report) known(model string) bool {
+	if model == "" {
+		return false
+	}
+	if m, ok := rp.price[model]; ok {
+		return m != nil
+	}
+	_, ok := rp.opts.Prices.Lookup(model)
+	return ok
+}
+
 // Priced maps each model the report priced to the catalogue entry it was
 // priced as.
 func (rp *Report) Priced() map[string]prices.Match {
@@ -374,6 +393,16 @@ func (rp *Report) Priced() map[string]prices.Match {
 		}
 	}
 	return out
+}
+
+// anySet reports whether the entry states any count, 0 or more.
+func (e *entry) anySet() bool {
+	for i, t := range tokens {
+		if e.set[i] && t.name != Total {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *entry) anyTokens() bool {

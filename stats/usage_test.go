@@ -255,6 +255,28 @@ func TestCostSources(t *testing.T) {
 		"total: input=1100 cost=0.503 mixed")
 }
 
+// TestZeroUsageIsPriced: a response that used no tokens costs 0 at a
+// model the table has (ccusage says $0 too), not an unknown cost; of a
+// model the table lacks it is not priced, and not reported missing.
+func TestZeroUsageIsPriced(t *testing.T) {
+	table, _ := prices.Default()
+	var unpriced []string
+	opts := stats.ReportOptions{By: []stats.Dim{stats.ByModel}, Prices: table, Unpriced: func(m string) { unpriced = append(unpriced, m) }}
+	s := canonical(
+		start(`,"model":"claude-sonnet-4-20250514"`),
+		`round_finished "time":"2026-03-01T10:00:00.000000Z","usage":{"input_tokens":0,"output_tokens":0}`,
+		`model_configured "model":"no-such-model"`,
+		`round_finished "time":"2026-03-01T10:01:00.000000Z","usage":{"input_tokens":0}`,
+	)
+	check(t, rows(report(t, opts, s)),
+		"claude-sonnet-4-20250514: input=0 output=0 cost=0 priced",
+		"no-such-model: input=0",
+		"total: input=0 output=0 cost=0 priced")
+	if len(unpriced) != 0 {
+		t.Errorf("reported %q as missing from the table, want none", unpriced)
+	}
+}
+
 // TestDuplicates: an API response two files repeat (a resumed session)
 // counts once, and so does a tool call; the resumed file's session total
 // loses the copy too.

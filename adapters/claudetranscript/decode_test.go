@@ -458,13 +458,51 @@ func TestSniff(t *testing.T) {
 }
 
 // TestHostileCost: a cost whose exponent would take a billion digits is
-// kept on its round and left out of the session's sum, at once.
+// kept on its round, at once, and the session states no cost: a sum
+// without it would not be the session's.
 func TestHostileCost(t *testing.T) {
 	line := func(id, cost string) string {
 		return `{"type":"assistant","costUSD":` + cost + `,"message":{"id":"` + id + `","role":"assistant","model":"m","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":1,"output_tokens":1}},"uuid":"` + id + `","sessionId":"s","timestamp":"2025-06-01T00:00:00.000Z"}`
 	}
 	evs := decodeAll(t, line("a", "1e999999999")+"\n"+line("b", "0.5")+"\n"+line("c", "2.5E-3"))
-	if got := finished(t, evs).Usage.CostUSD; got != "0.5025" {
-		t.Errorf("session cost %s, want 0.5025", got)
+	if got := finished(t, evs).Usage.CostUSD; got != "" {
+		t.Errorf("session cost %s, want none", got)
+	}
+	var costs []string
+	for _, ev := range evs {
+		if r, ok := ev.Body.(*event.RoundFinished); ok && r.Usage != nil {
+			costs = append(costs, string(r.Usage.CostUSD))
+		}
+	}
+	if want := []string{"1e999999999", "0.5", "2.5E-3"}; !slices.Equal(costs, want) {
+		t.Errorf("rounds' costs %q, want %q", costs, want)
+	}
+}
+
+// TestSessionCostOnlyWhenEveryResponseStatesOne: costUSD is a response's
+// own figure; the session's cost is their sum only when every response
+// states one. A session cost over a response without one would cover it,
+// and a usage report would leave that response unpriced.
+func TestSessionCostOnlyWhenEveryResponseStatesOne(t *testing.T) {
+	line := func(id, cost string) string {
+		c := ""
+		if cost != "" {
+			c = `"costUSD":` + cost + `,`
+		}
+		return `{"type":"assistant",` + c + `"message":{"id":"` + id + `","role":"assistant","model":"m","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":1,"output_tokens":1}},"uuid":"` + id + `","sessionId":"s","timestamp":"2025-06-01T00:00:00.000Z"}`
+	}
+	for _, tc := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{line("a", "0.5"), line("b", "0.25")}, "0.75"},
+		{[]string{line("a", "0.5"), line("b", "")}, ""},
+		{[]string{line("a", ""), line("b", "0.25")}, ""},
+		{[]string{line("a", "0")}, "0"},
+	} {
+		evs := decodeAll(t, strings.Join(tc.lines, "\n"))
+		if got := string(finished(t, evs).Usage.CostUSD); got != tc.want {
+			t.Errorf("%d lines: session cost %q, want %q", len(tc.lines), got, tc.want)
+		}
 	}
 }

@@ -214,11 +214,17 @@ func (t *thread) roundTurn(d *Decoder) string {
 	return t.turn
 }
 
-// total is the session's usage: the sum of the responses counted.
+// total is the session's usage: the sum of the responses counted. Its cost
+// is the sum of theirs only when each stated one: costUSD is a response's
+// own figure (early 1.0 builds), and a sum that leaves some out is no
+// session's cost. Stated, it would cover the session's every response
+// (package stats takes a session's cost as covering everything in it), so
+// a response without one would go unpriced.
 type total struct {
 	rounds                 uint64
 	in, out, cread, cwrite usagesum.Counter
 	cost                   *big.Rat
+	uncosted               bool // a response stated no cost (or one the sum cannot take)
 }
 
 func (s *total) add(u *event.Usage) {
@@ -233,8 +239,10 @@ func (s *total) add(u *event.Usage) {
 				s.cost = new(big.Rat)
 			}
 			s.cost.Add(s.cost, c)
+			return
 		}
 	}
+	s.uncosted = true
 }
 
 // plainDecimal reports whether a JSON number is one a sum can take at a
@@ -259,7 +267,7 @@ func (s *total) usage() *event.Usage {
 	n := s.rounds
 	u := &event.Usage{InputTokens: s.in.Get(), OutputTokens: s.out.Get(), CacheReadTokens: s.cread.Get(),
 		CacheCreationTokens: s.cwrite.Get(), ModelResponses: &n}
-	if s.cost != nil {
+	if s.cost != nil && !s.uncosted {
 		u.CostUSD = json.Number(claudecode.DecimalString(s.cost))
 	}
 	return u
