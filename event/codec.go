@@ -286,8 +286,14 @@ func (e *FieldError) Error() string { return e.Pointer + ": " + e.Msg }
 // Parse decodes one canonical JSON line. The line must be valid JSON; Parse
 // reports a FieldError when a known field has the wrong type. Top-level keys
 // the model does not know are kept in Extra.
-func Parse(line []byte) (*Event, error) {
-	root := gjson.ParseBytes(line)
+func Parse(line []byte) (*Event, error) { return ParseOwn(line, false) }
+
+// ParseOwn is Parse of a line whose bytes are a buffer of their own that
+// nothing writes again (own; see jsonobj.ParseLine): the line is read in
+// place, not copied first, and the event's strings keep it alive as they
+// would keep the copy. A long line then stands once in memory, not twice.
+func ParseOwn(line []byte, own bool) (*Event, error) {
+	root := jsonobj.ParseLine(line, own)
 	if !root.IsObject() {
 		return nil, &FieldError{Pointer: "", Msg: "a canonical line must be a JSON object"}
 	}

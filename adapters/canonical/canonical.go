@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -43,7 +44,7 @@ func (Dialect) Sniff(line []byte) bool {
 }
 
 // NewDecoder implements dialect.Dialect.
-func (Dialect) NewDecoder(dialect.DecodeOptions) dialect.Decoder { return decoder{} }
+func (Dialect) NewDecoder(dialect.DecodeOptions) dialect.Decoder { return &decoder{} }
 
 // NewEncoder implements dialect.Dialect.
 func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.Encoder {
@@ -53,20 +54,22 @@ func (Dialect) NewEncoder(w *bufio.Writer, opts dialect.EncodeOptions) dialect.E
 // NewChecker implements dialect.Dialect.
 func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChecker() }
 
-type decoder struct{}
+type decoder struct {
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+}
 
 // A DecodeError is a canonical value that does not fit the model.
 type DecodeError = event.FieldError
 
-func (decoder) Decode(out []*event.Event, line []byte, _ int) ([]*event.Event, error) {
-	ev, err := event.Parse(line)
+func (d *decoder) Decode(out []*event.Event, line []byte, _ int) ([]*event.Event, error) {
+	ev, err := event.ParseOwn(line, d.Own())
 	if err != nil {
 		return out, err
 	}
 	return append(out, ev), nil
 }
 
-func (decoder) End(out []*event.Event) []*event.Event { return out }
+func (*decoder) End(out []*event.Event) []*event.Event { return out }
 
 // Encoder writes canonical lines. It numbers them from 0 in output order,
 // whatever seq the events carried.

@@ -48,8 +48,9 @@ const maxHeld = 64
 //	        came after this many lines
 //	before  whole lines to write before this event's own
 type Decoder struct {
-	opts dialect.DecodeOptions
-	st   *wireState
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
+	st              *wireState
 
 	started   bool
 	held      []*event.Event
@@ -178,7 +179,7 @@ func (l *line) str(path string) string {
 
 // Decode implements dialect.Decoder.
 func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
-	r := gjson.ParseBytes(raw)
+	r := d.ParseLine(raw)
 	if !r.IsObject() {
 		return out, &DecodeError{Msg: "a Claude Code line must be a JSON object"}
 	}
@@ -317,7 +318,8 @@ func (d *Decoder) finish(l *line, raw []byte) []*event.Event {
 			x.set(keyKind, jsonStr(l.kind))
 		}
 		derived := derive(l.kind, l.group, d.st, hints{})
-		if patch, ok := diff(gjson.ParseBytes(derived.bytes(nil)), l.r); ok {
+		// The derived line is a buffer of its own: read in place.
+		if patch, ok := diff(jsonobj.View(derived.bytes(nil)), l.r); ok {
 			jsonobj.ForEach(gjson.ParseBytes(patch), func(k, v gjson.Result) bool {
 				x = append(x, kv{k.Str, []byte(v.Raw)})
 				return true

@@ -168,10 +168,10 @@ func (l *line) toolUse(b gjson.Result, agent string, i int, r *round) {
 	d.calls.Add(id, 0, name)
 	input := compact(b.Get("input").Raw)
 	c := &event.ToolCall{CallID: id, Name: name, Kind: claudecode.ToolKind(name), Input: input}
-	in := gjson.ParseBytes(input)
+	in := jsonobj.View(input) // read in place: the title is cloned
 	for _, k := range claudecode.TitleKeys {
 		if v := in.Get(k); v.Type == gjson.String && v.Str != "" {
-			c.Title = claudecode.FirstLine(v.Str)
+			c.Title = strings.Clone(claudecode.FirstLine(v.Str))
 			break
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evtool/evtool/event"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,7 +47,7 @@ func newWireState() *wireState {
 // the rest of the run.
 func (st *wireState) observe(line []byte) {
 	st.lines++
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // nothing of it is kept uncloned
 	if sid := r.Get("session_id"); sid.Type == gjson.String && st.session == "" {
 		st.session = strings.Clone(sid.Str)
 	}
