@@ -249,6 +249,11 @@ type conversion struct {
 	// perr is its first error.
 	pp   *handoff.Queue[batch]
 	perr error
+	// deep: a line nested near the limit was read. A decoder may hold a
+	// line's events and give them with a later line's or at the end (the
+	// start of a Claude stream waits for its session), so from then on
+	// every line's events are guarded (cutDeep), not only that line's.
+	deep bool
 }
 
 // run reads and converts every line, then the end of the stream.
@@ -318,7 +323,10 @@ func (c *conversion) line(l *stream.Line) error {
 			return err
 		}
 	}
-	guardDepth(evs, l.Depth, res.Losses)
+	c.deep = c.deep || l.Depth > flatAt
+	if c.deep {
+		cutDeep(evs, res.Losses)
+	}
 	// Progress counts the line read before its output is flushed: whoever
 	// sees the output of a line (and then interrupts) is told it was read.
 	if c.opts.Progress != nil {
@@ -456,7 +464,11 @@ func (c *conversion) finish() error {
 		// something (their unknown events) on the way.
 		return &EmptyError{File: c.file, Bytes: c.in.bytes(), NotJSON: c.res.Lines}
 	}
-	if err := encode(c.enc, c.rd.End(), &c.res); err != nil {
+	end := c.rd.End()
+	if c.deep {
+		cutDeep(end, c.res.Losses)
+	}
+	if err := encode(c.enc, end, &c.res); err != nil {
 		return err
 	}
 	if err := c.enc.Close(); err != nil {

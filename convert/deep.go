@@ -39,12 +39,12 @@ var LossTooDeep = dialect.ApproximateKind("convert/too-deep",
 // target: a catalogue beside each dialect's (dialect.LossLister).
 func LossKinds() []*dialect.LossKind { return []*dialect.LossKind{LossTooDeep} }
 
-// guardDepth cuts the raw values of the events of a line that nests depth
-// deep, when that is near the limit, and counts each value cut.
-func guardDepth(evs []*event.Event, depth int, losses *dialect.Losses) {
-	if depth <= flatAt {
-		return
-	}
+// cutDeep cuts the raw values of events that nest past flatAt, and counts
+// each value cut. The conversion calls it from the first line that nests
+// near the limit on (its depth is known from the syntax check, at no
+// cost): the events of that line, and of every line after it, for a
+// decoder may give a line's events with a later line's.
+func cutDeep(evs []*event.Event, losses *dialect.Losses) {
 	for _, ev := range evs {
 		cutRaw(reflect.ValueOf(ev), losses)
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -144,9 +145,49 @@ func TestDepthGuard(t *testing.T) {
 			}
 		}
 	}
+	heldDepthGuard(t)
 	// A shallow line is not touched.
 	out, res, err := convertIt(t, []byte(basisRun), convert.Options{To: lookup(t, "canonical")})
 	if err != nil || strings.Contains(out, `"[[`) || !res.Losses.Empty() {
 		t.Errorf("shallow: %v %v", err, res.Losses.List())
+	}
+}
+
+// heldDepthGuard: a decoder that holds a line's events and gives them
+// with a later line's (Claude's holds the start of its stream until it
+// knows the session) has them guarded too (a hostile-input sweep: claude,
+// claude-transcript, gemini-chat and muse wrote lines too deep for
+// evtool's reader and exited 0).
+func heldDepthGuard(t *testing.T) {
+	src, err := os.ReadFile("../adapters/claude/testdata/written_all_types.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	inner := ndjson.DefaultMaxDepth - 1
+	// The third line: a hook's, held with the two before it.
+	third := strings.TrimSuffix(lines[2], "}\n") + `,"zz_future":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + "}\n"
+	if se := ndjson.Check([]byte(strings.TrimSuffix(third, "\n"))); se != nil {
+		t.Fatalf("the input line must be readable: %v", se)
+	}
+	in := lines[0] + lines[1] + third + strings.Join(lines[3:], "")
+	for _, to := range []string{"canonical", "acp", "claude"} {
+		out, res, err := convertIt(t, []byte(in), convert.Options{From: lookup(t, "claude"), To: lookup(t, to)})
+		if err != nil {
+			t.Errorf("held, to %s: %v", to, err)
+			continue
+		}
+		for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if se := ndjson.Check([]byte(l)); se != nil && se.Kind == ndjson.TooDeep {
+				t.Errorf("held, to %s: output line %d: %v", to, i+1, se)
+			}
+		}
+		cut := false
+		for _, l := range res.Losses.List() {
+			cut = cut || l.ID == convert.LossTooDeep.ID
+		}
+		if !cut {
+			t.Errorf("held, to %s: the cut is not counted", to)
+		}
 	}
 }
