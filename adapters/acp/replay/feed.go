@@ -112,7 +112,7 @@ func (f *feed) produce(c feedConfig) error {
 	cfg := &acp.Config{Profile: c.profile, Meta: c.meta, Transcript: c.transcript}
 	enc := dialect.KeepInPlace(to.NewEncoder(bw, dialect.EncodeOptions{Losses: &dialect.Losses{}, Defaults: dialect.Defaults{SessionID: c.session}, Config: cfg}))
 	rd := stream.NewReader(rc, c.name, stream.Options{Dialect: c.from, Lookahead: true})
-	notes := 0
+	notes, events := 0, 0
 	for {
 		// A closed feed stops here too, not only when it next queues a
 		// message: a recording may go on long without one.
@@ -140,12 +140,21 @@ func (f *feed) produce(c feedConfig) error {
 		} else if err != nil {
 			return err
 		} else {
+			events++
 			err = enc.Encode(ev)
 		}
 		if err == nil {
 			err = bw.Flush()
 		}
 		if err != nil {
+			return err
+		}
+	}
+	if events == 0 && notes == 0 {
+		// Nothing to replay (an empty file, blank lines, or none of its
+		// lines JSON): the session is served, empty, but not in silence.
+		c.warn(c.name + ": the recording holds no event (it is empty, or none of its lines is JSON); the session replays as empty")
+		if err := f.push(classify(noteMessage(c.session, 1, "⚠ evtool: the recording holds nothing to replay (it is empty, or none of its lines is JSON)."))); err != nil {
 			return err
 		}
 	}
