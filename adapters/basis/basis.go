@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -44,7 +45,7 @@ var schemaJSON []byte
 // Sniff accepts a line with an integer "seq" and a string "type" and no
 // canonical "source" object.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	return r.Get("seq").Type == gjson.Number && r.Get("type").Type == gjson.String &&
 		!r.Get("source").Exists() && !r.Get("payload_type").Exists()
 }

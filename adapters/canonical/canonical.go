@@ -39,7 +39,7 @@ var schemaJSON []byte
 
 // Sniff accepts a session_started line with a source object.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	return r.Get("type").Str == string(event.TypeSessionStarted) && r.Get("source").IsObject()
 }
 

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -56,7 +57,7 @@ var schemaJSON []byte
 // (session_id, subtype, message, parent_tool_use_id), never on key order,
 // which Claude Code does not keep stable.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	if !r.IsObject() || r.Get("seq").Exists() || r.Get("jsonrpc").Exists() || r.Get("payload_type").Exists() {
 		return false
 	}

@@ -22,6 +22,7 @@ import (
 	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/sessions"
 	"github.com/tidwall/gjson"
 )
@@ -60,7 +61,7 @@ var schemaJSON []byte
 // may also begin with a metadata line, which has its own keys (a summary
 // and file-history snapshots name no session at all).
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	if !r.IsObject() {
 		return false
 	}

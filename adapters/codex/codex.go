@@ -69,7 +69,7 @@ var schemaJSON []byte
 // its item. The generic "error" and the legacy {"id","msg"} envelope of
 // Codex before 0.44 are not taken.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	if !r.IsObject() || r.Get("seq").Exists() || r.Get("jsonrpc").Exists() || r.Get("payload_type").Exists() {
 		return false
 	}

@@ -25,6 +25,7 @@ import (
 	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/sessions"
 	"github.com/tidwall/gjson"
 )
@@ -71,7 +72,7 @@ func (Dialect) NewChecker(dialect.CheckOptions) dialect.Checker { return newChec
 // rollout item type (codex exec's {"type":"thread.started"} has none),
 // and no bare {id, timestamp} without a type.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	if !r.IsObject() {
 		return false
 	}

@@ -21,6 +21,7 @@ import (
 	"slices"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -55,7 +56,7 @@ var schemaJSON []byte
 // first JSON line of a stream whose init was glued to a banner (and so is
 // not JSON) is the user's message. Lines with seq are another dialect's.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	if !r.IsObject() || r.Get("seq").Exists() {
 		return false
 	}

@@ -63,7 +63,7 @@ var schemaJSON []byte
 // sniffers are tried on every stream: a record must have Gemini CLI's
 // vocabulary of types and none of the keys other agents' records have.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	switch classify(r) {
 	case lineMeta:
 		return jsonobj.Lookup(r, "startTime").Type == gjson.String && !jsonobj.Lookup(r, "type").Exists()

@@ -14,7 +14,7 @@ import (
 	"slices"
 
 	"github.com/evtool/evtool/dialect"
-	"github.com/tidwall/gjson"
+	"github.com/evtool/evtool/internal/jsonobj"
 )
 
 // Name is the dialect's name.
@@ -48,7 +48,7 @@ var schemaJSON []byte
 // Sniff accepts a session_started line with a protocol_version, or any line
 // of a mermaid-only type without seq.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	if r.Get("seq").Exists() || r.Get("payload_type").Exists() {
 		return false
 	}

@@ -57,7 +57,7 @@ var schemaJSON []byte
 
 // Sniff accepts a line with payload_type and schema_version.
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	return r.Get("payload_type").Type == gjson.String && r.Get("schema_version").Exists()
 }
 

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -61,7 +62,7 @@ var schemaJSON []byte
 // sessionID, the envelope every run line has) or a server bus line (a
 // dotted type and a properties object).
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	if !r.IsObject() || r.Get("seq").Exists() {
 		return false
 	}

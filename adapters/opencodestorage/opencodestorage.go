@@ -27,6 +27,7 @@ import (
 	_ "embed"
 
 	"github.com/evtool/evtool/dialect"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/sessions"
 	"github.com/tidwall/gjson"
 )
@@ -64,7 +65,7 @@ var schemaJSON []byte
 // data is an object. The frame's "data" key sets it apart from other
 // producers' session headers (pi's, for one, has none).
 func (Dialect) Sniff(line []byte) bool {
-	r := gjson.ParseBytes(line)
+	r := jsonobj.View(line) // read in place: a sniffer keeps nothing, and a first line may be huge
 	return r.IsObject() && r.Get("type").Str == "session" && r.Get("data").IsObject() &&
 		r.Get("id").Type == gjson.String && !r.Get("seq").Exists()
 }
