@@ -70,6 +70,7 @@ func newChecker() *checker {
 			Truncated: ruleTruncated, TruncatedMsg: "the stream ends without result: the run is incomplete",
 			EmptyMsg:    "the stream has no JSON line: want init first",
 			UnknownType: ruleUnknownType, Types: func(typ string) bool { _, ok := fields[typ]; return ok },
+			Alias: true, // what is kept is cloned: a long line is not copied
 		},
 		calls: check.Calls{
 			Reused:         ruleToolIDReused,
@@ -109,7 +110,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 			rep.Reportf(ruleSessionIDChange, "/session_id", "init names session %q, the first init %q", s, c.session)
 		}
 		if c.Lines == 1 {
-			c.session = s
+			c.session = strings.Clone(s)
 		}
 	case "tool_use":
 		c.calls.Announce(rep, "/tool_id", id, "")

@@ -3,6 +3,7 @@ package opencode
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/adapters/internal/check"
 	"github.com/evtool/evtool/dialect"
@@ -70,7 +71,7 @@ func newChecker() *checker {
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	r, rep, ok := c.Read(line, n, report)
+	r, rep, ok := c.View(line, n, report) // what is kept is cloned: a long line is not copied
 	if !ok {
 		return
 	}
@@ -82,7 +83,7 @@ func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
 	first := c.objects == 1
 	if first {
 		c.bus = bus
-		c.session = r.Get("sessionID").Str
+		c.session = strings.Clone(r.Get("sessionID").Str)
 	} else if bus != c.bus && r.Get("type").Type == gjson.String {
 		rep.Reportf(ruleShape, "", "a %s line in a stream whose first line is %s", shapeName(bus), shapeName(c.bus))
 		return
