@@ -55,7 +55,8 @@ const (
 // may be followed by its subagents' files (Store.Open reads them after
 // the main file): their lines carry isSidechain and agentId.
 type Decoder struct {
-	opts dialect.DecodeOptions
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
 	// summary leaves out of the events what a summary never reads
 	// (Summarize).
 	summary bool
@@ -156,7 +157,7 @@ func (d *Decoder) Summarize() { d.summary = true }
 func (d *Decoder) Decode(out []*event.Event, raw []byte, n int) ([]*event.Event, error) {
 	ms := d.ms
 	d.ms = nil
-	root := gjson.ParseBytes(raw)
+	root := d.ParseLine(raw)
 	if !root.IsObject() {
 		return out, &DecodeError{Msg: "got " + jsonobj.TypeName(root) + ", want an object"}
 	}

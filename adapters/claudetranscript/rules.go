@@ -2,6 +2,7 @@ package claudetranscript
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/evtool/evtool/adapters/internal/recent"
 	"github.com/evtool/evtool/dialect"
@@ -53,7 +54,7 @@ func newChecker() *checker {
 
 // Line implements dialect.Checker.
 func (c *checker) Line(raw []byte, n int, report func(dialect.Finding)) {
-	r := gjson.ParseBytes(raw)
+	r := jsonobj.View(raw) // read in place: what is kept is cloned (or a digest)
 	t := r.Get("type")
 	if !r.IsObject() || t.Type != gjson.String {
 		return // the schema says so
@@ -121,7 +122,7 @@ func (c *checker) sessionIndex(sid string) (int, bool) {
 	if len(c.sessions) >= maxSessions {
 		return len(c.sessions) - 1, false // past the bound, new ids are not told apart
 	}
-	c.sessions = append(c.sessions, sid)
+	c.sessions = append(c.sessions, strings.Clone(sid))
 	return len(c.sessions) - 1, true
 }
 

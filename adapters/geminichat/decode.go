@@ -26,10 +26,11 @@ import (
 // Its memory is bounded: one record, the events behind it, the ids it has
 // seen as digests (idset), and the subagent calls of the chat.
 type Decoder struct {
-	opts dialect.DecodeOptions
-	out  []*event.Event // the events of the line being decoded
-	res  jsonobj.Residue
-	rec  jsonobj.Object // the members of the record being read (readRecord)
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
+	out             []*event.Event // the events of the line being decoded
+	res             jsonobj.Residue
+	rec             jsonobj.Object // the members of the record being read (readRecord)
 
 	started bool
 	// hdr is the session_started held back, with Lookahead, until the
@@ -103,7 +104,7 @@ func newDecoder(opts dialect.DecodeOptions) *Decoder {
 // anything is emitted: a line that does not fit gives no events and
 // changes nothing.
 func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event, error) {
-	r := gjson.ParseBytes(line) // a copy: a held record keeps it
+	r := d.ParseLine(line) // a copy (or the line itself, when it is its own): a held record keeps it
 	if !r.IsObject() {
 		return out, &DecodeError{Msg: "got a line that is no JSON object, want an object"}
 	}
