@@ -478,20 +478,13 @@ func (r *Residue) Absent(k string) { r.absent = append(r.absent, k) }
 func (r *Residue) Reset() { r.buf, r.absent = r.buf[:0], r.absent[:0] }
 
 // Add appends a key and its raw value.
-func (r *Residue) Add(k string, raw []byte) {
-	if len(r.buf) == 0 {
-		r.buf = append(r.buf, '{')
-	} else {
-		r.buf = append(r.buf, ',')
-	}
-	r.buf = jsonenc.String(r.buf, k)
-	r.buf = append(r.buf, ':')
-	r.buf = append(r.buf, raw...)
-}
+func (r *Residue) Add(k string, raw []byte) { addRaw(r, k, raw) }
 
 // AddString is Add of a raw value held in a string (a gjson value's Raw),
 // which Add would need copied first.
-func (r *Residue) AddString(k, raw string) {
+func (r *Residue) AddString(k, raw string) { addRaw(r, k, raw) }
+
+func addRaw[T ~string | ~[]byte](r *Residue, k string, raw T) {
 	if len(r.buf) == 0 {
 		r.buf = append(r.buf, '{')
 	} else {
