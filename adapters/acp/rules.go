@@ -333,7 +333,7 @@ func (c *checker) End(last int, report func(dialect.Finding)) {
 	if c.Lines == 0 {
 		// The one acp/jsonrpc finding that is a warning, not an error: an
 		// empty stream breaks no message's framing, it only has none.
-		f := ruleJSONRPC.Finding(0, "", "the stream is empty")
+		f := ruleJSONRPC.Finding(0, "", "the stream has no JSON line")
 		f.Severity = dialect.Warning
 		report(f)
 		return

@@ -61,7 +61,7 @@ type counts struct{ input, output, cacheRead, cacheWrite uint64 }
 
 func newChecker() *checker {
 	return &checker{
-		Frame: check.Frame{EmptyRule: ruleTruncated, EmptyMsg: "the stream is empty: it has no result"},
+		Frame: check.Frame{EmptyRule: ruleTruncated, EmptyMsg: "the stream has no JSON line: it has no result"},
 		calls: check.Calls{
 			Reused: ruleToolUseRepeated, ReusedOpen: "tool_use %[1]q was used on line %[2]d", ReusedAnswered: "tool_use %[1]q was used and answered before",
 			Unknown: ruleResultUnknown, UnknownMsg: "tool_result for %[1]q, which no tool_use before it names",

@@ -144,7 +144,7 @@ type checker struct {
 
 func newChecker() *checker {
 	return &checker{
-		Frame: check.Frame{EmptyRule: ruleTruncated, EmptyMsg: "the stream is empty"},
+		Frame: check.Frame{EmptyRule: ruleTruncated, EmptyMsg: "the stream has no JSON line"},
 		turns: map[string]*turnState{},
 	}
 }

@@ -67,7 +67,7 @@ type checker struct {
 }
 
 func newChecker() *checker {
-	return &checker{Frame: check.Frame{EmptyRule: ruleEmpty, EmptyMsg: "the stream is empty", UnknownType: ruleUnknownType}}
+	return &checker{Frame: check.Frame{EmptyRule: ruleEmpty, EmptyMsg: "the stream has no JSON line", UnknownType: ruleUnknownType}}
 }
 
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {

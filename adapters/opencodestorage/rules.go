@@ -60,7 +60,7 @@ type checker struct {
 }
 
 func newChecker() *checker {
-	return &checker{Frame: check.Frame{EmptyRule: ruleEmpty, EmptyMsg: "the stream is empty"}}
+	return &checker{Frame: check.Frame{EmptyRule: ruleEmpty, EmptyMsg: "the stream has no JSON line"}}
 }
 
 // Line implements dialect.Checker.

@@ -43,7 +43,7 @@ type Frame struct {
 	Truncated    *dialect.Rule
 	TruncatedMsg string
 	// EmptyRule and EmptyMsg are the finding of an empty stream: by
-	// default FirstLine's, "the stream is empty: want <Start> first".
+	// default FirstLine's, "the stream has no JSON line: want <Start> first".
 	EmptyRule *dialect.Rule
 	EmptyMsg  string
 	// UnknownType: the type of a line is one the dialect knows (see
@@ -133,7 +133,7 @@ func (f *Frame) Empty(report func(dialect.Finding)) bool {
 		rule = f.FirstLine
 	}
 	if msg == "" {
-		msg = fmt.Sprintf("the stream is empty: want %s first", f.Start)
+		msg = fmt.Sprintf("the stream has no JSON line: want %s first", f.Start)
 	}
 	report(rule.Finding(0, "", msg))
 	return true

@@ -85,7 +85,7 @@ func TestFrameAndCalls(t *testing.T) {
 	if got := feed(frame(), calls(), `{"type":"start"}`); !slices.Equal(got, []string{`t/cut 1: the stream ends without end: it is truncated`}) {
 		t.Errorf("truncated: %q", got)
 	}
-	if got := feed(frame(), calls()); !slices.Equal(got, []string{`t/first 0: the stream is empty: want start first`}) {
+	if got := feed(frame(), calls()); !slices.Equal(got, []string{`t/first 0: the stream has no JSON line: want start first`}) {
 		t.Errorf("empty: %q", got)
 	}
 }
