@@ -39,6 +39,9 @@ type Decoder struct {
 	jsonobj.OwnLine // a long line is read in place (UseOwn)
 	opts            dialect.DecodeOptions
 	begun           bool // session_started was emitted
+	// lean: the caller reads no line kept whole (Summarize, VerdictsOnly),
+	// so a kept line's unknown event holds no copy of it.
+	lean bool
 
 	rp replay
 	m  meter
@@ -364,10 +367,22 @@ func (d *Decoder) synth(l *line, b event.Body) {
 	l.evs = append(l.evs, ev)
 }
 
+// Summarize implements the stream's summary mode: a summary reads no
+// line kept whole (stream.Options.Summary).
+func (d *Decoder) Summarize() { d.lean = true }
+
+// VerdictsOnly implements the stream's verdicts-only mode: the caller
+// reads no event (stream.Options.VerdictsOnly).
+func (d *Decoder) VerdictsOnly() { d.lean = true }
+
 // kept appends the line whole as an unknown event, marked with why it was
 // kept ("" for a line of a type evtool does not know).
 func (d *Decoder) kept(l *line, why string) {
-	ev := &event.Event{Body: &event.Unknown{Dialect: Name, SourceType: l.v.sourceType(), Raw: append(json.RawMessage(nil), l.raw...)}}
+	u := &event.Unknown{Dialect: Name, SourceType: l.v.sourceType()}
+	if !d.lean {
+		u.Raw = append(json.RawMessage(nil), l.raw...)
+	}
+	ev := &event.Event{Body: u}
 	if why != "" {
 		ev.Ext = event.ExtOf(Name, json.RawMessage(`{"@kept":`+string(jsonenc.String(nil, why))+`}`))
 	}
