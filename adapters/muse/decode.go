@@ -12,6 +12,7 @@ import (
 	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/event"
 	"github.com/evtool/evtool/internal/idset"
+	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/tidwall/gjson"
 )
 
@@ -35,20 +36,21 @@ const maxHeld = 8
 // task announces its call with a synthetic tool_call, and a call still
 // open when its run ends (run.terminal) is finished there.
 type Decoder struct {
-	opts    dialect.DecodeOptions
-	st      *state
-	started bool
-	before  []json.RawMessage    // residue of records waiting for a carrier
-	tools   map[string]*toolTask // tool tasks a later record may still join (see forget)
-	order   []string             // tasks of tools, in the order they were proposed; some may be forgotten since
-	orderAt int                  // len(order) at which the forgotten are dropped from it
-	open    []string             // tool tasks not yet finished, in order; some may have finished since (keepOpen)
-	openAt  int                  // len(open) at which the finished are dropped from it
-	waiting []string             // finished tool tasks awaiting a tool.result, oldest first; some may be answered since
-	nwait   int                  // how many in waiting still wait
-	forgets []string             // tool tasks to forget once the record that ended them is derived
-	ends    []string             // other tasks to forget, likewise
-	scrub   []string             // forgotten tasks a record named again: what the state took of it goes
+	jsonobj.OwnLine // a long line is read in place (UseOwn)
+	opts            dialect.DecodeOptions
+	st              *state
+	started         bool
+	before          []json.RawMessage    // residue of records waiting for a carrier
+	tools           map[string]*toolTask // tool tasks a later record may still join (see forget)
+	order           []string             // tasks of tools, in the order they were proposed; some may be forgotten since
+	orderAt         int                  // len(order) at which the forgotten are dropped from it
+	open            []string             // tool tasks not yet finished, in order; some may have finished since (keepOpen)
+	openAt          int                  // len(open) at which the finished are dropped from it
+	waiting         []string             // finished tool tasks awaiting a tool.result, oldest first; some may be answered since
+	nwait           int                  // how many in waiting still wait
+	forgets         []string             // tool tasks to forget once the record that ended them is derived
+	ends            []string             // other tasks to forget, likewise
+	scrub           []string             // forgotten tasks a record named again: what the state took of it goes
 	// proposed are the tool tasks the record just read proposed: their
 	// kinds leave the state's table, where each cost a map entry, for
 	// toolTask.kind (kindOf).
@@ -113,22 +115,24 @@ func (d *Decoder) Decode(out []*event.Event, line []byte, n int) ([]*event.Event
 	d.init()
 	ms := d.ms
 	d.ms = nil
+	own := d.Own()
 	compact, gaps := compactLine(line)
 	if len(gaps) > 0 {
-		ms = nil // the members' places are in line, not in compact
+		ms = nil   // the members' places are in line, not in compact
+		own = true // compact is a buffer of its own
 	}
-	rec, err := parseRecordMembers(compact, ms)
+	rec, err := parseRecordMembers(compact, ms, own)
 	if err != nil {
 		return out, err
 	}
-	actual, _, _ := parseRecordMS(compact, ms)
+	actual, _, _ := parseRecordMS(compact, ms, own)
 	p, err := rec.Lift()
 	if err != nil && !errors.Is(err, ErrUnknownPayload) {
 		return out, err
 	}
 	if !d.started {
 		d.started, d.holding = true, true
-		d.st.session = rec.Stream.ID
+		d.st.session = strings.Clone(rec.Stream.ID) // kept for the stream: not a slice of its line
 		v := uint64(rec.SchemaVersion)
 		d.header = &event.SessionStarted{
 			Schema:    event.SchemaVersion,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/evtool/evtool/ndjson"
 
@@ -349,12 +350,13 @@ func streamAt(v gjson.Result, ptr string) (StreamRef, error) {
 
 // ParseRecord reads one line into a Record the way Muse's MuseRecord
 // reads it; the error names the offending value by JSON pointer.
-func ParseRecord(line []byte) (*Record, error) { return parseRecordMembers(line, nil) }
+func ParseRecord(line []byte) (*Record, error) { return parseRecordMembers(line, nil, false) }
 
 // parseRecordMembers is ParseRecord with the line's top-level members as
-// the syntax check found them (nil: read the line).
-func parseRecordMembers(line []byte, ms []ndjson.Member) (*Record, error) {
-	o, err := objectAtMembers(gjson.ParseBytes(line), "", ms)
+// the syntax check found them (nil: read the line); own says the line is a
+// buffer of its own that nothing writes again, read in place.
+func parseRecordMembers(line []byte, ms []ndjson.Member, own bool) (*Record, error) {
+	o, err := objectAtMembers(jsonobj.ParseLine(line, own), "", ms)
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +394,13 @@ func parseRecordMembers(line []byte, ms []ndjson.Member) (*Record, error) {
 		return nil, o.missing("payload")
 	}
 	r.SchemaVersion, r.PayloadSchemaVersion = uint32(sv), uint32(psv)
-	r.Payload = json.RawMessage(p.Raw)
+	if own {
+		// The line is the record's for good: its payload is that part of
+		// it, not a copy (a payload can be most of a line of megabytes).
+		r.Payload = json.RawMessage(unsafe.Slice(unsafe.StringData(p.Raw), len(p.Raw)))
+	} else {
+		r.Payload = json.RawMessage(p.Raw)
+	}
 	return r, nil
 }
 
@@ -401,7 +409,10 @@ func parseRecordMembers(line []byte, ms []ndjson.Member) (*Record, error) {
 // event that fits no known kind, returns ErrUnknownPayload; a payload that
 // does not fit its known type is an error naming the value.
 func (r *Record) Lift() (Payload, error) {
-	return liftPayload(r.PayloadType, gjson.ParseBytes(r.Payload))
+	// Read in place: the payload is the record's own copy, which nothing
+	// writes again (a lifted payload's strings keep it, as they would
+	// keep a copy of it).
+	return liftPayload(r.PayloadType, jsonobj.View(r.Payload))
 }
 
 // liftPayload decodes a payload of type pt: the fields every run payload

@@ -205,7 +205,7 @@ func (c *checker) leave(turn string) {
 // Line checks one record: its envelope, its place in its turn (the turn it
 // begins or continues, its sequence), then its payload.
 func (c *checker) Line(line []byte, n int, report func(dialect.Finding)) {
-	r, rep, ok := c.Read(line, n, report)
+	r, rep, ok := c.View(line, n, report) // what is kept is cloned, or a digest
 	if !ok {
 		return
 	}

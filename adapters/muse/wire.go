@@ -291,13 +291,14 @@ func reorderDeclared(have kvs, declared kvs) kvs {
 // an object; a payload that is not an object leaves payload empty and
 // isObj false.
 func parseRecord(line []byte) (r record, isObj bool, ok bool) {
-	return parseRecordMS(line, nil)
+	return parseRecordMS(line, nil, false)
 }
 
 // parseRecordMS is parseRecord with the line's top-level members as the
-// syntax check found them (nil: read the line).
-func parseRecordMS(line []byte, ms []ndjson.Member) (r record, isObj bool, ok bool) {
-	root := gjson.ParseBytes(line)
+// syntax check found them (nil: read the line); own: read in place (see
+// parseRecordMembers).
+func parseRecordMS(line []byte, ms []ndjson.Member, own bool) (r record, isObj bool, ok bool) {
+	root := jsonobj.ParseLine(line, own)
 	if !root.IsObject() {
 		return r, false, false
 	}
@@ -397,6 +398,11 @@ func compactLine(line []byte) ([]byte, []gap) {
 	}
 	if len(ws) > 0 {
 		gaps = append(gaps, gap{n, string(ws)})
+	}
+	if cap(out) > 2*len(out) {
+		// Mostly white space: a buffer of the line's size would be kept
+		// alive by what is read from the compact line in place.
+		out = append([]byte(nil), out...)
 	}
 	return out, gaps
 }
