@@ -19,8 +19,11 @@ import (
 // reader refuses. So for every target alike, the raw values of a line
 // that nests within depthMargin of the limit are cut at flatAt levels:
 // each object or array deeper than that is written as a JSON string of
-// its text, and counted as a loss. Other lines are not touched: the
-// line's depth is known from its syntax check, at no cost.
+// its text, and counted as a loss. The line's depth is known from its
+// syntax check, at no cost; lines are left alone until one nests that
+// deep, and from then on every line's events are walked (cutDeep: a
+// decoder may give a line's events with a later line's), which a stream
+// with no such line never pays for.
 
 // depthMargin is more than any writer nests a carried value below the top
 // of its line.

@@ -379,7 +379,10 @@ func (rp *Report) known(model string) bool {
 	if m, ok := rp.price[model]; ok {
 		return m != nil
 	}
-	_, ok := rp.opts.Prices.Lookup(model)
+	m, ok := rp.opts.Prices.Lookup(model)
+	if ok {
+		rp.price[model] = &m // listed with the prices the report used (Priced)
+	}
 	return ok
 }
 

@@ -268,10 +268,14 @@ func TestZeroUsageIsPriced(t *testing.T) {
 		`model_configured "model":"no-such-model"`,
 		`round_finished "time":"2026-03-01T10:01:00.000000Z","usage":{"input_tokens":0}`,
 	)
-	check(t, rows(report(t, opts, s)),
+	rp := report(t, opts, s)
+	check(t, rows(rp),
 		"claude-sonnet-4-20250514: input=0 output=0 cost=0 priced",
 		"no-such-model: input=0",
 		"total: input=0 output=0 cost=0 priced")
+	if _, ok := rp.Priced()["claude-sonnet-4-20250514"]; !ok || len(rp.Priced()) != 1 {
+		t.Errorf("the report lists %v as the prices it used, want claude-sonnet-4-20250514's alone", rp.Priced())
+	}
 	if len(unpriced) != 0 {
 		t.Errorf("reported %q as missing from the table, want none", unpriced)
 	}

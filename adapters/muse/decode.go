@@ -58,14 +58,16 @@ type Decoder struct {
 	plain    map[string]bool // other tasks, while open
 	plainOf  []string        // open other tasks, in order; some may have ended since
 	plainAt  int             // len(plainOf) at which the ended are dropped from it
-	// ended remembers, compactly and within a bound, the ids of what the
-	// decoder forgot: tool tasks, synthetic calls and other tasks that
-	// ended, each with what a later record of it must still be read
-	// with (endedTool, endedCall, endedPlain and a kind in kinds).
-	ended   idset.Set
-	kinds   kindTable
-	lastEnd *event.TurnFinished
-	buf     []byte
+	// doneCalls and donePlain remember, compactly and within a bound
+	// (idset.Generation), the ids of what the decoder forgot: tool tasks
+	// and synthetic calls (doneTool, doneCall), and other tasks that
+	// ended, with their kinds (kinds' index plus one). Two sets, for a
+	// task and a synthetic call may share an id.
+	doneCalls idset.Set
+	donePlain idset.Set
+	kinds     kindTable
+	lastEnd   *event.TurnFinished
+	buf       []byte
 	// verdicts: the caller reads no event (stream.Options.VerdictsOnly),
 	// so no residue is derived.
 	verdicts bool
@@ -84,7 +86,11 @@ type toolTask struct {
 	terminal uint8 // the lifecycle kind that ended the task: its index in LifecycleKinds
 	ended    bool  // the source ended the task by a lifecycle event
 	finished bool  // its tool_finished is written
-	answered bool  // a tool.result was joined to it
+	// dropped: the state's table no longer holds the task's kind (its
+	// first, which kind holds): a repeated proposal's kind goes too, as
+	// the first proposal's kind stays the task's.
+	dropped  bool
+	answered bool // a tool.result was joined to it
 }
 
 // name is the tool's name.
@@ -336,7 +342,7 @@ func (d *Decoder) canonical(rec *Record, p Payload) (pre []*event.Event, ev *eve
 func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, string) {
 	e := b.Event
 	task := b.TaskID
-	if v, ok := d.ended.Get(task); ok && v&endedTag == endedTool {
+	if v, _ := d.doneCalls.Get(task); v == doneTool {
 		// A forgotten tool task: nothing may follow the end of a call.
 		d.scrub = append(d.scrub, strings.Clone(task))
 		return nil, nil, task
@@ -357,6 +363,7 @@ func (d *Decoder) lifecycle(b *TaskLifecycle) ([]*event.Event, *event.Event, str
 	t := d.tools[task]
 	if e.Kind == "proposed" {
 		if t != nil {
+			d.proposed = append(d.proposed, strings.Clone(task))
 			return nil, nil, task // a repeated proposal
 		}
 		d.newTool(task, name)
@@ -444,13 +451,10 @@ func (d *Decoder) finish(task string, status event.ToolStatus, reason string) *e
 	return &event.Event{Body: &event.ToolFinished{CallID: task, Name: t.name(), Status: status, Error: reason}}
 }
 
-// Tags of what ended remembers of an id; a task's kind is above the tag
-// (kindTable).
+// What doneCalls remembers of an id.
 const (
-	endedTool  = 1 // a tool task, finished and answered, or waited for too long
-	endedCall  = 2 // the call of a tool.result joined to no task
-	endedPlain = 3 // another task, ended
-	endedTag   = 3
+	doneTool = 1 // a tool task, finished and answered, or waited for too long
+	doneCall = 2 // the call of a tool.result joined to no task
 )
 
 // maxWaiting is how many finished tool tasks wait for a tool.result that
@@ -462,26 +466,25 @@ const maxWaiting = 4096
 
 // forgetEnded forgets the tasks the record just read ended, now that the
 // record is derived: a tool task no later record can join is kept only
-// as its id in ended, as is another task, with its kind. A tool task a
+// as its id (doneCalls), another task with its kind (donePlain). A tool task a
 // tool.result may still join waits, within maxWaiting.
 func (d *Decoder) forgetEnded() {
 	for _, task := range d.forgets {
 		d.forgetTool(task)
 	}
 	for _, task := range d.ends {
-		v, _ := d.ended.Get(task)
-		if v&endedTag != endedPlain {
-			v = endedPlain | d.kinds.index(d.st.taskKind[task])<<2
+		if !d.donePlain.Has(task) {
+			d.donePlain.Add(task, d.kinds.index(d.st.taskKind[task])+1)
 		}
 		d.st.forgetTask(task)
-		d.ended.Add(task, v)
 	}
 	for _, task := range d.scrub {
 		d.st.forgetTask(task)
 	}
 	for _, task := range d.proposed {
-		if t := d.tools[task]; t != nil && d.st.taskKind[task] == t.kind {
+		if t := d.tools[task]; t != nil && (t.dropped || d.st.taskKind[task] == t.kind) {
 			delete(d.st.taskKind, task)
+			t.dropped = true
 		}
 	}
 	d.forgets, d.ends, d.scrub, d.proposed = d.forgets[:0], d.ends[:0], d.scrub[:0], d.proposed[:0]
@@ -501,7 +504,7 @@ func (d *Decoder) forgetEnded() {
 func (d *Decoder) forgetTool(task string) {
 	delete(d.tools, task)
 	d.st.forgetTask(task)
-	d.ended.Add(task, endedTool)
+	d.doneCalls.Add(task, doneTool)
 }
 
 // callInUse reports whether a canonical call id is taken.
@@ -509,12 +512,11 @@ func (d *Decoder) callInUse(id string) bool {
 	if d.tools[id] != nil {
 		return true
 	}
-	v, ok := d.ended.Get(id)
-	return ok && (v&endedTag == endedTool || v&endedTag == endedCall)
+	return d.doneCalls.Has(id)
 }
 
 // kindOf returns the task_kind of a task: from the state while the task
-// is known, from ended once it ended.
+// is known, from donePlain once it ended.
 func (d *Decoder) kindOf(task string) string {
 	if k, ok := d.st.taskKind[task]; ok {
 		return k
@@ -522,22 +524,25 @@ func (d *Decoder) kindOf(task string) string {
 	if t := d.tools[task]; t != nil {
 		return t.kind
 	}
-	if v, ok := d.ended.Get(task); ok && v&endedTag == endedPlain {
-		return d.kinds.kind(v >> 2)
+	if v, ok := d.donePlain.Get(task); ok {
+		return d.kinds.kind(v - 1)
 	}
 	return ""
 }
 
-// kindTable numbers the task kinds of ended tasks, so that ended keeps a
-// number for each. A run names a few kinds; past maxKinds of them, a
-// further kind is kept as none, and a later record of its task reads as
-// one of an unknown kind.
+// kindTable numbers the task kinds of ended tasks, so that donePlain keeps
+// a number for each. A run names a few kinds; past maxKinds of them, or a
+// kind longer than maxKindLen, a kind is kept as none, and a later record
+// of its task reads as one of an unknown kind.
 type kindTable struct {
 	names  []string
 	byName map[string]uint64
 }
 
-const maxKinds = 4096
+const (
+	maxKinds   = 4096
+	maxKindLen = 256
+)
 
 func (k *kindTable) index(name string) uint64 {
 	if k.byName == nil {
@@ -546,7 +551,7 @@ func (k *kindTable) index(name string) uint64 {
 	if i, ok := k.byName[name]; ok {
 		return i
 	}
-	if len(k.names) >= maxKinds {
+	if len(k.names) >= maxKinds || len(name) > maxKindLen {
 		return 0
 	}
 	name = strings.Clone(name)
@@ -563,12 +568,12 @@ func (k *kindTable) kind(i uint64) string {
 }
 
 // trackPlain follows whether a task that is not a tool call is open. An
-// ended task is forgotten but for its id and kind (ended): a later record
+// ended task is forgotten but for its id and kind (donePlain): a later record
 // of it does not open it again.
 func (d *Decoder) trackPlain(task, kind string) {
 	open := d.plain[task]
 	if !open {
-		if v, ok := d.ended.Get(task); ok && v&endedTag == endedPlain {
+		if d.donePlain.Has(task) {
 			d.scrub = append(d.scrub, strings.Clone(task))
 			return
 		}
@@ -668,7 +673,7 @@ func (d *Decoder) toolResult(b *ToolResult) ([]*event.Event, *event.Event) {
 		for i := 2; d.callInUse(id); i++ {
 			id = b.CallID + "#" + strconv.Itoa(i)
 		}
-		d.ended.Add(id, endedCall)
+		d.doneCalls.Add(id, doneCall)
 		// The call is named only here: its kind is known at its end.
 		kind := toolKind(name)
 		pre = append(pre, &event.Event{Body: &event.ToolCall{CallID: id, Name: name, Kind: kind}})

@@ -30,6 +30,9 @@ type state struct {
 	callID    map[string]string // task id → provider call id ("tool:" idempotency key)
 	taskKind  map[string]string // task id → task_kind (a decoder's; see forgetTask)
 	taskOf    map[string]string // provider call id → task id (a decoder's)
+	// moreKeys: a task's earlier provider call ids, when it was scheduled
+	// with more than one (a decoder's): their taskOf entries go with it.
+	moreKeys map[string][]string
 
 	// seqs holds the last sequence of each causation id. It is bounded
 	// (idset.Generation): a cause whose records resume after more than
@@ -74,6 +77,12 @@ func (s *state) forgetTask(task string) {
 	if id, ok := s.callID[task]; ok && s.taskOf[id] == task {
 		delete(s.taskOf, id)
 	}
+	for _, id := range s.moreKeys[task] {
+		if s.taskOf[id] == task {
+			delete(s.taskOf, id)
+		}
+	}
+	delete(s.moreKeys, task)
 	delete(s.callID, task)
 	delete(s.taskKind, task)
 }
@@ -125,6 +134,12 @@ func (s *state) update(r record) {
 			}
 			if id, ok := strings.CutPrefix(e.IdempotencyKey, "tool:"); ok {
 				id = strings.Clone(id)
+				if prev, had := s.callID[task]; had && prev != id && !s.enc && !slices.Contains(s.moreKeys[task], prev) {
+					if s.moreKeys == nil {
+						s.moreKeys = map[string][]string{}
+					}
+					s.moreKeys[task] = append(s.moreKeys[task], prev)
+				}
 				s.callID[task] = id
 				if !s.enc {
 					s.taskOf[id] = task

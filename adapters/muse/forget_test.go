@@ -3,6 +3,7 @@ package muse_test
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/evtool/evtool/event"
@@ -139,5 +140,57 @@ func TestFinishedTasksWaitWithinABound(t *testing.T) {
 				t.Errorf("round trip differs")
 			}
 		})
+	}
+}
+
+// A repeated proposal of a tool task does not change its kind: the first
+// proposal's stays the task's, as when the decoder kept every kind (a
+// review found the forgetting let the second one in).
+func TestRepeatedProposalKeepsTheFirstKind(t *testing.T) {
+	const c = "turn-1"
+	in := joinLines(fullTurn(c, 1,
+		task(c, "A", "proposed", `,"task_kind":"tool.bash"`),
+		task(c, "A", "proposed", `,"task_kind":"subagent.explore"`),
+		task(c, "A", "started", ""),
+		task(c, "A", "completed", ""),
+	))
+	var got []string
+	for _, ev := range events(t, toCanonical(t, in)) {
+		switch b := ev.Body.(type) {
+		case *event.ToolCall, *event.ToolStarted:
+			got = append(got, string(ev.Type()))
+		case *event.ToolFinished:
+			got = append(got, string(ev.Type())+" "+string(b.Status))
+		case *event.TaskUpdated:
+			got = append(got, "task_updated "+b.TaskID)
+		}
+	}
+	if want := []string{"tool_call", "tool_started", "tool_finished success"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if back := roundTrip(t, in); !bytes.Equal(back, in) {
+		t.Errorf("round trip differs")
+	}
+}
+
+// A synthetic call's id stays taken when another task of the same id
+// ends: the next unjoined result for that id gets a new one (a review
+// found the two kinds of forgotten ids sharing one tag).
+func TestSyntheticCallIDsStayTaken(t *testing.T) {
+	const c = "turn-1"
+	in := joinLines(fullTurn(c, 1,
+		toolResult(c, "X", ""),
+		task(c, "X", "proposed", `,"task_kind":"subagent.explore"`),
+		task(c, "X", "completed", ""),
+		toolResult(c, "X", ""),
+	))
+	var ids []string
+	for _, ev := range events(t, toCanonical(t, in)) {
+		if b, ok := ev.Body.(*event.ToolCall); ok {
+			ids = append(ids, b.CallID)
+		}
+	}
+	if want := []string{"X", "X#2"}; !slices.Equal(ids, want) {
+		t.Errorf("tool calls %q, want %q", ids, want)
 	}
 }

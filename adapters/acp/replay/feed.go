@@ -151,10 +151,11 @@ func (f *feed) produce(c feedConfig) error {
 		}
 	}
 	if events == 0 && notes == 0 {
-		// Nothing to replay (an empty file, blank lines, or none of its
-		// lines JSON): the session is served, empty, but not in silence.
-		c.warn(c.name + ": the recording holds no event (it is empty, or none of its lines is JSON); the session replays as empty")
-		if err := f.push(classify(noteMessage(c.session, 1, "⚠ evtool: the recording holds nothing to replay (it is empty, or none of its lines is JSON)."))); err != nil {
+		// Nothing to replay (an empty file, blank lines only; a line that
+		// cannot be read has its own note): the session is served, empty,
+		// but not in silence.
+		c.warn(c.name + ": the recording holds no event (it is empty, or blank lines only); the session replays as empty")
+		if err := f.push(classify(noteMessage(c.session, 1, "⚠ evtool: the recording holds nothing to replay (it is empty, or blank lines only)."))); err != nil {
 			return err
 		}
 	}
