@@ -240,12 +240,18 @@ func (t *Table) addCatalogue(c *catalogue) {
 			t.exact[k] = m
 		}
 	}
+	added := false
 	for lk, m := range c.lower {
 		if _, ok := t.lower[lk]; !ok {
 			t.lower[lk] = m
-			i, _ := slices.BinarySearch(t.keys, lk)
-			t.keys = slices.Insert(t.keys, i, lk)
+			t.keys = append(t.keys, lk)
+			added = true
 		}
+	}
+	if added {
+		// Sorted once, not kept sorted by an insert a key: a catalogue
+		// of 100,000 models took 6 s that way, and 400,000 over a minute.
+		slices.Sort(t.keys)
 	}
 }
 
