@@ -125,8 +125,30 @@ func Version() string {
 type ExitError struct {
 	Code  int
 	Msg   string
-	usage bool
-	cmd   string // the command a usage error is about, "evtool CMD"
+	usage   bool
+	cmd     string   // the command a usage error is about, "evtool CMD"
+	aliases []string // its other names: the one typed names it (typed)
+}
+
+// typed is the command's name as it was typed: "evtool usage" for the
+// stats command called by its alias.
+func (e *ExitError) typed(argv []string) string {
+	if len(e.aliases) == 0 {
+		return e.cmd
+	}
+	head, last := "", e.cmd
+	if i := strings.LastIndexByte(e.cmd, ' '); i >= 0 {
+		head, last = e.cmd[:i+1], e.cmd[i+1:]
+	}
+	for _, a := range argv[1:] {
+		switch {
+		case a == last:
+			return e.cmd
+		case slices.Contains(e.aliases, a):
+			return head + a
+		}
+	}
+	return e.cmd
 }
 
 func (e *ExitError) Error() string { return e.Msg }
@@ -164,7 +186,7 @@ func action(fn func(ctx context.Context, cmd *cli.Command, args []string) error)
 			return &ExitError{Code: ExitUsage, Msg: err.Error()}
 		}
 		if ee.usage && ee.cmd == "" {
-			ee.cmd = cmd.FullName()
+			ee.cmd, ee.aliases = cmd.FullName(), cmd.Aliases
 		}
 		return err
 	}
@@ -207,7 +229,7 @@ func newRoot(args []string) *cli.Command {
 		// --default KEY=A,B keeps its comma. The setting is each command's.
 		c.DisableSliceFlagSeparator = true
 		c.OnUsageError = func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
-			return &ExitError{Code: ExitUsage, Msg: flagError(cmd, err, args), usage: true, cmd: cmd.FullName()}
+			return &ExitError{Code: ExitUsage, Msg: flagError(cmd, err, args), usage: true, cmd: cmd.FullName(), aliases: cmd.Aliases}
 		}
 		if c.ShellComplete == nil {
 			c.ShellComplete = complete
@@ -241,7 +263,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !completing(argv) {
 		argv = append(argv[:1:1], normalizeArgs(root, argv[1:])...)
 	}
-	code := exitCode(root.Run(context.Background(), argv), errOut)
+	code := exitCode(root.Run(context.Background(), argv), argv, errOut)
 	// Every write is checked: output that did not reach its reader is a
 	// failure even where a command did not look (help, a summary line).
 	// A reader that went away (… | head -1) ends the run quietly.
@@ -256,7 +278,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // exitCode prints the error a command ended with and returns the exit code.
-func exitCode(err error, stderr io.Writer) int {
+func exitCode(err error, argv []string, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -272,7 +294,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	switch {
 	case ee.usage:
-		name := ee.cmd
+		name := ee.typed(argv)
 		if name == "" {
 			name = "evtool"
 		}
