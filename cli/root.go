@@ -123,8 +123,8 @@ func Version() string {
 // stderr as "evtool: MSG"; a usage error is printed as
 // "evtool CMD: MSG" followed by "see 'evtool CMD --help'".
 type ExitError struct {
-	Code  int
-	Msg   string
+	Code    int
+	Msg     string
 	usage   bool
 	cmd     string   // the command a usage error is about, "evtool CMD"
 	aliases []string // its other names: the one typed names it (typed)
