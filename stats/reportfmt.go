@@ -174,6 +174,9 @@ func writeReportTable(w io.Writer, rp *Report, markdown bool) error {
 				bw.WriteString("\n")
 			}
 		}
+		for _, note := range capNotes(rows, tot) {
+			fmt.Fprintf(bw, "\n%s\n", note)
+		}
 		return bw.Flush()
 	}
 	fmt.Fprintln(bw, title(rp))
@@ -200,7 +203,35 @@ func writeReportTable(w io.Writer, rp *Report, markdown bool) error {
 	if rp.Outside > 0 {
 		fmt.Fprintf(bw, "(left out, outside the time range: %d usage records and tool calls)\n", rp.Outside)
 	}
+	for _, note := range capNotes(rows, tot) {
+		fmt.Fprintf(bw, "(%s)\n", note)
+	}
 	return bw.Flush()
+}
+
+// capNotes says which counts stopped at 2^64-1 in the table, and in how
+// many rows: the JSON report lists them (saturated_tokens), and a table
+// showing 18446744073709551615 must say that it is no sum.
+func capNotes(rows []*Row, tot *Row) []string {
+	var notes []string
+	for _, t := range tokens {
+		n := 0
+		for _, r := range rows {
+			if slices.Contains(r.Usage.Saturated, t.name) {
+				n++
+			}
+		}
+		if n == 0 && !slices.Contains(tot.Usage.Saturated, t.name) {
+			continue
+		}
+		where := "in the total"
+		if n > 0 {
+			where = fmt.Sprintf("in %d of %d rows and the total", n, len(rows))
+		}
+		notes = append(notes, fmt.Sprintf("the %s tokens' sum exceeds 18446744073709551615 (2^64-1), where it stops: %s",
+			strings.ReplaceAll(string(t.name), "_", " "), where))
+	}
+	return notes
 }
 
 // The JSON document of a report: counts are JSON integers, a cost a

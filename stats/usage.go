@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -597,6 +598,9 @@ func (c *collector) attribute() *attribution {
 	return a
 }
 
+// maxCount is the most a token count holds: a sum that stops there.
+var maxCount = uintDecimal(math.MaxUint64)
+
 // reconcile matches the rounds inside a coarser record with its figure
 // want: the rounds' own values and the remainder at the coarse record,
 // or the coarse figure alone when the rounds say more.
@@ -609,6 +613,13 @@ func reconcile(ci int, rounds []*rec, want decimal, coarse *rec) []piece {
 }
 
 func reconcilePieces(ps []piece, want decimal, coarse *rec, ci int) []piece {
+	if ci != costIdx && want.cmp(&maxCount) >= 0 {
+		// The coarse count is capped at 2^64-1 (a producer's sum that
+		// stops there, as the transcript decoder's does): it says only
+		// that the rounds used at least that much, so the rounds' own
+		// figures stand, each at its time, model and price.
+		return ps
+	}
 	var got decimal
 	for i := range ps {
 		got.add(&ps[i].v)

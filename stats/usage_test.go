@@ -107,6 +107,44 @@ func TestLevels(t *testing.T) {
 		"total: input=100 cost=1 stated") // the per-run figures
 }
 
+// TestCappedSessionCount: a session count capped at 2^64-1 (a sum the
+// producer stopped there) says only "at least": the rounds' own counts
+// stand, each at its model and price, and the sum says it is capped (a
+// hostile sweep: the capped figure took every round's place, at the
+// session's last model, priced as one request).
+func TestCappedSessionCount(t *testing.T) {
+	table, _ := prices.Default()
+	const max = "18446744073709551615"
+	s := canonical(
+		start(`,"model":"claude-sonnet-4-20250514"`),
+		`round_finished "time":"2026-03-01T10:00:00.000000Z","usage":{"input_tokens":`+max+`}`,
+		`model_configured "model":"no-such-model"`,
+		`round_finished "time":"2026-03-01T10:01:00.000000Z","usage":{"input_tokens":100}`,
+		`session_finished "time":"2026-03-01T10:02:00.000000Z","status":"ok","usage":{"input_tokens":`+max+`}`,
+	)
+	rp := report(t, stats.ReportOptions{By: []stats.Dim{stats.ByModel}, Prices: table}, s)
+	// 18446744073709551615 at sonnet 4's $3/M, $6/M past 200k tokens (as
+	// ccusage tiers it, TestPricing): 200000 × 0.000003 +
+	// 18446744073709351615 × 0.000006 = 0.6 + 110680464442256.10969.
+	check(t, rows(rp),
+		"claude-sonnet-4-20250514: input="+max+" cost=110680464442256.70969 priced",
+		"no-such-model: input=100 unknown",
+		"total: input="+max+" unknown")
+	if got := rp.Total().Usage.Saturated; len(got) != 1 || got[0] != stats.Input {
+		t.Errorf("the total's capped counts: %v, want input", got)
+	}
+	// A table says so too, under it.
+	for _, format := range []string{"text", "markdown"} {
+		var b strings.Builder
+		if err := stats.WriteReport(&b, format, rp); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "the input tokens' sum exceeds 18446744073709551615 (2^64-1), where it stops: in the total") {
+			t.Errorf("%s: no note of the capped sum:\n%s", format, b.String())
+		}
+	}
+}
+
 // TestTimeAndModel: an event without a time has the one before it; the
 // events before the first time have that first time; the model is the
 // one in force for the event's agent.
