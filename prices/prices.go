@@ -19,9 +19,11 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -271,10 +273,20 @@ func (c *catalogue) key(m *Model) {
 
 // read reads one price file into t, telling its shape from its content.
 func (t *Table) read(r io.Reader, s *Source) error {
-	dec := json.NewDecoder(r)
+	cr := &countingReader{r: r}
+	dec := json.NewDecoder(cr)
 	dec.UseNumber()
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
+		// Where: the byte the JSON breaks at (a syntax error's offset, or
+		// how far the decoder read: the end, for a file cut short).
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Errorf("not a JSON document of prices: at byte %d: %w", se.Offset, err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return fmt.Errorf("not a JSON document of prices: it ends (at byte %d) inside its value: %w", cr.n, err)
+		}
 		return fmt.Errorf("not a JSON document of prices: %w", err)
 	}
 	var doc map[string]json.RawMessage
@@ -389,6 +401,12 @@ func readLiteLLM(doc map[string]json.RawMessage, add func(string, *Model)) error
 		}
 		var e litellmModel
 		if err := unmarshalNumbers(doc[key], &e); err != nil {
+			if f, typ, bad := badPrice(doc[key]); bad {
+				// A model's price of the wrong type is an error, not a
+				// model to pass over: the embedded price would stand in
+				// for it without a word.
+				return fmt.Errorf("%s: %s: got %s, want a number", key, f, typ)
+			}
 			continue // not a model's prices (a comment, a newer shape)
 		}
 		m := &Model{}
@@ -537,6 +555,49 @@ func costsNothing(c *modelsDevCost) bool {
 func mustMarshal(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// badPrice finds, in an entry of a LiteLLM file, a price field whose value
+// is not a number.
+func badPrice(raw json.RawMessage) (field, typ string, bad bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return "", "", false
+	}
+	t := reflect.TypeFor[litellmModel]()
+	for i := range t.NumField() {
+		f := t.Field(i).Tag.Get("json")
+		v, ok := m[f]
+		if !ok {
+			continue
+		}
+		var n json.Number
+		if unmarshalNumbers(v, &n) != nil {
+			typ := "a value that is not a number"
+			switch r := bytes.TrimSpace(v); {
+			case len(r) > 0 && r[0] == '"':
+				typ = "a string"
+			case len(r) > 0 && (r[0] == '{' || r[0] == '['):
+				typ = "an object or array"
+			case string(r) == "true" || string(r) == "false":
+				typ = "a boolean"
+			}
+			return f, typ, true
+		}
+	}
+	return "", "", false
 }
 
 func unmarshalNumbers(raw json.RawMessage, v any) error {

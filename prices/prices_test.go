@@ -127,6 +127,18 @@ func TestReadShapes(t *testing.T) {
 			t.Errorf("%s: read without error", bad)
 		}
 	}
+	// A price of the wrong type is an error naming the model and field
+	// (it was passed over: the embedded price stood in without a word),
+	// and a file that is no JSON says where it breaks.
+	for bad, want := range map[string]string{
+		`{"m": {"input_cost_per_token": "abc", "output_cost_per_token": 1e-6}, "n": {"input_cost_per_token": 1e-6}}`: `m: input_cost_per_token: got a string, want a number`,
+		`{"m": {"input_cost_per_token": 3e-06,`: `it ends (at byte 37) inside its value`,
+		`{"m": x}`:                              `at byte 7: invalid character 'x'`,
+	} {
+		if _, err := Read(strings.NewReader(bad), "bad.json", nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", bad, err, want)
+		}
+	}
 }
 
 // TestModelsDevMaker: in models.dev's api.json a model id several providers
