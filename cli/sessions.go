@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/sessions"
+	"github.com/evtool/evtool/stream"
 	"github.com/urfave/cli/v3"
 )
 
@@ -39,8 +41,9 @@ core; nothing is written, and no agent's file or database is changed.
 time; a date is a whole day in local time (--until includes it).
 
 Exit status: 0 when every session found was read; 1 when a session could
-not be read to its end (listed with its error); 2 for usage errors and
-locations that cannot be searched.
+not be read to its end (listed with its error) or has lines with problems
+(named on stderr; its figures count what could be read); 2 for usage
+errors and locations that cannot be searched.
 
 What a session sums up to is kept in evtool's cache
 ($XDG_CACHE_HOME/evtool/sessions.json, else ~/.cache/evtool/…): a session
@@ -124,15 +127,29 @@ func sessionsCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			failed := 0
+			failed, bad := 0, 0
+			errw := cmd.Root().ErrWriter
 			for _, s := range list {
-				if s.Err != nil {
+				var se *stream.StreamError
+				switch {
+				case errors.As(s.Err, &se) && !se.Usage:
 					failed++
-					fmt.Fprintf(cmd.Root().ErrWriter, "evtool: %s: %v\n", diag.Escape(s.Path), s.Err)
+					fmt.Fprintln(errw, se.Diagnostic.String()) // it names the file
+				case s.Err != nil:
+					failed++
+					fmt.Fprintf(errw, "evtool: %s: %v\n", diag.Escape(s.Path), s.Err)
+				case s.BadLines > 0:
+					// As usage and stats say it: the figures are of what
+					// could be read, and evtool validate tells which lines.
+					bad++
+					fmt.Fprintf(errw, "evtool: %s: %s with problems; its figures count what could be read (evtool validate names them)\n", diag.Escape(s.Path), plural(int(s.BadLines), "line"))
 				}
 			}
-			if failed > 0 {
+			switch {
+			case failed > 0:
 				return problem("%d of %d sessions could not be read to their end", failed, len(list))
+			case bad > 0:
+				return problem("%d of %d sessions have lines with problems", bad, len(list))
 			}
 			return nil
 		}),

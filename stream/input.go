@@ -91,7 +91,7 @@ func (r *Reader) open() error {
 	br := bufio.NewReaderSize(r.src, ndjson.DefaultBufferSize)
 	head, err := peekHead(br)
 	if err != nil {
-		return fmt.Errorf("%s: %w", r.file, err)
+		return r.readError(err) // a source's own InputError (a store's decompressor) is a finding
 	}
 	var in io.Reader = br // ndjson reuses br: it is large enough
 	if format, ok := compression(head); ok {

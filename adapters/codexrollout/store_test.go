@@ -3,6 +3,7 @@ package codexrollout_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/evtool/evtool/adapters/internal/adaptertest"
 	"github.com/evtool/evtool/adapters/internal/storetest"
 	"github.com/evtool/evtool/sessions"
+	evstream "github.com/evtool/evtool/stream"
 )
 
 // The store's test tree, testdata/store, is a CODEX_HOME:
@@ -152,4 +154,38 @@ func TestStore(t *testing.T) {
 	rc.Close()
 
 	before.Unchanged(t, home)
+}
+
+// TestDamagedRolloutIsAFinding: a compressed rollout cut short is read to
+// where it breaks, and the reading reports a finding of rule stream/input
+// with the compressed byte it breaks at, as for such a file named on the
+// command line (usage took it for a file that cannot be read, exit 2,
+// with the path twice and no position).
+func TestDamagedRolloutIsAFinding(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions", "2025", "11", "02")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := filepath.Glob(filepath.Join("testdata", "store", "sessions", "2025", "11", "02", "*.jsonl.zst"))
+	if err != nil || len(src) != 1 {
+		t.Fatalf("the compressed test rollout: %v %v", src, err)
+	}
+	whole := adaptertest.ReadFile(t, src[0])
+	path := filepath.Join(dir, filepath.Base(src[0]))
+	if err := os.WriteFile(path, whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := codexrollout.Store{}.Open(sessions.Ref{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	rd := evstream.NewReader(rc, path, evstream.Options{})
+	for err == nil {
+		_, err = rd.Next()
+	}
+	var se *evstream.StreamError
+	if !errors.As(err, &se) || se.Usage || se.Diagnostic.Rule != evstream.RuleInput || !strings.Contains(se.Diagnostic.Message, "cannot be decompressed past compressed byte") {
+		t.Errorf("got %v, want a stream/input finding of the byte it breaks at", err)
+	}
 }
