@@ -42,8 +42,9 @@ time; a date is a whole day in local time (--until includes it).
 
 Exit status: 0 when every session found was read; 1 when a session could
 not be read to its end (listed with its error) or has lines with problems
-(named on stderr; its figures count what could be read); 2 for usage
-errors and locations that cannot be searched.
+(named on stderr; its figures count what could be read), or when an
+agent's standard location cannot be searched (the others are); 2 for
+usage errors and locations named that cannot be searched.
 
 What a session sums up to is kept in evtool's cache
 ($XDG_CACHE_HOME/evtool/sessions.json, else ~/.cache/evtool/…): a session
@@ -104,6 +105,11 @@ func sessionsCmd() *cli.Command {
 				return err
 			}
 			stderr := cmd.Root().ErrWriter
+			unsearched := 0
+			f.Unsearched = func(err error) {
+				fmt.Fprintf(stderr, "evtool: %v (not searched; the other locations are)\n", err)
+				unsearched++
+			}
 			var cache *sessions.Cache
 			if !noCache {
 				cache = summaryCache(stderr, priceFiles)
@@ -148,6 +154,8 @@ func sessionsCmd() *cli.Command {
 			switch {
 			case failed > 0:
 				return problem("%d of %d sessions could not be read to their end", failed, len(list))
+			case unsearched > 0:
+				return problem("%s could not be searched", plural(unsearched, "location"))
 			case bad > 0:
 				return problem("%d of %d sessions have lines with problems", bad, len(list))
 			}

@@ -180,7 +180,11 @@ func statsCmd() *cli.Command {
 			}
 			if rp != nil && len(args) == 0 {
 				// ccusage's way: every session the agents keep.
-				if err := readSessions(ctx, rp, agents, opts, several, read); err != nil {
+				unsearched := func(err error) {
+					fmt.Fprintf(stderr, "evtool: %v (not searched; the other locations are)\n", err)
+					problem = true
+				}
+				if err := readSessions(ctx, rp, agents, opts, several, read, unsearched); err != nil {
 					return err
 				}
 			} else {
@@ -347,8 +351,8 @@ func skipSince(o stats.ReportOptions) time.Time {
 // standard locations, skipping those last written before --since.
 // They are found first, so that several can set the reading of them at
 // once, knowing how many there are, before the first is read.
-func readSessions(ctx context.Context, rp *stats.Report, agents []string, opts stats.Options, several func(int, *stats.Options), read func(io.ReadCloser, string, string, error, stats.Options)) error {
-	var f sessions.Filter
+func readSessions(ctx context.Context, rp *stats.Report, agents []string, opts stats.Options, several func(int, *stats.Options), read func(io.ReadCloser, string, string, error, stats.Options), unsearched func(error)) error {
+	f := sessions.Filter{Unsearched: unsearched}
 	var err error
 	if f.Agents, err = agentFlag(agents); err != nil {
 		return err

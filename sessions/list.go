@@ -78,6 +78,13 @@ type Filter struct {
 	// Project, when set, keeps the sessions whose project is this path, or
 	// whose project's last element is this name.
 	Project string
+	// Unsearched, when set, is told of an agent's standard location that
+	// cannot be searched (an opencode database that is no database, a
+	// directory that cannot be read), and the search goes on with the
+	// others: one broken store does not hide every agent's sessions.
+	// Unset, or for a location named in paths, such an error stops the
+	// search.
+	Unsearched func(error)
 }
 
 // before reports whether a session last modified at mod can have no event
@@ -147,7 +154,11 @@ func Find(ctx context.Context, paths []string, f Filter, found func(Store, Ref) 
 				continue
 			}
 			if err := s.Scan(ctx, root, once(s)); err != nil {
-				return fmt.Errorf("%s sessions in %s: %w", s.Agent(), root, err)
+				err = fmt.Errorf("%s sessions in %s: %w", s.Agent(), root, err)
+				if len(paths) > 0 || f.Unsearched == nil || ctx.Err() != nil {
+					return err
+				}
+				f.Unsearched(err)
 			}
 		}
 	}
