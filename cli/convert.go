@@ -233,6 +233,7 @@ func runConvert(cmd *cli.Command, args []string, fl *convertFlags) error {
 	} else {
 		set.Input(name)
 		set.InputFile(file, in)
+		protectAgentFiles(set, []string{name})
 	}
 	set.Stream("stderr", fileOf(stderr))
 	protectAgents(set)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evtool/evtool/dialect"
 	"github.com/evtool/evtool/internal/outfile"
 	"github.com/evtool/evtool/sessions"
 	"github.com/evtool/evtool/validate"
@@ -118,6 +119,39 @@ func protectAgents(set *outfile.Set) {
 			set.Protect(home, s.Agent()+"'s own directory ("+home+")")
 		}
 	}
+}
+
+// protectAgentFiles declares the directory of every input that is an
+// agent's own record (its first line is of a read-only dialect: a Claude
+// Code transcript, a Codex rollout, a Gemini CLI chat) to set: evtool
+// writes nothing beside it, wherever that directory is (protectAgents
+// knows only the locations this environment names).
+func protectAgentFiles(set *outfile.Set, paths []string) {
+	for _, p := range paths {
+		if d, ok := firstLineDialect(p); ok {
+			if ro, isRO := d.(dialect.ReadOnly); isRO && ro.ReadOnly() != "" {
+				dir := filepath.Dir(p)
+				set.Protect(dir, "the directory of "+p+", a "+d.Name()+" file ("+dir+")")
+			}
+		}
+	}
+}
+
+// firstLineDialect tells the dialect of a regular file's first line, read
+// up to 64 KiB (a longer first line is not told).
+func firstLineDialect(p string) (dialect.Dialect, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, false
+	}
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	return dialect.Detect(bytes.TrimSpace(line))
 }
 
 // sessionInputs turns the inputs that name sessions (a session id, a

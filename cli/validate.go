@@ -345,6 +345,7 @@ func openTriage(validOut, invalidOut string, maxErrors int, inputs []validate.In
 			set.InputFile(in.Name, fileOf(cmd.Root().Reader))
 		} else {
 			set.Input(in.Path)
+			protectAgentFiles(set, []string{in.Path})
 		}
 	}
 	set.Stream("stdout", fileOf(cmd.Root().Writer))

@@ -230,6 +230,13 @@ func (v *viewRun) declare(set *outfile.Set) {
 	}
 	set.Stream("stderr", fileOf(v.cmd.Root().ErrWriter))
 	protectAgents(set)
+	var paths []string
+	for _, in := range v.inputs {
+		if in.Path != "" {
+			paths = append(paths, in.Path)
+		}
+	}
+	protectAgentFiles(set, paths)
 }
 
 // openErr turns outfile's refusal into evtool's error.
