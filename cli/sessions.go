@@ -107,7 +107,7 @@ func sessionsCmd() *cli.Command {
 			stderr := cmd.Root().ErrWriter
 			unsearched := 0
 			f.Unsearched = func(err error) {
-				fmt.Fprintf(stderr, "evtool: %v (not searched; the other locations are)\n", err)
+				fmt.Fprintf(stderr, "evtool: %v\n", err)
 				unsearched++
 			}
 			var cache *sessions.Cache

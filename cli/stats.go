@@ -181,7 +181,7 @@ func statsCmd() *cli.Command {
 			if rp != nil && len(args) == 0 {
 				// ccusage's way: every session the agents keep.
 				unsearched := func(err error) {
-					fmt.Fprintf(stderr, "evtool: %v (not searched; the other locations are)\n", err)
+					fmt.Fprintf(stderr, "evtool: %v\n", err)
 					problem = true
 				}
 				if err := readSessions(ctx, rp, agents, opts, several, read, unsearched); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -79,11 +80,11 @@ type Filter struct {
 	// whose project's last element is this name.
 	Project string
 	// Unsearched, when set, is told of an agent's standard location that
-	// cannot be searched (an opencode database that is no database, a
-	// directory that cannot be read), and the search goes on with the
-	// others: one broken store does not hide every agent's sessions.
-	// Unset, or for a location named in paths, such an error stops the
-	// search.
+	// cannot be searched (an opencode database that is no database), and
+	// the search goes on with the others: one broken store does not hide
+	// every agent's sessions; unset, or for a location named in paths,
+	// such an error stops the search. It is told too of what a store
+	// passed over unread inside a location (Unreadable), named or not.
 	Unsearched func(error)
 }
 
@@ -153,16 +154,38 @@ func Find(ctx context.Context, paths []string, f Filter, found func(Store, Ref) 
 			if _, err := os.Stat(root); errors.Is(err, os.ErrNotExist) && len(paths) == 0 {
 				continue
 			}
-			if err := s.Scan(ctx, root, once(s)); err != nil {
+			sctx := ctx
+			if f.Unsearched != nil {
+				sctx = context.WithValue(ctx, unreadableKey{}, f.Unsearched)
+			}
+			if err := s.Scan(sctx, root, once(s)); err != nil {
 				err = fmt.Errorf("%s sessions in %s: %w", s.Agent(), root, err)
 				if len(paths) > 0 || f.Unsearched == nil || ctx.Err() != nil {
 					return err
 				}
-				f.Unsearched(err)
+				f.Unsearched(fmt.Errorf("%w (not searched; the other locations are)", err))
 			}
 		}
 	}
 	return nil
+}
+
+// unreadableKey carries, in a Scan's context, where a store reports what it
+// passed over unread (Unreadable).
+type unreadableKey struct{}
+
+// Unreadable tells the search that a store's Scan passed over path, which
+// could not be read (a directory without permission, say): a session may
+// be in it. Find passes it on to Filter.Unsearched, when set; otherwise it
+// is passed over in silence, as before there was anyone to tell.
+func Unreadable(ctx context.Context, path string, err error) {
+	if f, ok := ctx.Value(unreadableKey{}).(func(error)); ok {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) { // a PathError names its path itself
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		f(fmt.Errorf("%w: passed over, its sessions not listed", err))
+	}
 }
 
 // identity names the file at path by its device and inode where the

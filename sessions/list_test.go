@@ -3,6 +3,7 @@ package sessions_test
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,6 +23,10 @@ func (fakeStore) Agent() string     { return "fake" }
 func (fakeStore) Dialect() string   { return "canonical" }
 func (f fakeStore) Roots() []string { return f.roots }
 func (fakeStore) Scan(ctx context.Context, root string, found func(sessions.Ref) error) error {
+	if _, err := os.Stat(filepath.Join(root, "LOCKED")); err == nil {
+		// As a store's walk meets a directory it may not read.
+		sessions.Unreadable(ctx, filepath.Join(root, "locked"), fs.ErrPermission)
+	}
 	ms, _ := filepath.Glob(filepath.Join(root, "*.jsonl"))
 	for _, m := range ms {
 		fi, err := os.Stat(m)
@@ -138,5 +143,28 @@ func TestFindOnce(t *testing.T) {
 	}
 	if _, r, err := sessions.Resolve(ctx, []string{real, link}, "a"); err != nil || r.ID != "a" {
 		t.Fatalf("resolve: %v, %v", r, err)
+	}
+}
+
+// TestUnreadableIsTold: what a store passes over unread (a directory it
+// may not read) is told to Filter.Unsearched, and the search goes on; with
+// no one to tell, it is passed over as before.
+func TestUnreadableIsTold(t *testing.T) {
+	dir := t.TempDir()
+	fake.roots = []string{dir}
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(session("sa", "/w/alpha", "2026-01-02T10:00:00.000000Z", "2026-01-02T11:00:00.000000Z", 1, 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "LOCKED"), nil, 0o644)
+	var told []error
+	found := 0
+	f := sessions.Filter{Agents: []string{"fake"}, Unsearched: func(err error) { told = append(told, err) }}
+	if err := sessions.Find(context.Background(), nil, f, func(sessions.Store, sessions.Ref) error { found++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if found != 1 || len(told) != 1 || !strings.Contains(told[0].Error(), "locked: permission denied: passed over") {
+		t.Errorf("found %d sessions, told %v; want 1 and the locked directory", found, told)
+	}
+	f.Unsearched = nil
+	if err := sessions.Find(context.Background(), nil, f, func(sessions.Store, sessions.Ref) error { return nil }); err != nil {
+		t.Errorf("with no one to tell: %v", err)
 	}
 }

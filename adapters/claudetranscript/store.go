@@ -105,7 +105,8 @@ func (s Store) Scan(ctx context.Context, root string, found func(sessions.Ref) e
 			if p == root {
 				return err
 			}
-			return nil // an unreadable entry is not a session
+			sessions.Unreadable(ctx, p, err) // not a session, but it may hold some
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err

@@ -92,7 +92,8 @@ func (Store) Scan(ctx context.Context, root string, found func(sessions.Ref) err
 			if path == root {
 				return err
 			}
-			return nil // an unreadable subdirectory holds nothing readable
+			sessions.Unreadable(ctx, path, err) // it holds nothing readable, but may hold rollouts
+			return nil
 		}
 		if e.IsDir() || !e.Type().IsRegular() {
 			return nil
