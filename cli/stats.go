@@ -52,7 +52,9 @@ no FILE, every session the agents keep in their standard locations is
 read (as evtool sessions finds them; --agent picks agents).
 
 Exit status: 0 when every stream was read; 1 when a line had problems
-(reported on stderr and counted, the rest still read) or a stream is of
+(reported on stderr and counted, the rest still read; a torn last line, as
+a live session's line being written, is reported and does not count) or a
+stream is of
 another dialect than --dialect names; 2 for usage errors, files that cannot
 be read and streams whose dialect cannot be told.`
 
@@ -172,6 +174,9 @@ func statsCmd() *cli.Command {
 				default:
 					fmt.Fprintf(stderr, "evtool: %v\n", err)
 					usage = true
+				}
+				if run.Torn > 0 {
+					fmt.Fprintf(stderr, "evtool: %s: the last line (%d) is torn (still being written, or its producer stopped mid-line); the figures count the lines before it\n", diag.Escape(file), run.Torn)
 				}
 				if run.BadLines > 0 {
 					fmt.Fprintf(stderr, "evtool: %s: %s with problems (above); the figures count what could be read\n", diag.Escape(file), plural(int(run.BadLines), "line"))

@@ -52,7 +52,9 @@ The page goes to -o, replaced only once it is whole, and never to an
 input; without -o, to stdout unless stdout is a terminal.
 
 Exit status: 0 when every stream was read; 1 when a line had problems
-(reported on stderr and counted, the rest still shown) or a stream is of
+(reported on stderr and counted, the rest still shown; a torn last line,
+as a live session's line being written, is reported and does not count)
+or a stream is of
 another dialect than --dialect names; 2 for usage errors, files that cannot
 be read or written and streams whose dialect cannot be told (shown in the
 index as not read). Nothing is written when no stream could be read.`
@@ -163,6 +165,9 @@ func (v *viewRun) run() error {
 			default:
 				fmt.Fprintf(stderr, "evtool: %v\n", err)
 				v.usage = true
+			}
+			if run.Stats.Torn > 0 {
+				fmt.Fprintf(stderr, "evtool: %s: the last line (%d) is torn (still being written, or its producer stopped mid-line); the page shows the lines before it\n", diag.Escape(file), run.Stats.Torn)
 			}
 			if run.Stats.BadLines > 0 {
 				fmt.Fprintf(stderr, "evtool: %s: %s with problems (above); the page shows what could be read\n", diag.Escape(file), plural(int(run.Stats.BadLines), "line"))

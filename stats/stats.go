@@ -191,8 +191,14 @@ type Run struct {
 	// session_finished (it was cut short).
 	Status event.Status
 	// Lines is the number of non-blank lines read; BadLines those with
-	// problems (each reported as a *stream.LineError).
+	// problems (each reported as a *stream.LineError), but for a torn last
+	// line (Torn), which is reported and not counted there.
 	Lines, BadLines uint64
+	// Torn is the number of the last line when it is torn (no newline at
+	// the end, not JSON: a live session's line being written, or a
+	// producer stopped mid-line), 0 otherwise. As convert takes it, it is
+	// no problem of the stream's by itself.
+	Torn int
 	// Turns counts user turns: turn_started or turn_finished events,
 	// whichever are more; nil when the stream has neither.
 	Turns *uint64
@@ -255,6 +261,7 @@ func read(r io.Reader, file string, opts Options, usage bool) (*Run, *collector,
 		col = newCollector()
 	}
 	var bad uint64
+	var torn int
 	var err error
 	for {
 		var ev *event.Event
@@ -265,7 +272,11 @@ func read(r io.Reader, file string, opts Options, usage bool) (*Run, *collector,
 		}
 		var le *stream.LineError
 		if errors.As(err, &le) {
-			bad++
+			if le.Torn {
+				torn = le.Line
+			} else {
+				bad++
+			}
 			if opts.LineError != nil {
 				opts.LineError(le)
 			}
@@ -290,7 +301,7 @@ func read(r io.Reader, file string, opts Options, usage bool) (*Run, *collector,
 	if run.SourceDialect == run.Dialect {
 		run.SourceDialect = ""
 	}
-	run.Lines, run.BadLines = uint64(rd.Lines()), bad
+	run.Lines, run.BadLines, run.Torn = uint64(rd.Lines()), bad, torn
 	return run, col, err
 }
 

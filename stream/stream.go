@@ -191,6 +191,9 @@ func (l *Line) OK() bool { return len(l.Diags) == 0 }
 type LineError struct {
 	Line  int
 	Diags []diag.Diagnostic // at least one
+	// Torn: the line is the last, without a newline, and not JSON: a
+	// producer still writing it, or one that stopped mid-line.
+	Torn bool
 }
 
 func (e *LineError) Error() string {
@@ -754,7 +757,7 @@ func (r *Reader) Next() (*event.Event, error) {
 		}
 		r.pending = append(r.pending, l.Events...)
 		if !l.OK() {
-			return nil, &LineError{Line: l.N, Diags: slices.Clone(l.Diags)}
+			return nil, &LineError{Line: l.N, Diags: slices.Clone(l.Diags), Torn: !l.JSON && !strings.HasSuffix(l.Term, "\n")}
 		}
 	}
 	ev := r.pending[r.next]

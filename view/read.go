@@ -57,6 +57,7 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 	c := stats.NewCounter()
 	m := newModel(opts.Limits.orDefault())
 	var bad uint64
+	var torn int
 	var err error
 	for {
 		var ev *event.Event
@@ -67,7 +68,11 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 		}
 		var le *stream.LineError
 		if errors.As(err, &le) {
-			bad++
+			if le.Torn {
+				torn = le.Line // quoted, not counted: as stats.Read takes it
+			} else {
+				bad++
+			}
 			if len(m.lineErrors) < maxLineErrors {
 				m.lineErrors = append(m.lineErrors, le.Error())
 			}
@@ -94,7 +99,7 @@ func Read(r io.Reader, file string, opts Options) (*Run, error) {
 	if st.SourceDialect == st.Dialect {
 		st.SourceDialect = ""
 	}
-	st.Lines, st.BadLines = uint64(rd.Lines()), bad
+	st.Lines, st.BadLines, st.Torn = uint64(rd.Lines()), bad, torn
 	run := &Run{Stats: st, Err: err, m: m}
 	if s := m.session; s != nil {
 		if s.Agent != nil {
