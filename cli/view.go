@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/evtool/evtool/diag"
 	"github.com/evtool/evtool/internal/outfile"
@@ -346,10 +348,19 @@ type dirSink struct {
 	set   *outfile.Set
 	n     int
 	names map[string]bool
+
+	// What an interruption takes back (onSignal): the pages this run
+	// added (not those it replaced: their old text is gone), and the
+	// folder when this run made it.
+	mu       sync.Mutex
+	made     bool
+	created  []string
+	replaced int
 }
 
 func (v *viewRun) openDir() (viewSink, error) {
 	dir := filepath.Clean(v.output)
+	made := false
 	if !isDir(dir) {
 		if what := inAgents(dir); what != "" {
 			return nil, usageErr("-o %s: is in %s, which evtool never writes", v.output, what)
@@ -357,12 +368,14 @@ func (v *viewRun) openDir() (viewSink, error) {
 		if err := os.Mkdir(dir, 0o777); err != nil {
 			return nil, ioErr(err)
 		}
+		made = true
 	}
-	s := &dirSink{v: v, dir: dir, names: map[string]bool{"index.html": true}}
+	s := &dirSink{v: v, dir: dir, names: map[string]bool{"index.html": true}, made: made}
 	// The index's file is opened first, so that a refusal comes before
 	// any page is written.
 	s.set = outfile.NewSet()
 	v.declare(s.set)
+	s.set.OnSignal = s.onSignal
 	out := s.set.Add("-o", filepath.Join(dir, "index.html"))
 	if err := s.set.Open(); err != nil {
 		s.set.AbortAll()
@@ -438,17 +451,48 @@ func (s *dirSink) add(run *view.Run) error {
 	set := outfile.NewSet()
 	defer set.AbortAll()
 	s.v.declare(set)
-	out := set.Add("-o", filepath.Join(s.dir, name))
+	path := filepath.Join(s.dir, name)
+	_, statErr := os.Lstat(path)
+	out := set.Add("-o", path)
 	if err := set.Open(); err != nil {
 		return openErr(err)
 	}
 	if err := view.WriteRun(out, run, view.PageOptions{Generator: s.v.generator(), Back: "index.html"}); err != nil {
 		return writeErr(err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := set.CommitAll(); err != nil {
 		return ioErr(err)
 	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		s.created = append(s.created, path)
+	} else {
+		s.replaced++
+	}
 	return s.index.Link(run, name)
+}
+
+// onSignal takes back what the interrupted run added to the folder (its
+// index not yet written): the pages it added, and the folder if it made
+// it, so that no half-made folder is left; a page it replaced stays
+// replaced, and is said so.
+func (s *dirSink) onSignal(os.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stderr := s.v.cmd.Root().ErrWriter
+	for _, p := range s.created {
+		os.Remove(p)
+	}
+	replaced := s.replaced
+	if s.made {
+		os.Remove(s.dir) // only if empty
+	}
+	msg := fmt.Sprintf("evtool: -o %s: interrupted before its index was written; the %s this run added removed", s.v.output, plural(len(s.created), "page"))
+	if replaced > 0 {
+		msg += fmt.Sprintf(", the %s it replaced left new", plural(replaced, "page"))
+	}
+	fmt.Fprintln(stderr, msg)
 }
 
 func (s *dirSink) close() error {
