@@ -108,7 +108,7 @@ func (r *Reader) open() error {
 			}
 			unz, r.unz = gz, gz
 		case "zstd":
-			zd, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxZstdWindow))
+			zd, err := newZstd(src)
 			if err != nil {
 				return r.inputError(corrupt(format, src, err))
 			}
@@ -401,6 +401,35 @@ func corrupt(format string, src *counted, err error) *InputError {
 		err = io.ErrUnexpectedEOF
 	}
 	return &InputError{Kind: Corrupt, Format: format, Offset: src.n, Err: err}
+}
+
+// newZstd is the zstd decoder of an input: one goroutine, low memory,
+// a window of at most maxZstdWindow.
+func newZstd(r io.Reader) (*zstd.Decoder, error) {
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxZstdWindow))
+}
+
+// Unzstd returns what the zstd data r holds, decompressed as a Reader
+// decompresses a zstd input: within the same memory, and with an error of
+// the decompressor an *InputError of kind Corrupt at the compressed byte
+// it broke at, which a Reader reading the result reports as such a
+// finding (rule stream/input). For a source that decompresses before the
+// Reader reads it: a store that keeps its sessions compressed. Closing it
+// closes the decompressor, not r.
+func Unzstd(r io.Reader) (io.ReadCloser, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	src := &counted{br: br}
+	zd, err := newZstd(src)
+	if err != nil {
+		return nil, corrupt("zstd", src, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{&unpacking{r: zd, src: src, format: "zstd"}, zstdCloser{zd}}, nil
 }
 
 // zstdCloser closes a zstd decoder, whose Close returns nothing.

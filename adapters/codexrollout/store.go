@@ -16,7 +16,6 @@ import (
 	"github.com/evtool/evtool/internal/jsonobj"
 	"github.com/evtool/evtool/sessions"
 	"github.com/evtool/evtool/stream"
-	"github.com/klauspost/compress/zstd"
 	"github.com/tidwall/gjson"
 )
 
@@ -204,67 +203,25 @@ func (Store) Open(ref sessions.Ref) (io.ReadCloser, error) {
 // zstdMagic begins every zstd frame.
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
-// maxZstdWindow bounds the memory a compressed rollout may ask for, as
-// the stream reader does: 128 MiB.
-const maxZstdWindow = 128 << 20
-
 // openRollout opens a file read-only, decompressing it when its first
-// bytes are a zstd frame's.
+// bytes are a zstd frame's, as the stream reader would (stream.Unzstd):
+// damage is then a finding with its place, not a bare read error.
 func openRollout(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	src := &countedFile{f: f}
-	br := bufio.NewReaderSize(src, 64<<10)
+	br := bufio.NewReaderSize(f, 64<<10)
 	magic, _ := br.Peek(len(zstdMagic))
 	if !bytes.Equal(magic, zstdMagic) {
 		return &readCloser{Reader: br, close: f.Close}, nil
 	}
-	zd, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxZstdWindow))
+	zr, err := stream.Unzstd(br)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &readCloser{Reader: &unzstd{zd: zd, src: src}, close: func() error { zd.Close(); return f.Close() }}, nil
-}
-
-// countedFile counts the bytes read from a file, for where a compressed
-// one is damaged.
-type countedFile struct {
-	f   *os.File
-	n   int64
-	err error // the file's own read error, which is no damage
-}
-
-func (c *countedFile) Read(p []byte) (int, error) {
-	n, err := c.f.Read(p)
-	c.n += int64(n)
-	if err != nil && err != io.EOF {
-		c.err = err
-	}
-	return n, err
-}
-
-// unzstd is a rollout's decompressor: a rollout that cannot be
-// decompressed on (truncated or damaged) is reported as the stream
-// reader reports such a file named on the command line, a finding of
-// rule stream/input with the compressed byte it breaks at, not a bare
-// read error of the whole store.
-type unzstd struct {
-	zd  *zstd.Decoder
-	src *countedFile
-}
-
-func (u *unzstd) Read(p []byte) (int, error) {
-	n, err := u.zd.Read(p)
-	if err == nil || err == io.EOF || (u.src.err != nil && errors.Is(err, u.src.err)) {
-		return n, err
-	}
-	if errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, &stream.InputError{Kind: stream.Corrupt, Format: "zstd", Offset: u.src.n, Err: err}
+	return &readCloser{Reader: zr, close: func() error { zr.Close(); return f.Close() }}, nil
 }
 
 // readCloser is a reader with what closing it takes.
